@@ -1,0 +1,153 @@
+# Makefile - builds the cgp command-line program, the libcgp library and the tests.
+#
+#   make            build/cgp, build/libcgp.a, build/libcgp.so (kernels for sm_$(SM) + PTX)
+#   make run        build, then `cgp bench` and `cgp check` on the default problem (needs a GPU)
+#   make test       build everything and run the whole test suite (GPU tests skip without a GPU)
+#   make ptxas      registers, shared memory and spills of every kernel (nvcc -Xptxas -v)
+#   make sass       SASS of the library kernels into build/sass.txt
+#   make help       this list and the variables you can set
+#
+# Variables: SM=90 (GPU architecture), USE_CUDNN=auto|0|1, CUDNN_HOME=dir, CUDA_HOME=dir.
+# More targets live in mk/*.mk (profile, sanitize, fuzz, ...).
+
+SM ?= 90
+USE_CUDNN ?= auto
+NVCC_PATH := $(shell command -v nvcc 2>/dev/null)
+CUDA_HOME ?= $(if $(NVCC_PATH),$(patsubst %/bin/nvcc,%,$(NVCC_PATH)),/usr/local/cuda)
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+CUDA_LIB := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/targets/x86_64-linux/lib) $(CUDA_HOME)/lib64)
+CC := gcc
+BUILD := build
+
+# ---- cuDNN: looked for under CUDNN_HOME, the CUDA installation and the system directories ----
+CUDNN_INC_DIRS := $(if $(CUDNN_HOME),$(CUDNN_HOME)/include) $(CUDA_HOME)/include /usr/include \
+                  /usr/include/x86_64-linux-gnu /usr/local/include
+CUDNN_LIB_DIRS := $(if $(CUDNN_HOME),$(CUDNN_HOME)/lib64 $(CUDNN_HOME)/lib) $(CUDA_LIB) \
+                  /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/local/lib
+CUDNN_INC := $(firstword $(foreach d,$(CUDNN_INC_DIRS),$(if $(wildcard $(d)/cudnn.h),$(d))))
+CUDNN_LIB := $(firstword $(foreach d,$(CUDNN_LIB_DIRS),$(if $(wildcard $(d)/libcudnn.so $(d)/libcudnn.so.9),$(d))))
+ifeq ($(USE_CUDNN),0)
+  HAVE_CUDNN := 0
+  CUDNN_STATUS := off (USE_CUDNN=0)
+else ifneq ($(and $(CUDNN_INC),$(CUDNN_LIB)),)
+  HAVE_CUDNN := 1
+  CUDNN_STATUS := found (headers $(CUDNN_INC), library $(CUDNN_LIB))
+else ifeq ($(USE_CUDNN),1)
+  $(error USE_CUDNN=1 but cuDNN was not found: cudnn.h in [$(CUDNN_INC_DIRS)] -> '$(CUDNN_INC)', libcudnn.so in [$(CUDNN_LIB_DIRS)] -> '$(CUDNN_LIB)'. Set CUDNN_HOME)
+else
+  HAVE_CUDNN := 0
+  CUDNN_STATUS := not found (no cudnn.h + libcudnn.so; set CUDNN_HOME) - cuDNN baselines disabled
+endif
+ifeq ($(HAVE_CUDNN),1)
+  CUDNN_CFLAGS := $(if $(filter-out $(CUDA_HOME)/include,$(CUDNN_INC)),-isystem $(CUDNN_INC))
+  CUDNN_LDLIBS := -L$(CUDNN_LIB) -Wl,-rpath,$(CUDNN_LIB) -lcudnn
+endif
+
+ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+  $(info cgp build: kernels for sm_$(SM) (SASS) + compute_$(SM) (PTX for newer GPUs); nvcc $(NVCC); cuDNN $(CUDNN_STATUS))
+endif
+
+# the commit the tools report in results: regenerated every build, rewritten only when it changes
+GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+VERSION_C := $(BUILD)/gen/version.c
+
+CFLAGS := -std=c11 -O2 -g -fPIC -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -MMD -MP \
+          -Iinclude -Ihost -Ikernels -Ireference -isystem $(CUDA_HOME)/include \
+          -DCGP_HAVE_CUDNN=$(HAVE_CUDNN) $(CUDNN_CFLAGS)
+NVCCFLAGS := -O3 -std=c++17 -lineinfo -Xcompiler -fPIC,-Wall -MMD -MP -Iinclude -Ikernels \
+             -gencode arch=compute_$(SM),code=sm_$(SM) -gencode arch=compute_$(SM),code=compute_$(SM)
+LDLIBS := -L$(CUDA_LIB) -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm
+
+# ---- sources ----
+LIB_CU := $(sort $(wildcard kernels/fused_*.cu)) kernels/dispatch.cu
+LIB_C := host/cgp_plan.c
+TOOL_CU := $(filter-out $(LIB_CU),$(wildcard kernels/*.cu))
+TOOL_C := $(filter-out host/main.c $(LIB_C),$(wildcard host/*.c)) $(wildcard reference/*.c)
+# host sources with no CUDA dependency: the CPU tests link these alone, also under ASan+UBSan
+CPU_SRCS := $(wildcard host/npy.c host/outfile.c host/options.c host/rng.c host/check.c reference/reference.c)
+
+obj = $(patsubst %,$(BUILD)/obj/%.o,$(1))
+LIB_OBJS := $(call obj,$(LIB_CU) $(LIB_C))
+TOOL_OBJS := $(call obj,$(TOOL_CU) $(TOOL_C)) $(BUILD)/obj/version.c.o
+
+CPU_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/cpu_*.c))
+CPU_TESTS_ASAN := $(patsubst tests/%.c,$(BUILD)/asan/%,$(wildcard tests/cpu_*.c))
+GPU_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/gpu_*.c))
+EXAMPLE := $(BUILD)/tests/example
+
+.PHONY: all run test ptxas sass help clean FORCE
+all: $(BUILD)/cgp $(BUILD)/libcgp.a $(BUILD)/libcgp.so
+
+$(BUILD)/obj/%.cu.o: %.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(VERSION_C): FORCE
+	@mkdir -p $(dir $@)
+	@echo 'const char *const cgp_git_commit = "$(GIT_COMMIT)";' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+$(BUILD)/obj/version.c.o: $(VERSION_C)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libcgp.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libcgp.so: $(LIB_OBJS)
+	$(NVCC) -shared -o $@ $^ -Xlinker -soname=libcgp.so -cudart static
+
+$(BUILD)/libcgp_tool.a: $(TOOL_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+TOOL_LINK := $(BUILD)/libcgp_tool.a $(BUILD)/libcgp.a $(CUDNN_LDLIBS) $(LDLIBS)
+
+$(BUILD)/cgp: $(call obj,host/main.c) $(BUILD)/libcgp_tool.a $(BUILD)/libcgp.a
+	$(CC) -o $@ $< $(TOOL_LINK)
+
+$(BUILD)/tests/cpu_%: tests/cpu_%.c $(CPU_SRCS)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -Itests -o $@ $^ -lm -lpthread
+
+$(BUILD)/asan/cpu_%: tests/cpu_%.c $(CPU_SRCS)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP -O2,$(CFLAGS)) -O1 -Itests -fsanitize=address,undefined \
+	    -fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ $^ -lm -lpthread
+
+$(BUILD)/tests/gpu_%: tests/gpu_%.c $(BUILD)/libcgp_tool.a $(BUILD)/libcgp.a
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -Itests -o $@ $< $(TOOL_LINK)
+
+$(EXAMPLE): docs/example.c $(BUILD)/libcgp.a
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $< $(BUILD)/libcgp.a $(LDLIBS)
+
+test: all $(CPU_TESTS) $(CPU_TESTS_ASAN) $(GPU_TESTS) $(if $(wildcard docs/example.c),$(EXAMPLE))
+	@CGP=$(BUILD)/cgp BUILD=$(BUILD) tests/run_tests.sh
+
+run: $(BUILD)/cgp
+	$(BUILD)/cgp bench
+	$(BUILD)/cgp check
+
+ptxas:
+	@for f in $(LIB_CU) $(TOOL_CU); do echo "== $$f"; \
+	  $(NVCC) $(filter-out -MMD -MP,$(NVCCFLAGS)) -Xptxas -v -c $$f -o /dev/null 2>&1 | \
+	  grep -E "Compiling entry|Used|spill|stack frame" | sed 's/ptxas info    : //'; done
+
+sass: $(LIB_OBJS)
+	cuobjdump --dump-sass $(filter %.cu.o,$(LIB_OBJS)) > $(BUILD)/sass.txt
+	@echo "wrote $(BUILD)/sass.txt"
+
+help:
+	@sed -n '1,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
+
+clean:
+	rm -rf $(BUILD)
+
+-include mk/*.mk
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

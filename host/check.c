@@ -1,0 +1,34 @@
+/* check.c - see check.h. */
+#include "check.h"
+
+#include <math.h>
+
+check_report check_compare(const float *y, const double *ref, int64_t count, double tolerance)
+{
+    check_report r = {0.0, 0.0, -1, 0, tolerance, 0};
+    int64_t first_mismatch = -1;
+    double diff2 = 0.0, ref2 = 0.0;
+    for (int64_t i = 0; i < count; ++i) {
+        const double v = (double)y[i], e = ref[i];
+        if (!isfinite(e) || !isfinite(v)) {
+            const int same = (isnan(e) && isnan(v)) || (isinf(e) && v == e);
+            if (!same && r.nonfinite_mismatches++ == 0)
+                first_mismatch = i;
+            continue;
+        }
+        const double d = fabs(v - e);
+        if (r.worst_index < 0 || d > r.max_abs_error) {
+            r.max_abs_error = d;
+            r.worst_index = i;
+        }
+        diff2 += d * d;
+        ref2 += e * e;
+    }
+    if (first_mismatch >= 0)
+        r.worst_index = first_mismatch;
+    r.rel_l2_error = ref2 > 0.0 ? sqrt(diff2 / ref2) : sqrt(diff2);
+    r.passed = r.nonfinite_mismatches == 0 && r.rel_l2_error <= tolerance;
+    return r;
+}
+
+double check_tolerance(int precision) { return precision == 1 /* CGP_PRECISION_TF32 */ ? 1e-4 : 1e-6; }

@@ -1,0 +1,51 @@
+/*
+ * variants.h - what `cgp bench` (and `cgp roofline`) time side by side: the fused kernels through
+ * the library API and the baselines (cuDNN legacy, cuDNN graph, plain unfused CUDA).
+ *
+ * One bench_problem holds the inputs on the device; every variant reads x, w, b and writes y.
+ * The bench driver poisons y with NaN, runs a variant once, checks it against the fp64
+ * reference, then warms up and times it with CUDA events.
+ */
+#ifndef CGP_VARIANTS_H
+#define CGP_VARIANTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+#include "cgp.h"
+
+typedef struct bench_problem {
+    cgp_shape shape;
+    cgp_padding padding;
+    int64_t hout, wout;
+    const float *x, *w, *b; /* device: (N,Cin,H,W), (Cout,Cin,3,3), (Cout) */
+    float *y;               /* device: (N,Cout) */
+} bench_problem;
+
+typedef struct bench_variant bench_variant;
+struct bench_variant {
+    char name[64];         /* row label, e.g. "fused fp32 det", "cudnn legacy fp32" */
+    char family[32];       /* what --baselines selects: "fused", "cudnn", "cudnn-graph", "unfused" */
+    char precision[24];    /* "fp32", "tf32", "3xtf32" */
+    char detail[320];      /* algorithm, engine, workspace, intermediate bytes, notes */
+    char unavailable[320]; /* non-empty: the row could not be set up, and why (then run is NULL) */
+    double bytes_moved;    /* DRAM bytes one run moves at least, intermediates written and read */
+    void *state;
+    /* Enqueue one run on stream s; returns 0, or non-zero after printing why to stderr. */
+    int (*run)(bench_variant *v, const bench_problem *p, cudaStream_t s);
+    void (*destroy)(bench_variant *v); /* frees state; may be NULL */
+};
+
+/* Each family appends its rows (available or not) to out[*count], up to max rows.
+ * Returns 0, or non-zero on an error that should stop the run (after printing it). */
+int variants_fused(const bench_problem *p, const char *precisions, bench_variant *out, int *count, int max);
+int variants_cudnn(const bench_problem *p, bench_variant *out, int *count, int max);
+int variants_cudnn_graph(const bench_problem *p, bench_variant *out, int *count, int max);
+int variants_unfused(const bench_problem *p, bench_variant *out, int *count, int max);
+
+/* Minimal DRAM bytes of the fused computation: x, weights and bias read once, y written once. */
+double problem_min_bytes(const bench_problem *p);
+/* Convolution FLOPs: 2 * N * Cout * Hout * Wout * Cin * 9 */
+double problem_conv_flops(const bench_problem *p);
+
+#endif

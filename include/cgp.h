@@ -1,0 +1,101 @@
+/*
+ * cgp.h - public C API of cgp: one CUDA launch computing
+ *
+ *     y[n, c] = mean over (h, w) of GELU(conv3x3(x, weight)[n, c, h, w] + bias[c])
+ *
+ * for fp32 NCHW x (N, Cin, H, W), weight (Cout, Cin, 3, 3), bias (Cout), exact erf GELU,
+ * stride 1, padding 0 ("valid") or 1 ("same"). The N x Cout x Hout x Wout intermediate is
+ * never stored.
+ *
+ * Life of a plan (see docs/example.c):
+ *     cgp_plan *plan;  cgp_shape s = {128, 8, 64, 256, 256};
+ *     cgp_options o = cgp_default_options();
+ *     cgp_plan_create(&plan, &s, &o);              // validates, allocates small device state
+ *     cgp_plan_workspace_size(plan, &bytes);       // caller allocates `bytes` of device memory
+ *     cgp_plan_run(plan, x, w, b, y, ws, bytes, stream);  // asynchronous, no allocation
+ *     cgp_plan_destroy(plan);
+ *
+ * A plan keeps a few bytes of device state (per-image arrival counters) that each run leaves
+ * zeroed for the next; so one plan must not run on two streams at the same time. Create one
+ * plan per concurrent stream. Runs may be captured into CUDA graphs.
+ * Link with -lcgp -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm (static) or -lcgp (shared).
+ */
+#ifndef CGP_H
+#define CGP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CGP_VERSION_MAJOR 0
+#define CGP_VERSION_MINOR 1
+
+typedef struct cgp_plan cgp_plan;
+
+typedef enum cgp_status {
+    CGP_SUCCESS = 0,
+    CGP_ERROR_NULL_POINTER = 1,        /* a required pointer argument is NULL */
+    CGP_ERROR_INVALID_SHAPE = 2,       /* a dimension < 1, no output pixel, or sizes overflow */
+    CGP_ERROR_INVALID_OPTION = 3,      /* padding, reduction, precision or kernel out of range */
+    CGP_ERROR_MISALIGNED = 4,          /* a pointer is not aligned as cgp_plan_run requires */
+    CGP_ERROR_WORKSPACE_TOO_SMALL = 5, /* workspace_bytes below cgp_plan_workspace_size */
+    CGP_ERROR_UNSUPPORTED = 6,         /* the requested kernel version cannot run this shape */
+    CGP_ERROR_CUDA = 7,                /* a CUDA call failed: see cgp_last_error_detail() */
+    CGP_ERROR_INVALID_PLAN = 8         /* not a live plan (destroyed or corrupted) */
+} cgp_status;
+
+typedef enum cgp_padding { CGP_PADDING_VALID = 0, CGP_PADDING_SAME = 1 } cgp_padding;
+
+/* DET: bit-identical output run after run (fixed-order reduction of per-block partials).
+ * ATOMIC: per-block partials accumulated with atomics (order varies: last bits may differ). */
+typedef enum cgp_reduce { CGP_REDUCE_DET = 0, CGP_REDUCE_ATOMIC = 1 } cgp_reduce;
+
+/* FP32: FFMA, strict fp32. TF32: tensor cores, tf32 inputs, fp32 accumulation.
+ * TF32X3: tensor cores with the big+small split (3 products), fp32-level accuracy. */
+typedef enum cgp_precision {
+    CGP_PRECISION_FP32 = 0,
+    CGP_PRECISION_TF32 = 1,
+    CGP_PRECISION_TF32X3 = 2
+} cgp_precision;
+
+typedef struct cgp_shape {
+    int64_t n, cin, cout, h, w;
+} cgp_shape;
+
+typedef struct cgp_options {
+    cgp_padding padding;
+    cgp_reduce reduce;
+    cgp_precision precision;
+    int kernel; /* 0: the best version for this shape and precision; >0: a numbered version */
+} cgp_options;
+
+/* padding VALID, reduce DET, precision FP32, kernel 0 */
+cgp_options cgp_default_options(void);
+
+/* Output spatial size for a shape and padding; 0 when the shape has no output pixel. */
+int64_t cgp_output_height(const cgp_shape *shape, cgp_padding padding);
+int64_t cgp_output_width(const cgp_shape *shape, cgp_padding padding);
+
+cgp_status cgp_plan_create(cgp_plan **plan, const cgp_shape *shape, const cgp_options *options);
+cgp_status cgp_plan_workspace_size(const cgp_plan *plan, size_t *bytes);
+/* Which kernel version the plan runs (resolves kernel 0) and its name, e.g. "fp32-v3". */
+cgp_status cgp_plan_kernel(const cgp_plan *plan, int *version, const char **name);
+/* Enqueue one run on `stream`. x, weight, bias, y: device pointers; x and workspace 16-byte
+ * aligned, the others 4-byte aligned. y is (N, Cout) row-major.
+ * Never synchronizes, never allocates. workspace may be NULL when its size is 0. */
+cgp_status cgp_plan_run(cgp_plan *plan, const float *x, const float *weight, const float *bias,
+                        float *y, void *workspace, size_t workspace_bytes, cudaStream_t stream);
+cgp_status cgp_plan_destroy(cgp_plan *plan);
+
+const char *cgp_status_string(cgp_status status);
+/* Detail of the last failing call in this thread (CUDA error name, the offending value). */
+const char *cgp_last_error_detail(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CGP_H */

@@ -1,0 +1,86 @@
+/*
+ * reduction.cuh - the in-launch reduction every fused kernel ends with.
+ *
+ * A block publishes, for one image n, its sums of GELU over its pixels for a range of channels.
+ *   det:    the sums go to their own slot of the workspace; the block that publishes last for
+ *           image n adds image n's slots in slot order (in double) and writes y[n, :].
+ *           Slots and their order do not depend on timing, so y is bit-identical run to run.
+ *   atomic: the sums are added with atomicAdd into accum[n, :]; the last block reads and zeroes
+ *           them (atomicExch) and writes y[n, :].
+ * "Last" is decided by a per-image arrival counter, which the last block resets to zero, so a
+ * launch needs no memset before it and no finalising kernel after it.
+ */
+#ifndef CGP_REDUCTION_CUH
+#define CGP_REDUCTION_CUH
+
+#include <stdint.h>
+
+struct ReduceArgs {
+    double *partials;   /* det: [slots][cout] in the workspace */
+    double *accum;      /* atomic: [n][cout], zero between runs */
+    unsigned *counters; /* [n], zero between runs */
+    float *y;           /* [n][cout] */
+    int64_t cout;
+    double inv_count;   /* 1 / (hout * wout) */
+    int atomic;
+};
+
+/* Where image n's publications go (det) and how many arrive. */
+struct ImageSlots {
+    int64_t slot;       /* this publication's slot */
+    int64_t first;      /* image n's slots are [first, first + count) */
+    int64_t count;
+    unsigned arrivals;  /* publications image n receives in total */
+};
+
+/* Called by every thread of the block, with sums[0, nc) (shared memory, visible to all
+ * threads after a barrier) holding this block's sums for channels [c0, c0 + nc) of image n. */
+__device__ __forceinline__ void publish_image_sums(const ReduceArgs &r, int64_t n, int64_t c0, int nc,
+                                                   const double *sums, const ImageSlots &s)
+{
+    __shared__ unsigned is_last_arrival;
+    for (int i = threadIdx.x; i < nc; i += blockDim.x) {
+        if (r.atomic)
+            atomicAdd(&r.accum[n * r.cout + c0 + i], sums[i]);
+        else
+            r.partials[s.slot * r.cout + c0 + i] = sums[i];
+    }
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0)
+        is_last_arrival = (atomicAdd(&r.counters[n], 1u) == s.arrivals - 1u);
+    __syncthreads();
+    if (!is_last_arrival)
+        return;
+    __threadfence();
+    for (int64_t c = threadIdx.x; c < r.cout; c += blockDim.x) {
+        double total = 0.0;
+        if (r.atomic) {
+            unsigned long long bits =
+                atomicExch(reinterpret_cast<unsigned long long *>(&r.accum[n * r.cout + c]), 0ull);
+            total = __longlong_as_double((long long)bits);
+        } else {
+            for (int64_t k = s.first; k < s.first + s.count; ++k)
+                total += __ldcg(&r.partials[k * r.cout + c]);
+        }
+        r.y[n * r.cout + c] = (float)(total * r.inv_count);
+    }
+    if (threadIdx.x == 0)
+        r.counters[n] = 0u;
+    __syncthreads(); /* is_last_arrival is reused by the next publication */
+}
+
+static inline ReduceArgs make_reduce_args(const cgp_launch_args *a, void *partials)
+{
+    ReduceArgs r;
+    r.partials = static_cast<double *>(partials);
+    r.accum = a->accum;
+    r.counters = a->counters;
+    r.y = a->y;
+    r.cout = a->p.cout;
+    r.inv_count = 1.0 / ((double)a->p.hout * (double)a->p.wout);
+    r.atomic = a->atomic;
+    return r;
+}
+
+#endif

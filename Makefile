@@ -54,7 +54,7 @@ VERSION_C := $(BUILD)/gen/version.c
 CFLAGS := -std=c11 -O2 -g -fPIC -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -MMD -MP \
           -Iinclude -Ihost -Ikernels -Ireference -isystem $(CUDA_HOME)/include \
           -DCGP_HAVE_CUDNN=$(HAVE_CUDNN) $(CUDNN_CFLAGS)
-NVCCFLAGS := -O3 -std=c++17 -lineinfo -Xcompiler -fPIC,-Wall -MMD -MP -Iinclude -Ikernels \
+NVCCFLAGS := -O3 -std=c++17 -lineinfo -Xcompiler -fPIC,-Wall -MMD -MP -Iinclude -Ikernels -Ihost \
              -gencode arch=compute_$(SM),code=sm_$(SM) -gencode arch=compute_$(SM),code=compute_$(SM)
 LDLIBS := -L$(CUDA_LIB) -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm
 

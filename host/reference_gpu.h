@@ -15,7 +15,7 @@ extern "C" {
 #endif
 
 /* y: device (n, cout) doubles. Needs scratch: reference_gpu_scratch_bytes() of device memory. */
-size_t reference_gpu_scratch_bytes(int64_t n, int64_t cout, int64_t hout);
+size_t reference_gpu_scratch_bytes(int64_t n, int64_t cout, int64_t hout, int64_t wout);
 cudaError_t reference_gpu_forward(const float *x, const float *w, const float *b, int64_t n, int64_t cin,
                                   int64_t cout, int64_t h, int64_t wd, int pad, double *y, void *scratch,
                                   cudaStream_t stream);

@@ -36,9 +36,17 @@ struct bench_variant {
     void (*destroy)(bench_variant *v); /* frees state; may be NULL */
 };
 
+/* Which fused rows to offer: bit (1 << cgp_precision) in precisions, bit (1 << cgp_reduce) in
+ * reduces, and kernel (0: the best version for the shape, else that version number). */
+typedef struct fused_selection {
+    unsigned precisions;
+    unsigned reduces;
+    int kernel;
+} fused_selection;
+
 /* Each family appends its rows (available or not) to out[*count], up to max rows.
  * Returns 0, or non-zero on an error that should stop the run (after printing it). */
-int variants_fused(const bench_problem *p, const char *precisions, bench_variant *out, int *count, int max);
+int variants_fused(const bench_problem *p, const fused_selection *sel, bench_variant *out, int *count, int max);
 int variants_cudnn(const bench_problem *p, bench_variant *out, int *count, int max);
 int variants_cudnn_graph(const bench_problem *p, bench_variant *out, int *count, int max);
 int variants_unfused(const bench_problem *p, bench_variant *out, int *count, int max);

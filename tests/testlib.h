@@ -14,7 +14,7 @@
 
 static int testlib_failures;
 
-static void test_report(const char *status, const char *name, const char *fmt, ...)
+static inline void test_report(const char *status, const char *name, const char *fmt, ...)
 {
     printf("%s %s", status, name);
     if (fmt) {
@@ -42,9 +42,9 @@ static void test_report(const char *status, const char *name, const char *fmt, .
             TEST_FAIL(name, __VA_ARGS__);                                                                  \
     } while (0)
 
-static int test_exit_code(void) { return testlib_failures ? 1 : 0; }
+static inline int test_exit_code(void) { return testlib_failures ? 1 : 0; }
 
-static int test_require_gpu(void)
+static inline int test_require_gpu(void)
 {
     const char *v = getenv("CGP_TEST_REQUIRE_GPU");
     return v && v[0] == '1';

@@ -1,0 +1,99 @@
+/* cli.c - see cli.h. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <cuda_runtime_api.h>
+
+const char *const cli_padding_names[] = {"valid", "same", NULL};
+const char *const cli_reduce_names[] = {"det", "atomic", NULL};
+const char *const cli_precision_names[] = {"fp32", "tf32", "3xtf32", NULL};
+
+void cli_problem_defaults(cli_problem_options *o)
+{
+    o->n = 128;
+    o->cin = 8;
+    o->cout = 64;
+    o->h = 256;
+    o->w = 256;
+    o->padding = CGP_PADDING_VALID;
+    o->reduce = CGP_REDUCE_DET;
+    o->precision = CGP_PRECISION_FP32;
+    o->kernel = 0;
+    o->seed = 1;
+}
+
+static void append_specs(option_spec *specs, int *count, const option_spec *add, size_t n)
+{
+    for (size_t i = 0; i < n; ++i)
+        specs[(*count)++] = add[i];
+}
+
+void cli_add_shape_specs(option_spec *specs, int *count, cli_problem_options *o)
+{
+    const option_spec add[] = {
+        OPTION_INT("--n", &o->n, 1, 1 << 24, "batch size N"),
+        OPTION_INT("--cin", &o->cin, 1, 1 << 16, "input channels Cin"),
+        OPTION_INT("--cout", &o->cout, 1, 1 << 16, "output channels Cout"),
+        OPTION_INT("--h", &o->h, 1, 1 << 20, "input height H"),
+        OPTION_INT("--w", &o->w, 1, 1 << 20, "input width W"),
+        OPTION_CHOICE("--padding", &o->padding, cli_padding_names, "valid (padding 0) or same (padding 1)"),
+        OPTION_INT("--seed", &o->seed, 0, INT64_MAX, "seed of the random inputs"),
+    };
+    append_specs(specs, count, add, sizeof add / sizeof add[0]);
+}
+
+void cli_add_kernel_specs(option_spec *specs, int *count, cli_problem_options *o)
+{
+    const option_spec add[] = {
+        OPTION_CHOICE("--reduce", &o->reduce, cli_reduce_names, "det: bit-identical runs; atomic: atomics"),
+        OPTION_CHOICE("--precision", &o->precision, cli_precision_names, "arithmetic of the convolution"),
+        OPTION_INT("--kernel", &o->kernel, 0, 99, "kernel version (0: the best for the shape; see `cgp kernels`)"),
+    };
+    append_specs(specs, count, add, sizeof add / sizeof add[0]);
+}
+
+cgp_shape cli_shape(const cli_problem_options *o)
+{
+    cgp_shape s = {o->n, o->cin, o->cout, o->h, o->w};
+    return s;
+}
+
+cgp_options cli_options(const cli_problem_options *o)
+{
+    cgp_options opt = cgp_default_options();
+    opt.padding = (cgp_padding)o->padding;
+    opt.reduce = (cgp_reduce)o->reduce;
+    opt.precision = (cgp_precision)o->precision;
+    opt.kernel = (int)o->kernel;
+    return opt;
+}
+
+int cli_parse(const char *command, const char *synopsis, const option_spec *specs, int argc, char **argv,
+              int *exit_code)
+{
+    char err[512];
+    const int rc = options_parse(command, specs, argc, argv, err, sizeof err);
+    if (rc == OPTIONS_HELP) {
+        options_print_help(stdout, command, synopsis, specs);
+        *exit_code = EXIT_OK;
+        return 0;
+    }
+    if (rc != OPTIONS_OK) {
+        fprintf(stderr, "%s\n", err);
+        *exit_code = EXIT_BAD_INPUT;
+        return 0;
+    }
+    return 1;
+}
+
+int cli_require_device(const char *command)
+{
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+        fprintf(stderr, "%s: no CUDA device: %s\n", command,
+                e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount reports 0 devices");
+        return 0;
+    }
+    return 1;
+}

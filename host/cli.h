@@ -1,0 +1,48 @@
+/*
+ * cli.h - pieces shared by the `cgp` subcommands (host/cmd_*.c): exit codes, the shape and
+ * kernel options every command takes, and the device check.
+ */
+#ifndef CGP_CLI_H
+#define CGP_CLI_H
+
+#include <stdint.h>
+#include "cgp.h"
+#include "options.h"
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_BAD_INPUT = 2 };
+
+extern const char *const cli_padding_names[];   /* "valid", "same" */
+extern const char *const cli_reduce_names[];    /* "det", "atomic" */
+extern const char *const cli_precision_names[]; /* "fp32", "tf32", "3xtf32" */
+
+/* Option values shared by check, bench and roofline; defaults are the default problem. */
+typedef struct cli_problem_options {
+    int64_t n, cin, cout, h, w;
+    int padding, reduce, precision;
+    int64_t kernel;
+    int64_t seed;
+} cli_problem_options;
+
+void cli_problem_defaults(cli_problem_options *o);
+/* Append option specs to specs[*count]: the shape (--n --cin --cout --h --w --padding --seed),
+ * and the kernel choice (--reduce --precision --kernel). */
+void cli_add_shape_specs(option_spec *specs, int *count, cli_problem_options *o);
+void cli_add_kernel_specs(option_spec *specs, int *count, cli_problem_options *o);
+cgp_shape cli_shape(const cli_problem_options *o);
+cgp_options cli_options(const cli_problem_options *o);
+
+/* Parses; on --help prints help and returns EXIT_OK via *exit_code; on an error prints the
+ * message and sets EXIT_BAD_INPUT. Returns 1 when the caller should continue. */
+int cli_parse(const char *command, const char *synopsis, const option_spec *specs, int argc, char **argv,
+              int *exit_code);
+
+/* 1 when a CUDA device is usable; else prints "<command>: no CUDA device: <why>" and returns 0
+ * (the caller exits with EXIT_FAIL). */
+int cli_require_device(const char *command);
+
+int cmd_run(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_kernels(int argc, char **argv);
+
+#endif

@@ -1,0 +1,178 @@
+/*
+ * cmd_bench.c - `cgp bench`: times the fused kernel and the baselines side by side on the same
+ * input, in one process: every row checked against fp64 first, then CUDA-event timings
+ * (median/min/max of --iters runs after --warmup), TFLOP/s, bytes moved, and how many times
+ * faster the fused kernel is than each row. --csv/--json/--markdown write the same rows with
+ * the machine's identity. --sweep KEY=V1,V2,... repeats it over one dimension (n, h (H=W),
+ * cin, cout) into one file.
+ *     cgp bench [shape options] [--precision fp32,tf32,3xtf32|all] [--reduce det,atomic]
+ *               [--baselines all|none|cudnn,cudnn-graph,unfused] [--warmup 5 --iters 30]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "cli.h"
+
+#define MAX_SWEEP 64
+
+/* Splits a comma list and maps each item to a bit through names[] (NULL-terminated); "all"
+ * sets every bit, "none" none. Returns 0, or -1 with a message naming the option. */
+static int parse_set(const char *option, const char *text, const char *const *names, unsigned *out, char *err,
+                     size_t errlen)
+{
+    *out = 0;
+    if (strcmp(text, "none") == 0)
+        return 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", text);
+    for (char *save = NULL, *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        if (strcmp(item, "all") == 0) {
+            for (int i = 0; names[i]; ++i)
+                *out |= 1u << i;
+            continue;
+        }
+        int found = -1;
+        for (int i = 0; names[i]; ++i)
+            if (strcmp(item, names[i]) == 0)
+                found = i;
+        if (found < 0) {
+            char allowed[256] = "";
+            for (int i = 0; names[i]; ++i)
+                snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s", i ? ", " : "", names[i]);
+            snprintf(err, errlen, "cgp bench: %s: unknown item '%s' (allowed: %s, all, none)", option, item, allowed);
+            return -1;
+        }
+        *out |= 1u << found;
+    }
+    return 0;
+}
+
+static const char *const sweep_keys[] = {"n", "h", "cin", "cout", NULL};
+
+/* "n=1,8,32" -> key index and values. Returns 0 or -1 with a message. */
+static int parse_sweep(const char *text, int *key, int64_t *values, int *count, char *err, size_t errlen)
+{
+    const char *eq = strchr(text, '=');
+    *count = 0;
+    *key = -1;
+    for (int i = 0; eq && sweep_keys[i]; ++i)
+        if ((size_t)(eq - text) == strlen(sweep_keys[i]) && strncmp(text, sweep_keys[i], (size_t)(eq - text)) == 0)
+            *key = i;
+    if (*key < 0) {
+        snprintf(err, errlen, "cgp bench: --sweep must look like KEY=V1,V2,... with KEY one of n, h, cin, cout; got '%s'",
+                 text);
+        return -1;
+    }
+    const char *p = eq + 1;
+    while (*p) {
+        char *end = NULL;
+        const long long v = strtoll(p, &end, 10);
+        if (end == p || (*end != ',' && *end != '\0') || v < 1 || v > (1 << 24) || *count >= MAX_SWEEP) {
+            snprintf(err, errlen, "cgp bench: --sweep %s: values must be integers in [1, 16777216], at most %d of them",
+                     sweep_keys[*key], MAX_SWEEP);
+            return -1;
+        }
+        values[(*count)++] = v;
+        p = *end ? end + 1 : end;
+    }
+    if (*count == 0) {
+        snprintf(err, errlen, "cgp bench: --sweep %s= needs at least one value", sweep_keys[*key]);
+        return -1;
+    }
+    return 0;
+}
+
+static const char *const baseline_names[] = {"cudnn", "cudnn-graph", "unfused", NULL};
+
+int cmd_bench(int argc, char **argv)
+{
+    cli_problem_options po;
+    cli_problem_defaults(&po);
+    int64_t warmup = 5, iters = 30;
+    const char *precisions = "fp32", *reduces = "det,atomic", *baselines = "all";
+    const char *csv = NULL, *json = NULL, *markdown = NULL, *sweep = NULL;
+    option_spec specs[OPTIONS_MAX];
+    int count = 0;
+    cli_add_shape_specs(specs, &count, &po);
+    specs[count++] = (option_spec)OPTION_INT("--kernel", &po.kernel, 0, 99, "fused kernel version (0: the best)");
+    specs[count++] = (option_spec)OPTION_STRING("--precision", &precisions, "fused precisions: fp32,tf32,3xtf32 or all");
+    specs[count++] = (option_spec)OPTION_STRING("--reduce", &reduces, "fused reductions: det,atomic or all");
+    specs[count++] = (option_spec)OPTION_STRING("--baselines", &baselines, "cudnn,cudnn-graph,unfused, all or none");
+    specs[count++] = (option_spec)OPTION_INT("--warmup", &warmup, 0, 100000, "untimed runs before timing");
+    specs[count++] = (option_spec)OPTION_INT("--iters", &iters, 1, 100000, "timed runs (median, min, max)");
+    specs[count++] = (option_spec)OPTION_STRING("--csv", &csv, "also write the rows as CSV to this file");
+    specs[count++] = (option_spec)OPTION_STRING("--json", &json, "also write the rows as JSON to this file");
+    specs[count++] = (option_spec)OPTION_STRING("--markdown", &markdown, "also write a Markdown table to this file");
+    specs[count++] = (option_spec)OPTION_STRING("--sweep", &sweep, "KEY=V1,V2,...: repeat over n, h (H=W), cin or cout");
+    specs[count++] = (option_spec)OPTION_END;
+    int code = EXIT_OK;
+    if (!cli_parse("cgp bench", "time the fused kernel and the baselines side by side", specs, argc, argv, &code))
+        return code;
+
+    char err[512];
+    bench_options bo = {(int)warmup, (int)iters, (uint64_t)po.seed, {0, 0, (int)po.kernel}, 0};
+    int sweep_key = -1, sweep_count = 1;
+    int64_t sweep_values[MAX_SWEEP];
+    if (parse_set("--precision", precisions, cli_precision_names, &bo.fused.precisions, err, sizeof err) != 0 ||
+        parse_set("--reduce", reduces, cli_reduce_names, &bo.fused.reduces, err, sizeof err) != 0 ||
+        parse_set("--baselines", baselines, baseline_names, &bo.baselines, err, sizeof err) != 0 ||
+        (sweep && parse_sweep(sweep, &sweep_key, sweep_values, &sweep_count, err, sizeof err) != 0)) {
+        fprintf(stderr, "%s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    if (!cli_require_device("cgp bench"))
+        return EXIT_FAIL;
+
+    bench_result *results = calloc((size_t)sweep_count, sizeof *results);
+    if (!results) {
+        fprintf(stderr, "cgp bench: out of host memory\n");
+        return EXIT_FAIL;
+    }
+    sysinfo si;
+    sysinfo_collect(&si);
+    printf("cgp bench: %s (%d SMs, cc %d.%d), driver %s, CUDA %s, cuDNN %s, commit %s, %s\n", si.device, si.sm_count,
+           si.cc_major, si.cc_minor, si.driver, si.runtime, si.cudnn, si.commit, si.date);
+    printf("each row: checked against fp64 on NaN-poisoned output, then %d warm-up and %d timed runs (CUDA events)\n",
+           bo.warmup, bo.iters);
+    int rc = EXIT_OK, done = 0;
+    for (int k = 0; k < sweep_count; ++k) {
+        cli_problem_options pk = po;
+        if (sweep_key == 0) pk.n = sweep_values[k];
+        if (sweep_key == 1) pk.h = pk.w = sweep_values[k];
+        if (sweep_key == 2) pk.cin = sweep_values[k];
+        if (sweep_key == 3) pk.cout = sweep_values[k];
+        const cgp_shape s = cli_shape(&pk);
+        if (cgp_output_height(&s, (cgp_padding)pk.padding) < 1 || cgp_output_width(&s, (cgp_padding)pk.padding) < 1) {
+            fprintf(stderr, "cgp bench: H=%lld W=%lld give no output pixel with padding %s\n", (long long)s.h,
+                    (long long)s.w, cli_padding_names[pk.padding]);
+            rc = EXIT_BAD_INPUT;
+            break;
+        }
+        const int brc = bench_run(&s, (cgp_padding)pk.padding, &bo, &results[k], err, sizeof err);
+        if (brc != 0) {
+            fprintf(stderr, "cgp bench: %s\n", err);
+            rc = brc;
+            break;
+        }
+        printf("\n");
+        bench_print_table(stdout, &results[k]);
+        fflush(stdout);
+        if (bench_failed_checks(&results[k]) > 0)
+            rc = EXIT_FAIL;
+        ++done;
+    }
+    if (done > 0) {
+        if ((csv && bench_write_csv(csv, &si, results, done, err, sizeof err) != 0) ||
+            (json && bench_write_json(json, &si, results, done, err, sizeof err) != 0) ||
+            (markdown && bench_write_markdown(markdown, &si, results, done, err, sizeof err) != 0)) {
+            fprintf(stderr, "cgp bench: %s\n", err);
+            rc = EXIT_BAD_INPUT;
+        }
+    }
+    if (rc == EXIT_FAIL)
+        fprintf(stderr, "cgp bench: some rows failed their check or could not run (see above)\n");
+    free(results);
+    return rc;
+}

@@ -1,0 +1,125 @@
+/*
+ * cmd_check.c - `cgp check`: runs the fused kernel on random inputs (fixed, printed seed) and
+ * compares with an fp64 reference: the GPU one always, the CPU one too when the problem is
+ * small enough (or --reference cpu). Prints max abs error, relative L2 error, pass/fail.
+ *     cgp check [--n 128 --cin 8 --cout 64 --h 256 --w 256 --padding valid --reduce det ...]
+ * Exit 0 on pass, 1 on fail, 2 on bad options.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "cli.h"
+#include "cuda_util.h"
+#include "problem.h"
+#include "reference.h"
+
+static const char *const reference_names[] = {"auto", "gpu", "cpu", "both", NULL};
+enum { REF_AUTO, REF_GPU, REF_CPU, REF_BOTH };
+
+static int report(const char *what, const float *y, const double *ref, int64_t count, double tol)
+{
+    const check_report r = check_compare(y, ref, count, tol);
+    printf("  vs %-14s max abs error %.3e, relative L2 error %.3e (tolerance %.0e), %lld non-finite mismatches: %s\n",
+           what, r.max_abs_error, r.rel_l2_error, tol, (long long)r.nonfinite_mismatches, r.passed ? "PASS" : "FAIL");
+    if (!r.passed && r.worst_index >= 0)
+        printf("  worst element y[%lld] = %.9g, reference %.17g\n", (long long)r.worst_index, (double)y[r.worst_index],
+               ref[r.worst_index]);
+    return r.passed;
+}
+
+int cmd_check(int argc, char **argv)
+{
+    cli_problem_options po;
+    cli_problem_defaults(&po);
+    int reference = REF_AUTO;
+    option_spec specs[OPTIONS_MAX];
+    int count = 0;
+    cli_add_shape_specs(specs, &count, &po);
+    cli_add_kernel_specs(specs, &count, &po);
+    specs[count++] = (option_spec)OPTION_CHOICE("--reference", &reference, reference_names,
+                                                "auto: GPU fp64, plus CPU fp64 for small problems");
+    specs[count++] = (option_spec)OPTION_END;
+    int code = EXIT_OK;
+    if (!cli_parse("cgp check", "check the fused kernel against an fp64 reference on random inputs", specs, argc,
+                   argv, &code))
+        return code;
+    if (!cli_require_device("cgp check"))
+        return EXIT_FAIL;
+    const cgp_shape s = cli_shape(&po);
+    const cgp_options o = cli_options(&po);
+    cgp_plan *plan = NULL;
+    cgp_status st = cgp_plan_create(&plan, &s, &o);
+    if (st != CGP_SUCCESS) {
+        fprintf(stderr, "cgp check: %s: %s\n", cgp_status_string(st), cgp_last_error_detail());
+        return st == CGP_ERROR_CUDA ? EXIT_FAIL : EXIT_BAD_INPUT;
+    }
+    size_t ws_bytes = 0;
+    int version = 0;
+    const char *kname = "";
+    cgp_plan_workspace_size(plan, &ws_bytes);
+    cgp_plan_kernel(plan, &version, &kname);
+    char err[512];
+    problem pr;
+    int rc = problem_create(&pr, &s, o.padding, (uint64_t)po.seed, ws_bytes, err, sizeof err);
+    if (rc != 0) {
+        fprintf(stderr, "cgp check: %s\n", err);
+        cgp_plan_destroy(plan);
+        return rc;
+    }
+    const int64_t outputs = s.n * s.cout;
+    const double macs = (double)outputs * (double)pr.p.hout * (double)pr.p.wout * (double)s.cin * 9.0;
+    const int use_cpu = reference == REF_CPU || reference == REF_BOTH || (reference == REF_AUTO && macs <= 2e9);
+    const int use_gpu = reference != REF_CPU;
+    printf("cgp check: N=%lld Cin=%lld Cout=%lld H=%lld W=%lld padding=%s reduce=%s precision=%s kernel %s (%d), "
+           "seed %lld\n",
+           (long long)s.n, (long long)s.cin, (long long)s.cout, (long long)s.h, (long long)s.w,
+           cli_padding_names[po.padding], cli_reduce_names[po.reduce], cli_precision_names[po.precision], kname, version,
+           (long long)po.seed);
+
+    float *y = malloc((size_t)outputs * sizeof(float));
+    double *ref = malloc((size_t)outputs * sizeof(double));
+    void *ws = NULL;
+    if (!y || !ref) {
+        fprintf(stderr, "cgp check: out of host memory\n");
+        return EXIT_FAIL;
+    }
+    if (ws_bytes)
+        CUDA_CHECK(cudaMalloc(&ws, ws_bytes));
+    CUDA_CHECK(cudaMemset(pr.p.y, 0xFF, (size_t)outputs * sizeof(float))); /* NaN: unwritten outputs fail */
+    st = cgp_plan_run(plan, pr.p.x, pr.p.w, pr.p.b, pr.p.y, ws, ws_bytes, 0);
+    if (st != CGP_SUCCESS) {
+        fprintf(stderr, "cgp check: %s: %s\n", cgp_status_string(st), cgp_last_error_detail());
+        return EXIT_FAIL;
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(y, pr.p.y, (size_t)outputs * sizeof(float), cudaMemcpyDeviceToHost));
+    const double tol = check_tolerance(po.precision);
+    int passed = 1;
+    if (use_gpu) {
+        if (problem_reference(&pr, ref, err, sizeof err) != 0) {
+            fprintf(stderr, "cgp check: %s\n", err);
+            return EXIT_FAIL;
+        }
+        passed &= report("fp64 GPU ref:", y, ref, outputs, tol);
+    }
+    if (use_cpu) {
+        float *xh, *wh, *bh;
+        if (problem_download(&pr, &xh, &wh, &bh, err, sizeof err) != 0) {
+            fprintf(stderr, "cgp check: %s\n", err);
+            return EXIT_FAIL;
+        }
+        reference_forward(xh, wh, bh, s.n, s.cin, s.cout, s.h, s.w, po.padding, ref, 0);
+        passed &= report("fp64 CPU ref:", y, ref, outputs, tol);
+        free(xh);
+        free(wh);
+        free(bh);
+    }
+    printf("cgp check: %s\n", passed ? "PASS" : "FAIL");
+    free(y);
+    free(ref);
+    cudaFree(ws);
+    problem_destroy(&pr);
+    cgp_plan_destroy(plan);
+    return passed ? EXIT_OK : EXIT_FAIL;
+}

@@ -1,0 +1,107 @@
+/*
+ * variants_fused.c - the fused kernel's bench rows: one plan per (precision, reduction) asked
+ * for, run through the public API exactly as a user would call it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "variants.h"
+
+typedef struct fused_state {
+    cgp_plan *plan;
+    void *workspace;
+    size_t workspace_bytes;
+} fused_state;
+
+static const char *const precision_names[] = {"fp32", "tf32", "3xtf32"};
+static const char *const reduce_names[] = {"det", "atomic"};
+
+static int fused_run(bench_variant *v, const bench_problem *p, cudaStream_t s)
+{
+    fused_state *st = v->state;
+    const cgp_status rc = cgp_plan_run(st->plan, p->x, p->w, p->b, p->y, st->workspace, st->workspace_bytes, s);
+    if (rc != CGP_SUCCESS) {
+        fprintf(stderr, "cgp: %s: cgp_plan_run: %s (%s)\n", v->name, cgp_status_string(rc), cgp_last_error_detail());
+        return 1;
+    }
+    return 0;
+}
+
+static void fused_destroy(bench_variant *v)
+{
+    fused_state *st = v->state;
+    if (!st)
+        return;
+    cgp_plan_destroy(st->plan);
+    cudaFree(st->workspace);
+    free(st);
+    v->state = NULL;
+}
+
+int variants_fused(const bench_problem *p, const fused_selection *sel, bench_variant *out, int *count, int max)
+{
+    for (int prec = 0; prec < 3; ++prec) {
+        if (!(sel->precisions & (1u << prec)))
+            continue;
+        for (int red = 0; red < 2; ++red) {
+            if (!(sel->reduces & (1u << red)) || *count >= max)
+                continue;
+            bench_variant *v = &out[(*count)++];
+            memset(v, 0, sizeof *v);
+            snprintf(v->name, sizeof v->name, "fused %s %s", precision_names[prec], reduce_names[red]);
+            snprintf(v->family, sizeof v->family, "fused");
+            snprintf(v->precision, sizeof v->precision, "%s", precision_names[prec]);
+            cgp_options o = cgp_default_options();
+            o.padding = p->padding;
+            o.reduce = (cgp_reduce)red;
+            o.precision = (cgp_precision)prec;
+            o.kernel = sel->kernel;
+            fused_state *st = calloc(1, sizeof *st);
+            cgp_status rc = st ? cgp_plan_create(&st->plan, &p->shape, &o) : CGP_ERROR_CUDA;
+            if (rc == CGP_SUCCESS)
+                rc = cgp_plan_workspace_size(st->plan, &st->workspace_bytes);
+            if (rc != CGP_SUCCESS) {
+                snprintf(v->unavailable, sizeof v->unavailable, "%s: %s", cgp_status_string(rc),
+                         st ? cgp_last_error_detail() : "out of host memory");
+                if (st && st->plan)
+                    cgp_plan_destroy(st->plan);
+                free(st);
+                continue;
+            }
+            if (st->workspace_bytes > 0) {
+                const cudaError_t e = cudaMalloc(&st->workspace, st->workspace_bytes);
+                if (e != cudaSuccess) {
+                    snprintf(v->unavailable, sizeof v->unavailable, "workspace of %zu bytes: %s", st->workspace_bytes,
+                             cudaGetErrorString(e));
+                    cgp_plan_destroy(st->plan);
+                    free(st);
+                    continue;
+                }
+            }
+            int version = 0;
+            const char *kname = "?";
+            cgp_plan_kernel(st->plan, &version, &kname);
+            snprintf(v->detail, sizeof v->detail, "kernel %s (--kernel %d), workspace %zu B, no intermediate", kname,
+                     version, st->workspace_bytes);
+            v->bytes_moved = problem_min_bytes(p) + 2.0 * (double)st->workspace_bytes;
+            v->state = st;
+            v->run = fused_run;
+            v->destroy = fused_destroy;
+        }
+    }
+    return 0;
+}
+
+double problem_min_bytes(const bench_problem *p)
+{
+    const cgp_shape *s = &p->shape;
+    return 4.0 * ((double)s->n * s->cin * s->h * s->w + (double)s->cout * s->cin * 9 + (double)s->cout +
+                  (double)s->n * s->cout);
+}
+
+double problem_conv_flops(const bench_problem *p)
+{
+    const cgp_shape *s = &p->shape;
+    return 2.0 * (double)s->n * s->cout * (double)p->hout * (double)p->wout * (double)s->cin * 9.0;
+}

@@ -1,0 +1,21 @@
+/*
+ * dispatch.cu - the table of fused kernel versions the plan chooses from (kernel_api.h).
+ * Within each precision the most preferred version comes first: version 0 ("best") takes the
+ * first one whose `unsupported` hook accepts the problem. Older versions stay selectable with
+ * `--kernel N` so the history in docs/perf-log.md can be re-measured.
+ */
+#include "kernel_api.h"
+
+extern "C" const cgp_kernel_desc cgp_kernel_fp32_v1, cgp_kernel_fp32_v2, cgp_kernel_fp32_v3;
+
+static const cgp_kernel_desc *const kernel_table[] = {
+    &cgp_kernel_fp32_v3, /* fp32: register-blocked fast path with gelu_fast */
+    &cgp_kernel_fp32_v2, /*       the same with libdevice erff */
+    &cgp_kernel_fp32_v1, /*       generic, any shape */
+};
+
+extern "C" const cgp_kernel_desc *const *cgp_kernel_table(int *count)
+{
+    *count = (int)(sizeof(kernel_table) / sizeof(kernel_table[0]));
+    return kernel_table;
+}

@@ -1,0 +1,295 @@
+/*
+ * fused_fp32_blocked.cu - kernel versions 2 and 3 ("fp32-v2", "fp32-v3"): the register-blocked
+ * fp32 fast path for Cin = 8, Cout = 64 (the default problem), any N, H, W and padding.
+ * v2 uses libdevice erff for the GELU, v3 the project's gelu_fast; otherwise identical, so the
+ * pair measures what the GELU costs.
+ *
+ * Tiling (docs/design.md has the diagram):
+ *   - A block of 256 threads = 8 warps computes 32 x 16 output pixels x 64 channels per tile.
+ *     Warp w owns channels 8w..8w+7; lane (tx = lane % 4, ty = lane / 4) owns pixels
+ *     x = 8tx..8tx+7 of rows 2ty, 2ty+1: 8 channels x 2 rows x 8 pixels = 128 accumulators.
+ *   - The 8 x 18 x 34 input halo tile lives in shared memory (rows padded to 36 floats), double
+ *     buffered: cp.async fetches the next tile while the block computes this one.
+ *   - Weights for all 64 x 8 x 9 taps sit in shared memory as [ci][co][kh][4] so a warp reads
+ *     one (co, kh) row of 3 taps with a single broadcast 16-byte load.
+ *   - Per input channel a thread loads 4 input rows of 10 values (3 loads each) and 24 weight
+ *     vectors, and issues 1152 FFMAs: about 3% of its instructions are loads.
+ * Reduction: a persistent grid walks a static, contiguous, balanced range of tiles, so a block
+ * sees at most a few images; per tile the warp sums its GELUs per channel (shuffles, fixed
+ * order) into a double per channel, and the block publishes once per image it touches:
+ * slot = block + image, unique and in a fixed order, so det costs nothing extra.
+ */
+#include "gelu.cuh"
+#include "kernel_api.h"
+#include "reduction.cuh"
+
+namespace {
+
+constexpr int kCin = 8, kCout = 64;
+constexpr int kTileW = 32, kTileH = 16;
+constexpr int kThreads = 256, kWarps = kThreads / 32;
+constexpr int kChanPerWarp = kCout / kWarps; /* 8 */
+constexpr int kPx = 8, kRows = 2;            /* pixels per thread: 8 along x, 2 rows */
+constexpr int kInH = kTileH + 2, kInW = kTileW + 2, kInPitch = 36;
+constexpr int kInFloats = kCin * kInH * kInPitch; /* one input buffer */
+constexpr int kWFloats = kCin * kCout * 3 * 4;
+constexpr size_t kSmemBytes = (2 * kInFloats + kWFloats + kCout) * sizeof(float);
+
+struct TileGeometry {
+    int64_t tiles_x, tiles_per_image, total_tiles;
+    int blocks;
+};
+
+__device__ __forceinline__ void cp_async4(float *dst, const float *src, bool valid)
+{
+    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src), "r"(valid ? 4 : 0));
+}
+
+__device__ __forceinline__ void cp_async16(float *dst, const float *src)
+{
+    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src));
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+
+/* Stage the 8 x 18 x 36 input window of a tile (zeros outside the image) with cp.async. */
+__device__ void load_tile_async(float *buf, const float *__restrict__ x, const cgp_problem &p, int64_t n,
+                                int64_t iy0, int64_t ix0, bool vector_ok)
+{
+    const float *xn = x + n * kCin * p.h * p.w;
+    if (vector_ok) { /* ix0 % 4 == 0 and W % 4 == 0: 16-byte chunks, exact zero-fill at edges */
+        for (int i = threadIdx.x; i < kCin * kInH * (kInPitch / 4); i += kThreads) {
+            const int chunk = i % (kInPitch / 4), row = (i / (kInPitch / 4)) % kInH, ci = i / ((kInPitch / 4) * kInH);
+            const int64_t iy = iy0 + row, ix = ix0 + 4 * chunk;
+            float *dst = buf + (ci * kInH + row) * kInPitch + 4 * chunk;
+            const float *src = xn + ((int64_t)ci * p.h + iy) * p.w + ix;
+            const bool row_ok = iy >= 0 && iy < p.h;
+            if (row_ok && ix >= 0 && ix + 4 <= p.w) {
+                cp_async16(dst, src);
+            } else {
+                for (int e = 0; e < 4; ++e) {
+                    const bool ok = row_ok && ix + e >= 0 && ix + e < p.w;
+                    cp_async4(dst + e, ok ? src + e : x, ok);
+                }
+            }
+        }
+    } else {
+        for (int i = threadIdx.x; i < kCin * kInH * kInPitch; i += kThreads) {
+            const int col = i % kInPitch, row = (i / kInPitch) % kInH, ci = i / (kInPitch * kInH);
+            const int64_t iy = iy0 + row, ix = ix0 + col;
+            const bool ok = iy >= 0 && iy < p.h && ix >= 0 && ix < p.w;
+            cp_async4(buf + (ci * kInH + row) * kInPitch + col, ok ? xn + ((int64_t)ci * p.h + iy) * p.w + ix : x, ok);
+        }
+    }
+}
+
+/* acc[j][r][px] += sum over (kh, kw) of in[ci][2ty + r + kh][8tx + px + kw] * w[ci][8warp + j][kh][kw] */
+template <bool kFirst>
+__device__ __forceinline__ void accumulate_channel(float (&acc)[kChanPerWarp][kRows][kPx], const float *in_c,
+                                                   const float *w_c, const float *bias_w)
+{
+    float row[kRows + 2][kPx + 2];
+#pragma unroll
+    for (int r = 0; r < kRows + 2; ++r) {
+        const float4 a = *reinterpret_cast<const float4 *>(in_c + r * kInPitch);
+        const float4 b = *reinterpret_cast<const float4 *>(in_c + r * kInPitch + 4);
+        const float2 c = *reinterpret_cast<const float2 *>(in_c + r * kInPitch + 8);
+        row[r][0] = a.x; row[r][1] = a.y; row[r][2] = a.z; row[r][3] = a.w;
+        row[r][4] = b.x; row[r][5] = b.y; row[r][6] = b.z; row[r][7] = b.w;
+        row[r][8] = c.x; row[r][9] = c.y;
+    }
+#pragma unroll
+    for (int j = 0; j < kChanPerWarp; ++j) {
+        if (kFirst) {
+            const float b = bias_w[j];
+#pragma unroll
+            for (int r = 0; r < kRows; ++r)
+#pragma unroll
+                for (int px = 0; px < kPx; ++px)
+                    acc[j][r][px] = b;
+        }
+        float wk[3][3];
+#pragma unroll
+        for (int kh = 0; kh < 3; ++kh) {
+            const float4 v = *reinterpret_cast<const float4 *>(w_c + (j * 3 + kh) * 4);
+            wk[kh][0] = v.x; wk[kh][1] = v.y; wk[kh][2] = v.z;
+        }
+#pragma unroll
+        for (int r = 0; r < kRows; ++r)
+#pragma unroll
+            for (int kh = 0; kh < 3; ++kh)
+#pragma unroll
+                for (int kw = 0; kw < 3; ++kw)
+#pragma unroll
+                    for (int px = 0; px < kPx; ++px)
+                        acc[j][r][px] = fmaf(row[r + kh][px + kw], wk[kh][kw], acc[j][r][px]);
+    }
+}
+
+template <bool kFastGelu>
+__device__ __forceinline__ float gelu_version(float v)
+{
+    return kFastGelu ? gelu_fast(v) : gelu_erff(v);
+}
+
+template <bool kFastGelu>
+__global__ void __launch_bounds__(kThreads, 1)
+fused_fp32_blocked(const float *__restrict__ x, const float *__restrict__ weight, const float *__restrict__ bias,
+                   cgp_problem p, TileGeometry g, ReduceArgs red)
+{
+    extern __shared__ __align__(16) float smem[];
+    float *w_s = smem + 2 * kInFloats; /* input buffers: smem[0, kInFloats) and the next kInFloats */
+    float *bias_s = w_s + kWFloats;
+    __shared__ double image_sums[kCout];
+
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int tx = lane % 4, ty = lane / 4;
+    const int64_t tile_begin = (int64_t)blockIdx.x * g.total_tiles / gridDim.x;
+    const int64_t tile_end = ((int64_t)blockIdx.x + 1) * g.total_tiles / gridDim.x;
+    const bool vector_ok = (p.w % 4 == 0) && (p.pad == 0);
+
+    /* weights as [ci][co][kh][4] (the 4th slot unused), bias beside them */
+    for (int i = threadIdx.x; i < kCin * kCout * 9; i += kThreads) {
+        const int co = i / (kCin * 9), ci = (i / 9) % kCin, tap = i % 9;
+        w_s[((ci * kCout + co) * 3 + tap / 3) * 4 + tap % 3] = weight[i];
+    }
+    for (int i = threadIdx.x; i < kCout; i += kThreads)
+        bias_s[i] = bias[i];
+
+    auto tile_origin = [&](int64_t t, int64_t &n, int64_t &oy0, int64_t &ox0) {
+        n = t / g.tiles_per_image;
+        const int64_t rem = t % g.tiles_per_image;
+        oy0 = (rem / g.tiles_x) * kTileH;
+        ox0 = (rem % g.tiles_x) * kTileW;
+    };
+
+    if (tile_begin < tile_end) {
+        int64_t n, oy0, ox0;
+        tile_origin(tile_begin, n, oy0, ox0);
+        load_tile_async(smem, x, p, n, oy0 - p.pad, ox0 - p.pad, vector_ok);
+    }
+    cp_async_commit();
+
+    double image_sum = 0.0; /* lanes 0..7: this warp's channel 8*warp + lane, current image */
+    for (int64_t t = tile_begin; t < tile_end; ++t) {
+        const int buf = (int)((t - tile_begin) & 1);
+        int64_t n, oy0, ox0;
+        tile_origin(t, n, oy0, ox0);
+        if (t + 1 < tile_end) {
+            int64_t n1, oy1, ox1;
+            tile_origin(t + 1, n1, oy1, ox1);
+            load_tile_async(smem + (buf ^ 1) * kInFloats, x, p, n1, oy1 - p.pad, ox1 - p.pad, vector_ok);
+        }
+        cp_async_commit();
+        cp_async_wait<1>();
+        __syncthreads();
+
+        float acc[kChanPerWarp][kRows][kPx];
+        const float *in_tile = smem + buf * kInFloats + (2 * ty) * kInPitch + 8 * tx;
+        const float *w_warp = w_s + (warp * kChanPerWarp) * 12;
+        accumulate_channel<true>(acc, in_tile, w_warp, bias_s + warp * kChanPerWarp);
+#pragma unroll 1
+        for (int ci = 1; ci < kCin; ++ci)
+            accumulate_channel<false>(acc, in_tile + ci * kInH * kInPitch, w_warp + ci * kCout * 12, nullptr);
+
+        /* epilogue: GELU, masked per-channel sums, warp reduction in a fixed order */
+        const bool full = oy0 + kTileH <= p.hout && ox0 + kTileW <= p.wout;
+        float channel_sum[kChanPerWarp];
+#pragma unroll
+        for (int j = 0; j < kChanPerWarp; ++j) {
+            float s = 0.0f;
+#pragma unroll
+            for (int r = 0; r < kRows; ++r)
+#pragma unroll
+                for (int px = 0; px < kPx; ++px) {
+                    const float gv = gelu_version<kFastGelu>(acc[j][r][px]);
+                    const bool ok = full || (oy0 + 2 * ty + r < p.hout && ox0 + 8 * tx + px < p.wout);
+                    s += ok ? gv : 0.0f;
+                }
+#pragma unroll
+            for (int offset = 16; offset > 0; offset /= 2)
+                s += __shfl_xor_sync(0xffffffffu, s, offset);
+            channel_sum[j] = s;
+        }
+        float mine = 0.0f;
+#pragma unroll
+        for (int j = 0; j < kChanPerWarp; ++j)
+            if (lane == j)
+                mine = channel_sum[j];
+        image_sum += (double)mine;
+
+        int64_t next_n = -1;
+        if (t + 1 < tile_end)
+            next_n = (t + 1) / g.tiles_per_image;
+        if (next_n != n) { /* last tile of this image in this block: publish */
+            if (lane < kChanPerWarp)
+                image_sums[warp * kChanPerWarp + lane] = image_sum;
+            image_sum = 0.0;
+            __syncthreads();
+            const int64_t first_block = (n * g.tiles_per_image * gridDim.x + gridDim.x - 1) / g.total_tiles;
+            const int64_t last_block = (((n + 1) * g.tiles_per_image) * gridDim.x - 1) / g.total_tiles;
+            ImageSlots slots;
+            slots.slot = blockIdx.x + n;
+            slots.first = first_block + n;
+            slots.count = last_block - first_block + 1;
+            slots.arrivals = (unsigned)slots.count;
+            publish_image_sums(red, n, 0, kCout, image_sums, slots);
+        }
+        __syncthreads(); /* everyone is done with this buffer before it is refilled */
+    }
+    cp_async_wait<0>();
+}
+
+TileGeometry tile_geometry(const cgp_problem *p, const cgp_device_info *d)
+{
+    TileGeometry g;
+    g.tiles_x = (p->wout + kTileW - 1) / kTileW;
+    g.tiles_per_image = g.tiles_x * ((p->hout + kTileH - 1) / kTileH);
+    g.total_tiles = p->n * g.tiles_per_image;
+    const int64_t blocks = d->sm_count > 0 ? d->sm_count : 1; /* one 66 KB, 256-thread block per SM */
+    g.blocks = (int)(blocks < g.total_tiles ? blocks : g.total_tiles);
+    return g;
+}
+
+const char *blocked_unsupported(const cgp_problem *p, const cgp_device_info *d)
+{
+    if (p->cin != kCin || p->cout != kCout)
+        return "needs Cin = 8 and Cout = 64";
+    if (d->smem_per_block_optin < kSmemBytes)
+        return "needs 66 KB of shared memory per block";
+    return nullptr;
+}
+
+size_t blocked_workspace(const cgp_problem *p, const cgp_device_info *d)
+{
+    /* det slots: block + image, at most blocks + N of them */
+    return (size_t)((tile_geometry(p, d).blocks + p->n) * kCout) * sizeof(double);
+}
+
+template <bool kFastGelu>
+cudaError_t blocked_launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
+{
+    const TileGeometry g = tile_geometry(&a->p, d);
+    cudaError_t err = cudaFuncSetAttribute(fused_fp32_blocked<kFastGelu>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kSmemBytes);
+    if (err != cudaSuccess)
+        return err;
+    fused_fp32_blocked<kFastGelu><<<g.blocks, kThreads, kSmemBytes, s>>>(a->x, a->weight, a->bias, a->p, g,
+                                                                       make_reduce_args(a, a->workspace));
+    return cudaGetLastError();
+}
+
+} // namespace
+
+extern "C" const cgp_kernel_desc cgp_kernel_fp32_v2 = {
+    2, "fp32-v2", 0 /* CGP_PRECISION_FP32 */,
+    "register-blocked (8 ch x 2 rows x 8 px per thread), persistent, cp.async double buffer; libdevice erff GELU",
+    blocked_unsupported, blocked_workspace, blocked_launch<false>};
+
+extern "C" const cgp_kernel_desc cgp_kernel_fp32_v3 = {
+    3, "fp32-v3", 0 /* CGP_PRECISION_FP32 */,
+    "v2 with the project's gelu_fast",
+    blocked_unsupported, blocked_workspace, blocked_launch<true>};

@@ -1,0 +1,686 @@
+/*
+ * fused_tf32.cu - the tensor-core fused kernels, precisions TF32 and 3xTF32 (kernel_api.h):
+ *
+ *     y[n, c] = mean over (h, w) of GELU(conv3x3(x, w)[n, c, h, w] + b[c])
+ *
+ * in one launch, with the convolution as an implicit GEMM on mma.sync m16n8k8 tf32 tensor-core
+ * instructions (fp32 accumulation) and the bias, GELU and mean in registers: the N x Cout x Hout x Wout
+ * intermediate never exists. docs/design-tensorcore.md explains the layouts; in short:
+ *
+ *   unit of work   one warp computes a "warp tile": MT output rows x 16 output columns x 64 output
+ *                  channels (a channel group) of one image. M = the 16 pixels of a row (one m16 tile
+ *                  per row), N = 8 n8 tiles of channels, K = 8 input channels per filter tap, 9 taps.
+ *   operand A      the warp stages its (MT + 2) x 18 input pixels in its own piece of shared memory,
+ *                  channel-innermost (HWC), already rounded to tf32 (3xTF32: big and small parts), so a
+ *                  tap's A fragment is two conflict-free 8- (16-) byte loads per m16 tile.
+ *   operand B      fast path (Cin == 8): all weights of the block, rounded once, in shared memory,
+ *                  [group][tap][channel][8 input channels]; generic path: read from global (L1) per use.
+ *   bias           the C operand of the first tap's MMA, so it costs no instruction.
+ *   epilogue       GELU (gelu_fast) of each accumulator, masked by 0/1 outside the output, added into 16
+ *                  per-thread float sums (2 channels x 8 n8 tiles), flushed every kFlushUnits tiles into
+ *                  per-thread double slots in shared memory; the block adds the slots in a fixed order.
+ *   schedule       persistent grid; the units, ordered (image, channel group, row band, column tile), are
+ *                  cut into one contiguous balanced range per block and, inside it, per warp. Warps never
+ *                  wait for each other inside a (image, group) segment, so the MMAs of one warp overlap
+ *                  the GELUs of another. A block publishes once per (image, channel group) it touches
+ *                  (publish_image_sums, det and atomic): slot = block + image, unique per (block, image).
+ *   3xTF32         x = big + small with big = tf32(x), small = tf32(x - big), the same for the weights;
+ *                  acc += small*big + big*small + big*big (small*small dropped): fp32-level accuracy.
+ *
+ * Fast path: Cin == 8 and the weights fit in shared memory (Cout <= 576 for TF32, 192 for 3xTF32 on an
+ * H100/H200); every other shape (any N, Cin, Cout, H, W with an output pixel) takes the generic path:
+ * input channels in chunks of 8 (zero-filled past Cin), output channels in groups of 64 (zero weights
+ * past Cout, not published). Tested by tests/gpu_tensorcore.c.
+ */
+#include <stdint.h>
+
+#include "cgp.h"
+#include "kernel_api.h"
+#include "reduction.cuh"
+#include "gelu.cuh"
+#include "fused_tf32_device.cuh"
+
+namespace {
+
+enum Precision { kTf32 = CGP_PRECISION_TF32, kTf32x3 = CGP_PRECISION_TF32X3 };
+
+constexpr int kWarps = 8;
+constexpr int kThreads = 32 * kWarps;
+constexpr int kTileW = 16;          /* output columns of a warp tile: the 16 rows of an m16 tile */
+constexpr int kInW = kTileW + 2;    /* input columns staged for them */
+constexpr int kNTiles = 8;          /* n8 tiles per channel group */
+constexpr int kGroup = 8 * kNTiles; /* output channels per group */
+constexpr int kTaps = 9;
+constexpr int kFlushUnits = 8;      /* warp tiles between flushes of the float sums into double */
+
+/* floats per staged pixel (8 input channels) and per (tap, output channel) of staged weights:
+ * TF32 [c0 .. c7]; 3xTF32 per channel pair p: [big(2p), big(2p+1), small(2p), small(2p+1)] */
+template <int P> constexpr int kWords = P == kTf32 ? 8 : 16;
+/* lane (group, tig) reads its channel pair 2 tig, 2 tig + 1 at this offset within a pixel */
+template <int P> constexpr int kPairStride = P == kTf32 ? 2 : 4;
+template <int MT> constexpr int kRawFloats = (MT + 2) * kInW * 8;                  /* a warp's fp32 input tile */
+template <int P, int MT> constexpr int kXsFloats = (MT + 2) * kInW * kWords<P>; /* its operand tile */
+template <int P> constexpr int kWFloatsPerGroup = kTaps * kGroup * kWords<P>;
+
+constexpr size_t kDsumBytes = sizeof(double2) * kThreads * kNTiles; /* per-thread double sums */
+constexpr size_t kSumsBytes = sizeof(double) * kGroup;              /* the block's sums to publish */
+
+template <int P, int MT> size_t smem_bytes(bool fast, int64_t groups)
+{
+    size_t bytes = kDsumBytes + kSumsBytes + sizeof(float) * kWarps * (kRawFloats<MT> + kXsFloats<P, MT>);
+    if (fast)
+        bytes += sizeof(float) * (size_t)groups * (kWFloatsPerGroup<P> + kGroup);
+    return bytes;
+}
+
+struct TcParams {
+    const float *x, *w, *b;
+    ReduceArgs red;
+    int64_t n, cin, cout, h, wd, hout, wout;
+    int64_t tiles_x;       /* warp tiles across an output row band */
+    int64_t spatial_tiles; /* warp tiles per (image, channel group) */
+    int64_t units;         /* all warp tiles: n * groups * spatial_tiles */
+    int pad, cin_chunks, groups;
+};
+
+__device__ __forceinline__ int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+__device__ __forceinline__ int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* ---- operand fragments ---- */
+
+template <int P> struct AFrag {
+    uint32_t big[4];
+};
+template <> struct AFrag<kTf32x3> {
+    uint32_t big[4], small[4];
+};
+template <int P> struct BFrag {
+    uint32_t big[2];
+};
+template <> struct BFrag<kTf32x3> {
+    uint32_t big[2], small[2];
+};
+
+__device__ __forceinline__ void split_tf32(float v, uint32_t &big, uint32_t &small)
+{
+    big = tf32_round(v);
+    small = tf32_round(v - __uint_as_float(big));
+}
+
+/* A fragment of one m16 tile: p points at this lane's channel pair of pixel `group` of an input row;
+ * pixel group + 8 is 8 pixels further. */
+template <int P> __device__ __forceinline__ AFrag<P> load_a(const float *p)
+{
+    AFrag<P> a;
+    if constexpr (P == kTf32) {
+        const uint2 lo = *reinterpret_cast<const uint2 *>(p);
+        const uint2 hi = *reinterpret_cast<const uint2 *>(p + 8 * kWords<P>);
+        a.big[0] = lo.x;
+        a.big[1] = hi.x;
+        a.big[2] = lo.y;
+        a.big[3] = hi.y;
+    } else {
+        const uint4 lo = *reinterpret_cast<const uint4 *>(p);
+        const uint4 hi = *reinterpret_cast<const uint4 *>(p + 8 * kWords<P>);
+        a.big[0] = lo.x;
+        a.big[1] = hi.x;
+        a.big[2] = lo.y;
+        a.big[3] = hi.y;
+        a.small[0] = lo.z;
+        a.small[1] = hi.z;
+        a.small[2] = lo.w;
+        a.small[3] = hi.w;
+    }
+    return a;
+}
+
+/* B fragment from staged weights: p points at this lane's channel pair of output channel `group` */
+template <int P> __device__ __forceinline__ BFrag<P> load_b(const float *p)
+{
+    BFrag<P> b;
+    if constexpr (P == kTf32) {
+        const uint2 v = *reinterpret_cast<const uint2 *>(p);
+        b.big[0] = v.x;
+        b.big[1] = v.y;
+    } else {
+        const uint4 v = *reinterpret_cast<const uint4 *>(p);
+        b.big[0] = v.x;
+        b.big[1] = v.y;
+        b.small[0] = v.z;
+        b.small[1] = v.w;
+    }
+    return b;
+}
+
+/* B fragment from two fp32 weights (input channels 2 tig and 2 tig + 1) */
+template <int P> __device__ __forceinline__ BFrag<P> make_b(float w0, float w1)
+{
+    BFrag<P> b;
+    if constexpr (P == kTf32) {
+        b.big[0] = tf32_round(w0);
+        b.big[1] = tf32_round(w1);
+    } else {
+        split_tf32(w0, b.big[0], b.small[0]);
+        split_tf32(w1, b.big[1], b.small[1]);
+    }
+    return b;
+}
+
+/* acc = A * B + c; 3xTF32: the two correction products first, then big * big */
+template <int P>
+__device__ __forceinline__ void mma_step(float (&acc)[4], const AFrag<P> &a, const BFrag<P> &b, const float (&c)[4])
+{
+    if constexpr (P == kTf32) {
+        mma_tf32(acc, a.big, b.big, c);
+    } else {
+        mma_tf32(acc, a.small, b.big, c);
+        mma_tf32(acc, a.big, b.small, acc);
+        mma_tf32(acc, a.big, b.big, acc);
+    }
+}
+
+/* ---- staging the input tile (operand A) ---- */
+
+/* Starts the copies of a warp tile's input, one chunk of 8 input channels, into the warp's raw
+ * buffer: fp32, [pixel (MT + 2 rows x 18 columns)][8 channels]. Lane (pair = lane % 4, q = lane / 4)
+ * copies channels 2 pair and 2 pair + 1 at input columns q, q + 8 and (q < 2) q + 16 of every row,
+ * so each copy instruction reads 8 consecutive columns of 4 channels. Zeros outside the image and
+ * past Cin (src-size 0). Completes at cp_async_wait_all. */
+template <int MT, bool kCheckChannels>
+__device__ __forceinline__ void copy_input(const TcParams &p, int64_t img, int64_t oy0, int64_t ox0, int chunk,
+                                           float *raw_warp, int lane)
+{
+    const int pair = lane & 3, q = lane >> 2;
+    const int64_t ch = (int64_t)chunk * 8 + 2 * pair;
+    const bool ch0_ok = !kCheckChannels || ch < p.cin;
+    const bool ch1_ok = !kCheckChannels || ch + 1 < p.cin;
+    const int64_t plane = p.h * p.wd;
+    const float *x0 = p.x + (img * p.cin + (ch0_ok ? ch : 0)) * plane;
+    const float *x1 = p.x + (img * p.cin + (ch1_ok ? ch + 1 : 0)) * plane;
+    const int64_t iy0 = oy0 - p.pad, ix = ox0 - p.pad + q;
+    bool col_ok[3];
+#pragma unroll
+    for (int k = 0; k < 3; ++k)
+        col_ok[k] = ix + 8 * k >= 0 && ix + 8 * k < p.wd;
+    float *dst_lane = raw_warp + q * 8 + 2 * pair;
+#pragma unroll
+    for (int row = 0; row < MT + 2; ++row) {
+        const int64_t iy = iy0 + row;
+        const bool row_ok = iy >= 0 && iy < p.h;
+        const int64_t off = row_ok ? iy * p.wd + ix : 0;
+#pragma unroll
+        for (int k = 0; k < 3; ++k) {
+            if (q + 8 * k < kInW) {
+                const bool ok = row_ok && col_ok[k];
+                float *dst = dst_lane + (row * kInW + 8 * k) * 8;
+                cp_async_f32(dst, ok && ch0_ok ? x0 + off + 8 * k : p.x, ok && ch0_ok);
+                cp_async_f32(dst + 1, ok && ch1_ok ? x1 + off + 8 * k : p.x, ok && ch1_ok);
+            }
+        }
+    }
+}
+
+/* Rounds (3xTF32: splits) the raw tile into the warp's operand tile, HWC, kWords floats a pixel.
+ * Lane-consecutive (pixel, channel pair) tasks: a half-warp's 8-byte loads and stores (a quarter-warp's
+ * 16-byte stores) cover 32 consecutive words, so no bank conflict. Call after cp_async_wait_all and a
+ * __syncwarp(). */
+template <int P, int MT> __device__ __forceinline__ void convert_input(const float *raw_warp, float *xs_warp, int lane)
+{
+    constexpr int kTasks = (MT + 2) * kInW * 4;
+#pragma unroll
+    for (int it = 0; it < (kTasks + 31) / 32; ++it) {
+        const int task = it * 32 + lane;
+        if (task < kTasks) {
+            const int pix = task >> 2, pair = task & 3;
+            const float2 v = *reinterpret_cast<const float2 *>(raw_warp + pix * 8 + 2 * pair);
+            float *dst = xs_warp + pix * kWords<P> + kPairStride<P> * pair;
+            if constexpr (P == kTf32) {
+                uint2 t;
+                t.x = tf32_round(v.x);
+                t.y = tf32_round(v.y);
+                *reinterpret_cast<uint2 *>(dst) = t;
+            } else {
+                uint4 t;
+                split_tf32(v.x, t.x, t.z);
+                split_tf32(v.y, t.y, t.w);
+                *reinterpret_cast<uint4 *>(dst) = t;
+            }
+        }
+    }
+}
+
+/* ---- the MMAs of one warp tile ---- */
+
+/* Fast path, all 8 input channels: xs_lane = the warp's tile + this lane's (pixel group, channel pair);
+ * w_lane = the group's staged weights + this lane's (output channel group, channel pair);
+ * bias_lane = the group's bias + 2 tig. The bias enters as the first MMA's C operand. */
+template <int P, int MT>
+__device__ __forceinline__ void conv_tile_smem(float (&acc)[MT][kNTiles][4], const float *xs_lane,
+                                               const float *w_lane, const float *bias_lane)
+{
+#pragma unroll 1 /* one filter row per iteration: an unrolled ky makes ptxas prefetch fragments into spills */
+    for (int ky = 0; ky < 3; ++ky) {
+#pragma unroll
+        for (int kx = 0; kx < 3; ++kx) {
+            const int tap = ky * 3 + kx;
+            AFrag<P> a[MT];
+#pragma unroll
+            for (int i = 0; i < MT; ++i)
+                a[i] = load_a<P>(xs_lane + ((i + ky) * kInW + kx) * kWords<P>);
+#pragma unroll
+            for (int j = 0; j < kNTiles; ++j) {
+                const BFrag<P> b = load_b<P>(w_lane + (tap * kGroup + 8 * j) * kWords<P>);
+                if (tap == 0) {
+                    const float2 bias = *reinterpret_cast<const float2 *>(bias_lane + 8 * j);
+                    const float c[4] = {bias.x, bias.y, bias.x, bias.y};
+#pragma unroll
+                    for (int i = 0; i < MT; ++i)
+                        mma_step<P>(acc[i][j], a[i], b, c);
+                } else {
+#pragma unroll
+                    for (int i = 0; i < MT; ++i)
+                        mma_step<P>(acc[i][j], a[i], b, acc[i][j]);
+                }
+            }
+        }
+    }
+}
+
+/* Generic path, one chunk of 8 input channels (ci = chunk * 8 + 2 tig), weights from global memory
+ * (c_lane = group * 64 + lane's output channel within the n8 tile). */
+template <int P, int MT>
+__device__ __forceinline__ void conv_chunk_global(float (&acc)[MT][kNTiles][4], const float *xs_lane,
+                                                  const TcParams &p, int64_t c_lane, int64_t ci)
+{
+#pragma unroll 1
+    for (int tap = 0; tap < kTaps; ++tap) {
+        const int ky = tap / 3, kx = tap % 3;
+        AFrag<P> a[MT];
+#pragma unroll
+        for (int i = 0; i < MT; ++i)
+            a[i] = load_a<P>(xs_lane + ((i + ky) * kInW + kx) * kWords<P>);
+#pragma unroll
+        for (int j = 0; j < kNTiles; ++j) {
+            const int64_t c = c_lane + 8 * j;
+            const bool c_ok = c < p.cout;
+            const float *wc = p.w + (c_ok ? c : 0) * p.cin * kTaps + tap;
+            const float w0 = c_ok && ci < p.cin ? __ldg(wc + ci * kTaps) : 0.0f;
+            const float w1 = c_ok && ci + 1 < p.cin ? __ldg(wc + (ci + 1) * kTaps) : 0.0f;
+            const BFrag<P> b = make_b<P>(w0, w1);
+#pragma unroll
+            for (int i = 0; i < MT; ++i)
+                mma_step<P>(acc[i][j], a[i], b, acc[i][j]);
+        }
+    }
+}
+
+/* ---- epilogue ---- */
+
+/* sum[j][e] += GELU(acc) over the lane's elements of channel 8 j + 2 tig + e, times 0 outside the
+ * output (rows past Hout, columns past Wout). A fixed order: deterministic. */
+template <int MT>
+__device__ __forceinline__ void accumulate_gelu(const float (&acc)[MT][kNTiles][4], const TcParams &p, int64_t oy0,
+                                                int64_t ox0, int group, float (&sum)[kNTiles][2])
+{
+    const bool lo_ok = ox0 + group < p.wout, hi_ok = ox0 + group + 8 < p.wout;
+#pragma unroll
+    for (int i = 0; i < MT; ++i) {
+        const bool row_ok = oy0 + i < p.hout;
+        const float m_lo = row_ok && lo_ok ? 1.0f : 0.0f, m_hi = row_ok && hi_ok ? 1.0f : 0.0f;
+#pragma unroll
+        for (int j = 0; j < kNTiles; ++j) {
+            sum[j][0] = fmaf(gelu_fast(acc[i][j][0]), m_lo, sum[j][0]);
+            sum[j][1] = fmaf(gelu_fast(acc[i][j][1]), m_lo, sum[j][1]);
+            sum[j][0] = fmaf(gelu_fast(acc[i][j][2]), m_hi, sum[j][0]);
+            sum[j][1] = fmaf(gelu_fast(acc[i][j][3]), m_hi, sum[j][1]);
+        }
+    }
+}
+
+/* Adds the float sums into the thread's double slots (dsum_lane[j * 32]) and clears them. */
+__device__ __forceinline__ void flush_sums(double2 *dsum_lane, float (&sum)[kNTiles][2])
+{
+#pragma unroll
+    for (int j = 0; j < kNTiles; ++j) {
+        double2 d = dsum_lane[j * 32];
+        d.x += (double)sum[j][0];
+        d.y += (double)sum[j][1];
+        dsum_lane[j * 32] = d;
+        sum[j][0] = 0.0f;
+        sum[j][1] = 0.0f;
+    }
+}
+
+/* The block's sum for channel c of the group: every (warp, group) slot holding it, in a fixed order. */
+__device__ __forceinline__ double block_channel_sum(const double2 *dsum, int c)
+{
+    const int j = c / 8, tig = (c / 2) % 4;
+    const bool odd = c % 2 != 0;
+    double total = 0.0;
+    for (int w = 0; w < kWarps; ++w)
+        for (int group = 0; group < 8; ++group) {
+            const double2 d = dsum[(w * kNTiles + j) * 32 + group * 4 + tig];
+            total += odd ? d.y : d.x;
+        }
+    return total;
+}
+
+/* ---- a warp's run of warp tiles of one (image, channel group): spatial tiles [s_begin, s_end) ---- */
+
+template <int P, int MT>
+__device__ __forceinline__ void warp_tiles_fast(const TcParams &p, int64_t img, int grp, int64_t s_begin,
+                                                int64_t s_end, float *raw_warp, float *xs_warp, const float *wsm,
+                                                const float *bsm, double2 *dsum_lane, int lane)
+{
+    const int group = lane >> 2, tig = lane & 3;
+    const float *xs_lane = xs_warp + group * kWords<P> + kPairStride<P> * tig;
+    const float *w_lane = wsm + (int64_t)grp * kWFloatsPerGroup<P> + group * kWords<P> + kPairStride<P> * tig;
+    const float *bias_lane = bsm + (int64_t)grp * kGroup + 2 * tig;
+    int64_t ty = s_begin / p.tiles_x, tx = s_begin % p.tiles_x;
+
+    copy_input<MT, false>(p, img, ty * MT, tx * kTileW, 0, raw_warp, lane);
+    cp_async_wait_all();
+    __syncwarp();
+    convert_input<P, MT>(raw_warp, xs_warp, lane);
+    __syncwarp();
+
+    float sum[kNTiles][2] = {};
+    int since_flush = 0;
+    for (int64_t s = s_begin; s < s_end; ++s) {
+        const int64_t oy0 = ty * MT, ox0 = tx * kTileW;
+        if (++tx == p.tiles_x) {
+            tx = 0;
+            ++ty;
+        }
+        const bool more = s + 1 < s_end;
+        if (more) /* the next tile's input lands while this one's MMAs and GELUs run */
+            copy_input<MT, false>(p, img, ty * MT, tx * kTileW, 0, raw_warp, lane);
+        float acc[MT][kNTiles][4];
+        conv_tile_smem<P, MT>(acc, xs_lane, w_lane, bias_lane);
+        accumulate_gelu<MT>(acc, p, oy0, ox0, group, sum);
+        if (++since_flush == kFlushUnits) {
+            flush_sums(dsum_lane, sum);
+            since_flush = 0;
+        }
+        if (more) {
+            cp_async_wait_all();
+            __syncwarp(); /* every lane's copies landed and every lane is done reading this tile */
+            convert_input<P, MT>(raw_warp, xs_warp, lane);
+            __syncwarp();
+        }
+    }
+    flush_sums(dsum_lane, sum);
+}
+
+template <int P, int MT>
+__device__ __forceinline__ void warp_tiles_generic(const TcParams &p, int64_t img, int grp, int64_t s_begin,
+                                                   int64_t s_end, float *raw_warp, float *xs_warp, double2 *dsum_lane,
+                                                   int lane)
+{
+    const int group = lane >> 2, tig = lane & 3;
+    const float *xs_lane = xs_warp + group * kWords<P> + kPairStride<P> * tig;
+    const int64_t c_lane = (int64_t)grp * kGroup + group;
+    int64_t ty = s_begin / p.tiles_x, tx = s_begin % p.tiles_x;
+
+    float sum[kNTiles][2] = {};
+    int since_flush = 0;
+    for (int64_t s = s_begin; s < s_end; ++s) {
+        const int64_t oy0 = ty * MT, ox0 = tx * kTileW;
+        if (++tx == p.tiles_x) {
+            tx = 0;
+            ++ty;
+        }
+        float acc[MT][kNTiles][4];
+#pragma unroll
+        for (int j = 0; j < kNTiles; ++j) {
+            const int64_t c = (int64_t)grp * kGroup + 8 * j + 2 * tig;
+            const float b0 = c < p.cout ? __ldg(p.b + c) : 0.0f;
+            const float b1 = c + 1 < p.cout ? __ldg(p.b + c + 1) : 0.0f;
+#pragma unroll
+            for (int i = 0; i < MT; ++i) {
+                acc[i][j][0] = b0;
+                acc[i][j][1] = b1;
+                acc[i][j][2] = b0;
+                acc[i][j][3] = b1;
+            }
+        }
+        for (int chunk = 0; chunk < p.cin_chunks; ++chunk) {
+            copy_input<MT, true>(p, img, oy0, ox0, chunk, raw_warp, lane);
+            cp_async_wait_all();
+            __syncwarp(); /* every lane's copies landed and every lane is done reading the previous chunk */
+            convert_input<P, MT>(raw_warp, xs_warp, lane);
+            __syncwarp();
+            conv_chunk_global<P, MT>(acc, xs_lane, p, c_lane, (int64_t)chunk * 8 + 2 * tig);
+        }
+        accumulate_gelu<MT>(acc, p, oy0, ox0, group, sum);
+        if (++since_flush == kFlushUnits) {
+            flush_sums(dsum_lane, sum);
+            since_flush = 0;
+        }
+    }
+    flush_sums(dsum_lane, sum);
+}
+
+/* Fast path: the block's weights (Cin == 8), rounded or split once, and its bias, zero past Cout. */
+template <int P> __device__ __forceinline__ void stage_weights(const TcParams &p, float *wsm, float *bsm)
+{
+    const int64_t count = (int64_t)p.groups * kTaps * kGroup * 8;
+    for (int64_t i = threadIdx.x; i < count; i += kThreads) {
+        const int ci = (int)(i % 8);
+        const int64_t row = i / 8; /* (group * 9 + tap) * 64 + channel within the group */
+        const int64_t group_tap = row / kGroup;
+        const int tap = (int)(group_tap % kTaps);
+        const int64_t c = group_tap / kTaps * kGroup + row % kGroup;
+        const float v = c < p.cout ? __ldg(p.w + (c * p.cin + ci) * kTaps + tap) : 0.0f;
+        float *dst = wsm + row * kWords<P>;
+        if constexpr (P == kTf32) {
+            dst[ci] = __uint_as_float(tf32_round(v));
+        } else {
+            uint32_t big, small;
+            split_tf32(v, big, small);
+            dst[4 * (ci / 2) + ci % 2] = __uint_as_float(big);
+            dst[4 * (ci / 2) + 2 + ci % 2] = __uint_as_float(small);
+        }
+    }
+    for (int64_t c = threadIdx.x; c < (int64_t)p.groups * kGroup; c += kThreads)
+        bsm[c] = c < p.cout ? __ldg(p.b + c) : 0.0f;
+}
+
+/* The block owning unit u: blocks own [b * units / blocks, (b + 1) * units / blocks). */
+__device__ __forceinline__ int64_t owner_block(int64_t u, int64_t units, int64_t blocks)
+{
+    return ((u + 1) * blocks - 1) / units;
+}
+
+/* Image img's det slots are [first block + img, last block + img]; every block touching it publishes
+ * once per channel group. */
+__device__ __forceinline__ ImageSlots image_slots(int64_t img, int64_t per_image, int64_t units, int64_t blocks,
+                                                  int groups)
+{
+    const int64_t first = owner_block(img * per_image, units, blocks);
+    const int64_t last = owner_block((img + 1) * per_image - 1, units, blocks);
+    ImageSlots s;
+    s.slot = (int64_t)blockIdx.x + img;
+    s.first = first + img;
+    s.count = last - first + 1;
+    s.arrivals = (unsigned)(s.count * groups);
+    return s;
+}
+
+template <int P, int MT, bool kFast>
+__global__ void __launch_bounds__(kThreads, 1) tc_conv_gelu_mean(const TcParams p)
+{
+    double2 *dsum = reinterpret_cast<double2 *>(dynamic_smem());
+    double *sums = reinterpret_cast<double *>(dsum + kThreads * kNTiles);
+    float *raw = reinterpret_cast<float *>(sums + kGroup);
+    float *xs = raw + kWarps * kRawFloats<MT>;
+    float *wsm = xs + kWarps * kXsFloats<P, MT>;
+    float *bsm = wsm + (int64_t)p.groups * kWFloatsPerGroup<P>;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    float *raw_warp = raw + warp * kRawFloats<MT>;
+    float *xs_warp = xs + warp * kXsFloats<P, MT>;
+    double2 *dsum_lane = dsum + warp * kNTiles * 32 + lane;
+
+    if (kFast)
+        stage_weights<P>(p, wsm, bsm);
+#pragma unroll
+    for (int j = 0; j < kNTiles; ++j)
+        dsum_lane[j * 32] = double2{0.0, 0.0};
+    __syncthreads();
+
+    const int64_t blocks = gridDim.x, per_image = (int64_t)p.groups * p.spatial_tiles;
+    const int64_t u_begin = (int64_t)blockIdx.x * p.units / blocks;
+    const int64_t u_end = ((int64_t)blockIdx.x + 1) * p.units / blocks;
+    for (int64_t img = u_begin / per_image; img * per_image < u_end; ++img) {
+        const ImageSlots slots = image_slots(img, per_image, p.units, blocks, p.groups);
+        for (int grp = 0; grp < p.groups; ++grp) {
+            const int64_t g0 = img * per_image + (int64_t)grp * p.spatial_tiles;
+            const int64_t seg0 = max64(u_begin, g0), seg1 = min64(u_end, g0 + p.spatial_tiles);
+            if (seg0 < seg1) {
+                const int64_t len = seg1 - seg0;
+                const int64_t s_begin = seg0 - g0 + len * warp / kWarps;
+                const int64_t s_end = seg0 - g0 + len * (warp + 1) / kWarps;
+                if (s_begin < s_end) {
+                    if constexpr (kFast)
+                        warp_tiles_fast<P, MT>(p, img, grp, s_begin, s_end, raw_warp, xs_warp, wsm, bsm,
+                                               dsum_lane, lane);
+                    else
+                        warp_tiles_generic<P, MT>(p, img, grp, s_begin, s_end, raw_warp, xs_warp, dsum_lane,
+                                                  lane);
+                }
+            }
+            __syncthreads(); /* every thread's sums are in its slots */
+            if (threadIdx.x < kGroup)
+                sums[threadIdx.x] = block_channel_sum(dsum, threadIdx.x);
+            __syncthreads();
+            const int64_t c0 = (int64_t)grp * kGroup;
+            publish_image_sums(p.red, img, c0, (int)min64(kGroup, p.cout - c0), sums, slots);
+#pragma unroll
+            for (int j = 0; j < kNTiles; ++j)
+                dsum_lane[j * 32] = double2{0.0, 0.0};
+        }
+    }
+}
+
+/* ---- host side ---- */
+
+/* Output rows per warp tile (m16 tiles per warp) of one kernel version, for its fast path and its
+ * generic path: the most that compile without spills (docs/design-tensorcore.md). */
+template <int P, int kFastRows, int kGenericRows> struct TcConfig {
+    static constexpr int precision = P, fast_rows = kFastRows, generic_rows = kGenericRows;
+};
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t unit_count(const cgp_problem *p, int rows)
+{
+    return p->n * ceil_div(p->cout, kGroup) * ceil_div(p->hout, rows) * ceil_div(p->wout, kTileW);
+}
+
+/* one block per SM (8 warps; the registers allow no more), never more blocks than units */
+int64_t grid_blocks(const cgp_problem *p, const cgp_device_info *d, int rows)
+{
+    const int64_t sms = d->sm_count > 0 ? d->sm_count : 1;
+    const int64_t units = unit_count(p, rows);
+    return sms < units ? sms : units;
+}
+
+template <class C> bool use_fast_path(const cgp_problem *p, const cgp_device_info *d)
+{
+    return p->cin == 8 &&
+           smem_bytes<C::precision, C::fast_rows>(true, ceil_div(p->cout, kGroup)) <= d->smem_per_block_optin;
+}
+
+template <class C> int rows_of(const cgp_problem *p, const cgp_device_info *d)
+{
+    return use_fast_path<C>(p, d) ? C::fast_rows : C::generic_rows;
+}
+
+template <class C> const char *tc_unsupported(const cgp_problem *p, const cgp_device_info *d)
+{
+    if (d->cc_major < 8)
+        return "needs a GPU of compute capability 8.0 or newer (mma.sync tf32)";
+    if (smem_bytes<C::precision, C::generic_rows>(false, 0) > d->smem_per_block_optin)
+        return "needs more shared memory per block than this GPU allows";
+    const int rows = rows_of<C>(p, d);
+    const int64_t blocks = grid_blocks(p, d, rows), units = unit_count(p, rows);
+    if (units > INT64_MAX / (blocks + 1) || ceil_div(p->cout, kGroup) * blocks > (int64_t)UINT32_MAX)
+        return "the problem has too many tiles for this kernel's 64-bit tile arithmetic";
+    return NULL;
+}
+
+/* det partials: one row of Cout doubles per (block, image) slot, slot = block + image */
+template <class C> size_t tc_workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
+{
+    const size_t slots = (size_t)(grid_blocks(p, d, rows_of<C>(p, d)) + p->n);
+    const size_t bytes = slots * (size_t)p->cout * sizeof(double);
+    return (bytes + 15) / 16 * 16;
+}
+
+template <int P, int MT, bool kFast>
+cudaError_t launch_kernel(TcParams p, const cgp_problem *pr, const cgp_device_info *d, cudaStream_t stream)
+{
+    p.tiles_x = ceil_div(pr->wout, kTileW);
+    p.spatial_tiles = ceil_div(pr->hout, MT) * p.tiles_x;
+    p.units = unit_count(pr, MT);
+    const int64_t blocks = grid_blocks(pr, d, MT);
+    const size_t smem = smem_bytes<P, MT>(kFast, p.groups);
+    const void *kernel = reinterpret_cast<const void *>(&tc_conv_gelu_mean<P, MT, kFast>);
+    cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (err != cudaSuccess)
+        return err;
+    void *argv[] = {&p};
+    err = cudaLaunchKernel(kernel, dim3((unsigned)blocks), dim3(kThreads), argv, smem, stream);
+    const cudaError_t last = cudaGetLastError(); /* also clears a launch error */
+    return err != cudaSuccess ? err : last;
+}
+
+template <class C> cudaError_t tc_launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
+{
+    const cgp_problem *pr = &a->p;
+    TcParams p;
+    p.x = a->x;
+    p.w = a->weight;
+    p.b = a->bias;
+    p.red = make_reduce_args(a, a->workspace);
+    p.n = pr->n;
+    p.cin = pr->cin;
+    p.cout = pr->cout;
+    p.h = pr->h;
+    p.wd = pr->w;
+    p.hout = pr->hout;
+    p.wout = pr->wout;
+    p.pad = pr->pad;
+    p.cin_chunks = (int)ceil_div(pr->cin, 8);
+    p.groups = (int)ceil_div(pr->cout, kGroup);
+    if (use_fast_path<C>(pr, d))
+        return launch_kernel<C::precision, C::fast_rows, true>(p, pr, d, s);
+    return launch_kernel<C::precision, C::generic_rows, false>(p, pr, d, s);
+}
+
+using Tf32V1 = TcConfig<kTf32, 4, 2>;
+using Tf32x3V1 = TcConfig<kTf32x3, 3, 2>;
+
+} // namespace
+
+extern "C" const cgp_kernel_desc cgp_kernel_tf32_v1 = {
+    11,
+    "tf32-v1",
+    CGP_PRECISION_TF32,
+    "tensor cores (mma.sync m16n8k8 tf32, fp32 accumulate), implicit GEMM from an HWC shared-memory tile, "
+    "warp tiles of 4 rows x 16 columns x 64 channels, bias/GELU/mean in registers, persistent grid",
+    tc_unsupported<Tf32V1>,
+    tc_workspace_bytes<Tf32V1>,
+    tc_launch<Tf32V1>,
+};
+
+extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v1 = {
+    21,
+    "3xtf32-v1",
+    CGP_PRECISION_TF32X3,
+    "tensor cores with the 3xTF32 split (small*big + big*small + big*big, fp32-level accuracy), warp tiles "
+    "of 3 rows x 16 columns x 64 channels, otherwise as tf32-v1",
+    tc_unsupported<Tf32x3V1>,
+    tc_workspace_bytes<Tf32x3V1>,
+    tc_launch<Tf32x3V1>,
+};

@@ -40,7 +40,10 @@ else
 endif
 ifeq ($(HAVE_CUDNN),1)
   CUDNN_CFLAGS := $(if $(filter-out $(CUDA_HOME)/include,$(CUDNN_INC)),-isystem $(CUDNN_INC))
-  CUDNN_LDLIBS := -L$(CUDNN_LIB) -Wl,-rpath,$(CUDNN_LIB) -lcudnn
+  # link the exact file found (some systems ship libcudnn.so.9 without the libcudnn.so link); DT_RPATH
+  # (not RUNPATH) so the sub-libraries libcudnn dlopens are found beside it too
+  CUDNN_SO := $(notdir $(firstword $(wildcard $(CUDNN_LIB)/libcudnn.so $(CUDNN_LIB)/libcudnn.so.9)))
+  CUDNN_LDLIBS := -L$(CUDNN_LIB) -Wl,--disable-new-dtags,-rpath,$(CUDNN_LIB) -l:$(CUDNN_SO)
 endif
 
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)

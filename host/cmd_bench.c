@@ -122,6 +122,14 @@ int cmd_bench(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         return EXIT_BAD_INPUT;
     }
+    for (int k = 0; k < sweep_count; ++k) { /* every swept shape must have an output pixel */
+        const int64_t h = sweep_key == 1 ? sweep_values[k] : po.h, w = sweep_key == 1 ? sweep_values[k] : po.w;
+        if (h + 2 * po.padding - 2 < 1 || w + 2 * po.padding - 2 < 1) {
+            fprintf(stderr, "cgp bench: H=%lld W=%lld give no output pixel with padding %s\n", (long long)h,
+                    (long long)w, cli_padding_names[po.padding]);
+            return EXIT_BAD_INPUT;
+        }
+    }
     if (!cli_require_device("cgp bench"))
         return EXIT_FAIL;
 
@@ -144,12 +152,6 @@ int cmd_bench(int argc, char **argv)
         if (sweep_key == 2) pk.cin = sweep_values[k];
         if (sweep_key == 3) pk.cout = sweep_values[k];
         const cgp_shape s = cli_shape(&pk);
-        if (cgp_output_height(&s, (cgp_padding)pk.padding) < 1 || cgp_output_width(&s, (cgp_padding)pk.padding) < 1) {
-            fprintf(stderr, "cgp bench: H=%lld W=%lld give no output pixel with padding %s\n", (long long)s.h,
-                    (long long)s.w, cli_padding_names[pk.padding]);
-            rc = EXIT_BAD_INPUT;
-            break;
-        }
         const int brc = bench_run(&s, (cgp_padding)pk.padding, &bo, &results[k], err, sizeof err);
         if (brc != 0) {
             fprintf(stderr, "cgp bench: %s\n", err);

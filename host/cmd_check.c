@@ -44,14 +44,29 @@ int cmd_check(int argc, char **argv)
     if (!cli_parse("cgp check", "check the fused kernel against an fp64 reference on random inputs", specs, argc,
                    argv, &code))
         return code;
-    if (!cli_require_device("cgp check"))
-        return EXIT_FAIL;
     const cgp_shape s = cli_shape(&po);
     const cgp_options o = cli_options(&po);
+    if (cgp_output_height(&s, o.padding) < 1 || cgp_output_width(&s, o.padding) < 1) {
+        fprintf(stderr, "cgp check: H=%lld W=%lld give no output pixel with padding %s\n", (long long)s.h,
+                (long long)s.w, cli_padding_names[po.padding]);
+        return EXIT_BAD_INPUT;
+    }
+    if (!cli_require_device("cgp check"))
+        return EXIT_FAIL;
+    /* the inputs and the plan's own state (n * cout doubles, n counters) must fit */
+    char err[512];
+    problem pr;
+    const size_t plan_state = (size_t)(s.n * s.cout) * sizeof(double) + (size_t)s.n * sizeof(unsigned);
+    int rc = problem_create(&pr, &s, o.padding, (uint64_t)po.seed, plan_state, err, sizeof err);
+    if (rc != 0) {
+        fprintf(stderr, "cgp check: %s\n", err);
+        return rc;
+    }
     cgp_plan *plan = NULL;
     cgp_status st = cgp_plan_create(&plan, &s, &o);
     if (st != CGP_SUCCESS) {
         fprintf(stderr, "cgp check: %s: %s\n", cgp_status_string(st), cgp_last_error_detail());
+        problem_destroy(&pr);
         return st == CGP_ERROR_CUDA ? EXIT_FAIL : EXIT_BAD_INPUT;
     }
     size_t ws_bytes = 0;
@@ -59,14 +74,6 @@ int cmd_check(int argc, char **argv)
     const char *kname = "";
     cgp_plan_workspace_size(plan, &ws_bytes);
     cgp_plan_kernel(plan, &version, &kname);
-    char err[512];
-    problem pr;
-    int rc = problem_create(&pr, &s, o.padding, (uint64_t)po.seed, ws_bytes, err, sizeof err);
-    if (rc != 0) {
-        fprintf(stderr, "cgp check: %s\n", err);
-        cgp_plan_destroy(plan);
-        return rc;
-    }
     const int64_t outputs = s.n * s.cout;
     const double macs = (double)outputs * (double)pr.p.hout * (double)pr.p.wout * (double)s.cin * 9.0;
     const int use_cpu = reference == REF_CPU || reference == REF_BOTH || (reference == REF_AUTO && macs <= 2e9);
@@ -84,8 +91,10 @@ int cmd_check(int argc, char **argv)
         fprintf(stderr, "cgp check: out of host memory\n");
         return EXIT_FAIL;
     }
-    if (ws_bytes)
-        CUDA_CHECK(cudaMalloc(&ws, ws_bytes));
+    if (ws_bytes && cudaMalloc(&ws, ws_bytes) != cudaSuccess) {
+        fprintf(stderr, "cgp check: no device memory left for the %zu-byte workspace\n", ws_bytes);
+        return EXIT_BAD_INPUT;
+    }
     CUDA_CHECK(cudaMemset(pr.p.y, 0xFF, (size_t)outputs * sizeof(float))); /* NaN: unwritten outputs fail */
     st = cgp_plan_run(plan, pr.p.x, pr.p.w, pr.p.b, pr.p.y, ws, ws_bytes, 0);
     if (st != CGP_SUCCESS) {

@@ -2,7 +2,9 @@
 # run_tests.sh - runs every test of the suite and prints "N passed, N failed, N skipped" last.
 # Called by `make test` (which builds everything first). Each test program or script prints
 # lines "PASS name", "FAIL name: why", "SKIP name: why"; a program that exits non-zero without
-# printing a FAIL line counts as one failure. Exit code: 1 if anything failed.
+# printing a FAIL line counts as one failure; one that exits 77 (no CUDA device, e.g. the example)
+# counts as one SKIP whose reason is its last line (a FAIL with CGP_TEST_REQUIRE_GPU=1).
+# Exit code: 1 if anything failed.
 # Environment: CGP (the cgp binary), BUILD (the build directory), CGP_TEST_REQUIRE_GPU=1 to make
 # GPU tests fail instead of skipping when no GPU is usable, CGP_TEST_FILTER=regex to run a subset.
 set -u
@@ -23,7 +25,13 @@ run_one() { # name, command...
     cat "$log"
     local p f s
     p=$(grep -c '^PASS ' "$log"); f=$(grep -c '^FAIL ' "$log"); s=$(grep -c '^SKIP ' "$log")
-    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+    if [ "$rc" -eq 77 ] && [ "${CGP_TEST_REQUIRE_GPU:-}" = 1 ]; then
+        echo "FAIL $name: $(tail -n 1 "$log") (CGP_TEST_REQUIRE_GPU=1)"
+        f=$((f + 1))
+    elif [ "$rc" -eq 77 ]; then
+        echo "SKIP $name: $(tail -n 1 "$log")"
+        s=$((s + 1))
+    elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
         echo "FAIL $name: exited with code $rc without reporting a failure"
         f=1
     fi

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# h200_session.sh - one GPU session in one call: environment, build, tests, benchmarks, SASS and
+# register reports. Every step's full log goes to $OUT/logs/<step>.log (packed into
+# $OUT/logs.tgz at the end); the terminal gets each step's exit code and last lines.
+#
+#   OUT=/tmp/out scripts/h200_session.sh [step ...]
+# Steps: env build ptxas test bench versions sass (default: all of them, in that order).
+# Anything named results-* under $OUT/results/ is meant to be committed under results/.
+set -u
+OUT=${OUT:-/tmp/cgp-session}
+LOGS=$OUT/logs
+RES=$OUT/results
+mkdir -p "$LOGS" "$RES"
+JOBS=$(nproc 2>/dev/null || echo 8)
+
+step() { # name command...
+    local name=$1; shift
+    local start=$SECONDS
+    echo "=== $name: $*"
+    ( "$@" ) >"$LOGS/$name.log" 2>&1
+    local rc=$?
+    echo "--- $name: exit $rc, $((SECONDS - start)) s"
+    tail -n "${TAIL:-12}" "$LOGS/$name.log"
+    return 0
+}
+
+env_info() {
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
+    nvcc --version | tail -2
+    for t in ncu compute-sanitizer cuobjdump nvdisasm python3 clang; do printf '%s: %s\n' "$t" "$(command -v $t || echo missing)"; done
+    ls /usr/include/x86_64-linux-gnu/cudnn*.h /usr/local/cuda/include/cudnn.h 2>/dev/null | head -3
+    ldconfig -p | grep -i cudnn | head -5
+    find / -name 'libcudnn.so*' -not -path '*/proc/*' 2>/dev/null | head -5
+    python3 -c 'import torch; print("torch", torch.__version__, "cudnn", torch.backends.cudnn.version())' 2>&1 | tail -1
+}
+
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(env build ptxas test bench versions sass)
+for s in "${steps[@]}"; do
+    case $s in
+    env) step env env_info ;;
+    build) step build make -j"$JOBS" all ;;
+    ptxas) step ptxas make ptxas ;;
+    test) TAIL=40 step test env CGP_TEST_REQUIRE_GPU=1 make -j"$JOBS" test ;;
+    bench) TAIL=30 step bench build/cgp bench --precision all --csv "$RES/bench_default.csv" \
+               --json "$RES/bench_default.json" --markdown "$RES/bench_default.md" ;;
+    versions) TAIL=30 step versions bash -c 'for k in 1 2 3; do build/cgp bench --baselines none --kernel $k --iters 50; done' ;;
+    sass) step sass bash -c 'for o in build/obj/kernels/fused_*.cu.o; do cuobjdump --dump-sass "$o" | python3 scripts/sass_loops.py; done' ;;
+    *) echo "unknown step $s" ;;
+    esac
+done
+tar -czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$LOGS"

@@ -1,0 +1,126 @@
+/*
+ * cpu_cli.c - every bad-input path of the `cgp` command line that is reached before a GPU is
+ * needed: each must exit with code 2 and one message naming the option or file and what is
+ * allowed, and must not create an output file. Needs no GPU. Run by `make test` ($CGP).
+ */
+#include <stdint.h>
+
+#include "clilib.h"
+#include "npy.h"
+#include "testlib.h"
+
+static char tmp[512];
+
+static const char *path(const char *name)
+{
+    static char buf[8][600];
+    static int k;
+    k = (k + 1) % 8;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", tmp, name);
+    return buf[k];
+}
+
+static void write_npy(const char *name, int ndim, const int64_t *shape)
+{
+    int64_t count = 1;
+    for (int i = 0; i < ndim; ++i)
+        count *= shape[i];
+    float *data = calloc((size_t)(count > 0 ? count : 1), sizeof(float));
+    for (int64_t i = 0; i < count; ++i)
+        data[i] = (float)((i * 37) % 11) * 0.1f - 0.5f;
+    char err[512];
+    if (npy_write_f32(path(name), data, ndim, shape, err, sizeof err) != 0)
+        fprintf(stderr, "setup: %s\n", err);
+    free(data);
+}
+
+/* expects exit code 2, the text in stderr, and no output file */
+static void expect_bad(const char *name, const char *args, const char *text)
+{
+    remove(path("y.npy"));
+    const cli_result r = cli_run(args);
+    if (r.exit_code != 2)
+        TEST_FAIL(name, "exit code %d, expected 2 (stderr: %s)", r.exit_code, r.err);
+    else if (!strstr(r.err, text))
+        TEST_FAIL(name, "stderr lacks \"%s\": %s", text, r.err);
+    else if (strchr(r.err, '\n') != strrchr(r.err, '\n'))
+        TEST_FAIL(name, "more than one line on stderr: %s", r.err);
+    else if (file_exists(path("y.npy")))
+        TEST_FAIL(name, "an output file was left behind");
+    else
+        TEST_PASS(name);
+}
+
+int main(void)
+{
+    snprintf(tmp, sizeof tmp, "%s/cpu_cli", cli_tmpdir());
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", tmp);
+    if (system(cmd) != 0) {
+        TEST_FAIL("cli setup", "cannot create %s", tmp);
+        return test_exit_code();
+    }
+    const int64_t x_ok[4] = {2, 3, 5, 5}, x_small[4] = {2, 3, 2, 2}, x_3d[3] = {3, 5, 5};
+    const int64_t w_ok[4] = {4, 3, 3, 3}, w_cin[4] = {4, 2, 3, 3}, w_k5[4] = {4, 3, 5, 5};
+    const int64_t b_ok[1] = {4}, b_bad[1] = {5};
+    write_npy("x.npy", 4, x_ok);
+    write_npy("x_small.npy", 4, x_small);
+    write_npy("x_3d.npy", 3, x_3d);
+    write_npy("w.npy", 4, w_ok);
+    write_npy("w_cin.npy", 4, w_cin);
+    write_npy("w_k5.npy", 4, w_k5);
+    write_npy("b.npy", 1, b_ok);
+    write_npy("b_bad.npy", 1, b_bad);
+    char a[4096];
+#define RUN_ARGS(x, w, b, extra)                                                                                      \
+    (snprintf(a, sizeof a, "run --input %s --weight %s --bias %s --output %s %s", (x), (w), (b), path("y.npy"),        \
+              (extra)),                                                                                              \
+     a)
+
+    {
+        const cli_result r = cli_run("");
+        TEST_EXPECT("cli no command", r.exit_code == 2 && strstr(r.err, "usage: cgp"), "exit %d, stderr %s",
+                    r.exit_code, r.err);
+    }
+    expect_bad("cli unknown command", "frobnicate", "unknown command 'frobnicate'");
+    expect_bad("cli bench --n 0", "bench --n 0", "--n must be an integer in [1, 16777216], got '0'");
+    expect_bad("cli bench --n 12x", "bench --n 12x", "--n must be an integer");
+    expect_bad("cli bench --h overflow", "bench --h 99999999999999999999", "--h must be an integer");
+    expect_bad("cli bench --padding", "bench --padding diagonal", "valid, same");
+    expect_bad("cli check --reduce", "check --reduce fast", "--reduce must be one of det, atomic");
+    expect_bad("cli check --precision", "check --precision fp16", "--precision must be one of fp32, tf32, 3xtf32");
+    expect_bad("cli bench --precision list", "bench --precision fp32,fp16", "unknown item 'fp16'");
+    expect_bad("cli bench --baselines", "bench --baselines cudnn,magic", "unknown item 'magic'");
+    expect_bad("cli bench --iters 0", "bench --iters 0", "--iters must be an integer in [1, 100000]");
+    expect_bad("cli bench --sweep key", "bench --sweep q=1,2", "--sweep must look like KEY=V1,V2");
+    expect_bad("cli bench --sweep value", "bench --sweep n=1,x", "values must be integers");
+    expect_bad("cli bench unknown option", "bench --paddin same", "unknown option '--paddin'");
+    expect_bad("cli bench repeated option", "bench --n 2 --n 3", "--n given twice");
+    expect_bad("cli bench positional", "bench 12", "'12'");
+    expect_bad("cli check --kernel", "check --kernel 100", "--kernel must be an integer in [0, 99]");
+    expect_bad("cli check no output pixel", "check --h 2 --w 9", "no output pixel with padding valid");
+    expect_bad("cli bench sweep without output pixel", "bench --sweep h=8,2", "H=2 W=2 give no output pixel");
+    expect_bad("cli run missing --input", "run --weight w --bias b --output y", "--input is required");
+    expect_bad("cli run missing file", RUN_ARGS(path("nope.npy"), path("w.npy"), path("b.npy"), ""),
+               "nope.npy: No such file or directory");
+    expect_bad("cli run float64", RUN_ARGS("tests/data/f64.npy", path("w.npy"), path("b.npy"), ""), "f64.npy");
+    expect_bad("cli run big-endian", RUN_ARGS("tests/data/f32_be.npy", path("w.npy"), path("b.npy"), ""),
+               "f32_be.npy");
+    expect_bad("cli run fortran", RUN_ARGS("tests/data/f32_fortran.npy", path("w.npy"), path("b.npy"), ""),
+               "fortran");
+    expect_bad("cli run truncated", RUN_ARGS("tests/data/f32_truncated.npy", path("w.npy"), path("b.npy"), ""),
+               "f32_truncated.npy");
+    expect_bad("cli run x not 4-d", RUN_ARGS(path("x_3d.npy"), path("w.npy"), path("b.npy"), ""),
+               "input must have shape (N, Cin, H, W)");
+    expect_bad("cli run weight Cin", RUN_ARGS(path("x.npy"), path("w_cin.npy"), path("b.npy"), ""),
+               "weight must have shape (Cout, Cin, 3, 3) = (any, 3, 3, 3), got (4, 2, 3, 3)");
+    expect_bad("cli run weight 5x5", RUN_ARGS(path("x.npy"), path("w_k5.npy"), path("b.npy"), ""),
+               "got (4, 3, 5, 5)");
+    expect_bad("cli run bias length", RUN_ARGS(path("x.npy"), path("w.npy"), path("b_bad.npy"), ""),
+               "bias must have shape (Cout,) = (4,), got (5,)");
+    expect_bad("cli run no output pixel", RUN_ARGS(path("x_small.npy"), path("w.npy"), path("b.npy"), ""),
+               "gives no output pixel with padding valid");
+    expect_bad("cli run bad padding", RUN_ARGS(path("x.npy"), path("w.npy"), path("b.npy"), "--padding 2"),
+               "--padding must be one of valid, same");
+    return test_exit_code();
+}

@@ -1,0 +1,111 @@
+/*
+ * gpu_cli.c - the `cgp` program end to end on the GPU: `cgp run` round trip through .npy files
+ * (random inputs written with npy_write_f32, output read back and compared with the CPU
+ * reference) for both paddings and reductions; a failed output write leaves no file and exits 2;
+ * `cgp check` passes on the default problem; a shape that does not fit in device memory is
+ * refused before launching with exit 2 and a message giving needed and free memory; a small
+ * `cgp bench` writes its CSV.
+ */
+#include <math.h>
+
+#include "check.h"
+#include "clilib.h"
+#include "gpulib.h"
+#include "npy.h"
+#include "reference.h"
+#include "rng.h"
+
+static char dir[512];
+
+static const char *path(const char *name)
+{
+    static char buf[8][600];
+    static int k;
+    k = (k + 1) % 8;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
+    return buf[k];
+}
+
+static void round_trip(uint64_t seed, int pad, int reduce)
+{
+    const int64_t n = 3, cin = 5, cout = 7, h = 19, w = 23;
+    const int64_t xs[4] = {n, cin, h, w}, ws[4] = {cout, cin, 3, 3}, bs[1] = {cout};
+    float *x = malloc(sizeof(float) * (size_t)(n * cin * h * w)), *wt = malloc(sizeof(float) * (size_t)(cout * cin * 9));
+    float b[7];
+    rng_fill_uniform(x, n * cin * h * w, -1.7f, 1.7f, seed);
+    rng_fill_uniform(wt, cout * cin * 9, -0.15f, 0.15f, seed + 1);
+    rng_fill_uniform(b, cout, -0.15f, 0.15f, seed + 2);
+    char name[96], err[512], args[2048];
+    snprintf(name, sizeof name, "cli run round trip %s %s", pad ? "same" : "valid", reduce ? "atomic" : "det");
+    if (npy_write_f32(path("x.npy"), x, 4, xs, err, sizeof err) || npy_write_f32(path("w.npy"), wt, 4, ws, err, sizeof err) ||
+        npy_write_f32(path("b.npy"), b, 1, bs, err, sizeof err)) {
+        TEST_FAIL(name, "writing inputs: %s", err);
+        free(x), free(wt);
+        return;
+    }
+    remove(path("y.npy"));
+    snprintf(args, sizeof args, "run --input %s --weight %s --bias %s --output %s --padding %s --reduce %s",
+             path("x.npy"), path("w.npy"), path("b.npy"), path("y.npy"), pad ? "same" : "valid",
+             reduce ? "atomic" : "det");
+    const cli_result r = cli_run(args);
+    npy_array y = {0};
+    if (r.exit_code != 0) {
+        TEST_FAIL(name, "exit %d: %s", r.exit_code, r.err);
+    } else if (npy_read_f32(path("y.npy"), &y, err, sizeof err) != 0) {
+        TEST_FAIL(name, "reading the output: %s", err);
+    } else if (y.ndim != 2 || y.shape[0] != n || y.shape[1] != cout) {
+        TEST_FAIL(name, "output has %d dims (%lld, %lld), expected (%lld, %lld)", y.ndim, (long long)y.shape[0],
+                  (long long)y.shape[1], (long long)n, (long long)cout);
+    } else {
+        double ref[3 * 7];
+        reference_forward(x, wt, b, n, cin, cout, h, w, pad, ref, 0);
+        const check_report c = check_compare(y.data, ref, n * cout, 1e-6);
+        TEST_EXPECT(name, c.passed, "rel L2 error %.3e", c.rel_l2_error);
+    }
+    npy_free(&y);
+    free(x);
+    free(wt);
+}
+
+int main(void)
+{
+    if (!test_gpu_available("gpu_cli"))
+        return test_exit_code();
+    const uint64_t seed = test_seed("gpu_cli");
+    snprintf(dir, sizeof dir, "%s/gpu_cli", cli_tmpdir());
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
+    if (system(cmd) != 0) {
+        TEST_FAIL("gpu_cli setup", "cannot create %s", dir);
+        return test_exit_code();
+    }
+    for (int pad = 0; pad <= 1; ++pad)
+        for (int reduce = 0; reduce <= 1; ++reduce)
+            round_trip(seed + (uint64_t)(4 * pad + 2 * reduce), pad, reduce);
+
+    char args[2048];
+    snprintf(args, sizeof args, "run --input %s --weight %s --bias %s --output %s/no/such/dir/y.npy", path("x.npy"),
+             path("w.npy"), path("b.npy"), dir);
+    cli_result r = cli_run(args);
+    snprintf(cmd, sizeof cmd, "%s/no/such/dir", dir);
+    TEST_EXPECT("cli run unwritable output", r.exit_code == 2 && strstr(r.err, "no/such/dir/y.npy") && !file_exists(cmd),
+                "exit %d, stderr %s", r.exit_code, r.err);
+
+    r = cli_run("check");
+    TEST_EXPECT("cli check default problem", r.exit_code == 0 && strstr(r.out, "PASS"), "exit %d\n%s%s", r.exit_code,
+                r.out, r.err);
+    r = cli_run("check --n 4 --cin 3 --cout 5 --h 20 --w 9 --padding same --reduce atomic --reference both");
+    TEST_EXPECT("cli check small, both references", r.exit_code == 0 && strstr(r.out, "CPU ref") && strstr(r.out, "PASS"),
+                "exit %d\n%s%s", r.exit_code, r.out, r.err);
+    r = cli_run("check --n 16777216 --h 1024 --w 1024");
+    TEST_EXPECT("cli check too large for the device", r.exit_code == 2 && strstr(r.err, "free"),
+                "exit %d, stderr %s", r.exit_code, r.err);
+
+    snprintf(args, sizeof args, "bench --n 2 --h 40 --w 40 --warmup 1 --iters 3 --csv %s", path("bench.csv"));
+    r = cli_run(args);
+    char csv[8192];
+    cli_read_file(path("bench.csv"), csv, sizeof csv);
+    TEST_EXPECT("cli bench small with csv", r.exit_code == 0 && strstr(csv, "date,device,") && strstr(csv, "fused fp32 det"),
+                "exit %d\n%s%s\ncsv: %s", r.exit_code, r.out, r.err, csv);
+    return test_exit_code();
+}

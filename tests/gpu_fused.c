@@ -1,0 +1,144 @@
+/*
+ * gpu_fused.c - every fused kernel version, on every test shape, both paddings, both reductions,
+ * against the fp64 GPU reference (itself checked against the CPU one in gpu_reference.c).
+ * Fresh random inputs each run (seed printed), outputs poisoned with NaN before every run so an
+ * unwritten element fails, det mode bit-identical over 3 runs. Tolerance: relative L2 error
+ * 1e-6 (fp32, 3xtf32) or 1e-4 (tf32).
+ */
+#include <string.h>
+
+#include "check.h"
+#include "gpulib.h"
+#include "kernel_api.h"
+#include "problem.h"
+
+static const cgp_shape shapes[] = {
+    {128, 8, 64, 256, 256}, /* the default problem */
+    {1, 8, 64, 3, 3},       /* one output pixel (valid) */
+    {2, 8, 64, 5, 257},     /* partial tiles in x */
+    {3, 8, 64, 33, 100},    /* partial tiles in both */
+    {1, 8, 64, 300, 3},     /* W = 3 */
+    {1, 8, 64, 3, 300},     /* H = 3 */
+    {7, 8, 64, 31, 33},
+    {2, 8, 64, 64, 64},
+    {1, 8, 64, 512, 512},
+    {1, 1, 1, 3, 3},
+    {2, 1, 7, 17, 19},
+    {1, 3, 64, 64, 64},
+    {2, 3, 7, 17, 40},
+    {1, 3, 128, 20, 21},
+    {5, 16, 7, 20, 31},
+    {1, 16, 128, 40, 40},
+    {2, 16, 1, 12, 12},
+    {3, 8, 7, 5, 5},
+    {2, 8, 128, 30, 30},
+    {1, 8, 1, 9, 9},
+    {4, 1, 64, 10, 10},
+    {1, 16, 64, 34, 70},
+};
+
+static const char *precision_name(int p) { return p == 1 ? "tf32" : p == 2 ? "3xtf32" : "fp32"; }
+
+/* one kernel version, one reduction, on one problem */
+static void test_version(const problem *pr, const double *ref, int version, int precision, int reduce,
+                         float *y_host, float *y_first)
+{
+    const cgp_shape *s = &pr->p.shape;
+    char name[160];
+    snprintf(name, sizeof name, "fused v%d %s %s %s %lldx%lldx%lldx%lldx%lld", version, precision_name(precision),
+             reduce ? "atomic" : "det", pr->p.padding ? "same" : "valid", (long long)s->n, (long long)s->cin,
+             (long long)s->cout, (long long)s->h, (long long)s->w);
+    cgp_options o = cgp_default_options();
+    o.padding = pr->p.padding;
+    o.reduce = (cgp_reduce)reduce;
+    o.precision = (cgp_precision)precision;
+    o.kernel = version;
+    cgp_plan *plan = NULL;
+    cgp_status st = cgp_plan_create(&plan, s, &o);
+    if (st != CGP_SUCCESS) {
+        TEST_FAIL(name, "cgp_plan_create: %s: %s", cgp_status_string(st), cgp_last_error_detail());
+        return;
+    }
+    size_t ws_bytes = 0;
+    void *ws = NULL;
+    cgp_plan_workspace_size(plan, &ws_bytes);
+    if (ws_bytes && cudaMalloc(&ws, ws_bytes) != cudaSuccess) {
+        TEST_FAIL(name, "cudaMalloc of %zu workspace bytes", ws_bytes);
+        cgp_plan_destroy(plan);
+        return;
+    }
+    const int64_t outputs = s->n * s->cout;
+    const int runs = reduce ? 1 : 3;
+    for (int r = 0; r < runs; ++r) {
+        st = run_poisoned(plan, pr->p.x, pr->p.w, pr->p.b, pr->p.y, outputs, ws, ws_bytes, r == 0 ? y_first : y_host);
+        if (st != CGP_SUCCESS) {
+            TEST_FAIL(name, "run %d: %s: %s (%s)", r, cgp_status_string(st), cgp_last_error_detail(),
+                      cudaGetErrorString(cudaGetLastError()));
+            break;
+        }
+        if (r == 0) {
+            const check_report c = check_compare(y_first, ref, outputs, check_tolerance(precision));
+            if (!c.passed) {
+                TEST_FAIL(name, "rel L2 error %.3e (tolerance %.0e), max abs %.3e, %lld non-finite mismatches, "
+                                "worst y[%lld] = %.9g vs %.17g",
+                          c.rel_l2_error, c.tolerance, c.max_abs_error, (long long)c.nonfinite_mismatches,
+                          (long long)c.worst_index, (double)y_first[c.worst_index], ref[c.worst_index]);
+                break;
+            }
+            printf("# %s: rel L2 error %.2e\n", name, c.rel_l2_error);
+        } else if (memcmp(y_first, y_host, (size_t)outputs * sizeof(float)) != 0) {
+            TEST_FAIL(name, "det run %d differs from run 0 (not bit-identical)", r);
+            break;
+        }
+        if (r == runs - 1)
+            TEST_PASS(name);
+    }
+    cudaFree(ws);
+    cgp_plan_destroy(plan);
+}
+
+int main(void)
+{
+    if (!test_gpu_available("gpu_fused"))
+        return test_exit_code();
+    const uint64_t seed = test_seed("gpu_fused");
+    int count = 0;
+    const cgp_kernel_desc *const *table = cgp_kernel_table(&count);
+    cgp_device_info dev = {0, 0, 0, 0};
+    int ordinal = 0, v = 0;
+    cudaGetDevice(&ordinal);
+    cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, ordinal);
+    dev.sm_count = v;
+    cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, ordinal);
+    dev.smem_per_block_optin = (size_t)v;
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
+        for (int pad = 0; pad <= 1; ++pad) {
+            problem pr;
+            char err[512];
+            if (problem_create(&pr, &shapes[i], (cgp_padding)pad, seed + i * 2 + (uint64_t)pad, 0, err, sizeof err)) {
+                TEST_FAIL("gpu_fused problem", "%s", err);
+                continue;
+            }
+            const int64_t outputs = shapes[i].n * shapes[i].cout;
+            double *ref = malloc((size_t)outputs * sizeof(double));
+            float *y_host = malloc((size_t)outputs * sizeof(float)), *y_first = malloc((size_t)outputs * sizeof(float));
+            if (problem_reference(&pr, ref, err, sizeof err) != 0) {
+                TEST_FAIL("gpu_fused reference", "%s", err);
+            } else {
+                const cgp_problem cp = {shapes[i].n, shapes[i].cin, shapes[i].cout, shapes[i].h, shapes[i].w,
+                                        pr.p.hout, pr.p.wout, pad};
+                for (int k = 0; k < count; ++k) {
+                    if (table[k]->unsupported(&cp, &dev))
+                        continue;
+                    for (int reduce = 0; reduce <= 1; ++reduce)
+                        test_version(&pr, ref, table[k]->version, table[k]->precision, reduce, y_host, y_first);
+                }
+            }
+            free(ref);
+            free(y_host);
+            free(y_first);
+            problem_destroy(&pr);
+        }
+    }
+    return test_exit_code();
+}

@@ -1,0 +1,57 @@
+/*
+ * gpulib.h - what GPU tests share: the "is there a usable GPU" check (SKIP with the reason, or
+ * FAIL when CGP_TEST_REQUIRE_GPU=1), the seed of fresh random inputs (time-based, printed, or
+ * CGP_TEST_SEED to repeat a run), and running one plan on a problem with poisoned output.
+ */
+#ifndef CGP_GPULIB_H
+#define CGP_GPULIB_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <cuda_runtime_api.h>
+
+#include "cgp.h"
+#include "testlib.h"
+
+static inline int test_gpu_available(const char *suite)
+{
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e == cudaSuccess && count > 0)
+        return 1;
+    const char *why = e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount reports 0 devices";
+    if (test_require_gpu())
+        TEST_FAIL(suite, "CGP_TEST_REQUIRE_GPU=1 but no usable GPU: %s", why);
+    else
+        TEST_SKIP(suite, "no usable GPU: %s", why);
+    return 0;
+}
+
+static inline uint64_t test_seed(const char *suite)
+{
+    const char *s = getenv("CGP_TEST_SEED");
+    const uint64_t seed = s && s[0] ? strtoull(s, NULL, 10) : (uint64_t)time(NULL) * 2654435761ULL;
+    printf("# %s: fresh random inputs, seed %llu (CGP_TEST_SEED=%llu repeats this run)\n", suite,
+           (unsigned long long)seed, (unsigned long long)seed);
+    return seed;
+}
+
+/* Runs plan on device tensors with y poisoned (NaN) first; copies y to y_host.
+ * Returns CGP_SUCCESS or the failing status (a CUDA failure after the launch is CGP_ERROR_CUDA). */
+static inline cgp_status run_poisoned(cgp_plan *plan, const float *x, const float *w, const float *b, float *y,
+                                      int64_t outputs, void *ws, size_t ws_bytes, float *y_host)
+{
+    if (cudaMemset(y, 0xFF, (size_t)outputs * sizeof(float)) != cudaSuccess)
+        return CGP_ERROR_CUDA;
+    const cgp_status st = cgp_plan_run(plan, x, w, b, y, ws, ws_bytes, 0);
+    if (st != CGP_SUCCESS)
+        return st;
+    if (cudaDeviceSynchronize() != cudaSuccess ||
+        cudaMemcpy(y_host, y, (size_t)outputs * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess)
+        return CGP_ERROR_CUDA;
+    return CGP_SUCCESS;
+}
+
+#endif

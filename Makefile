@@ -5,6 +5,7 @@
 #   make test       build everything and run the whole test suite (GPU tests skip without a GPU)
 #   make ptxas      registers, shared memory and spills of every kernel (nvcc -Xptxas -v)
 #   make sass       SASS of the library kernels into build/sass.txt
+#   make install    PREFIX=/usr/local: include/cgp.h, libcgp.a, libcgp.so (mk/install.mk)
 #   make help       this list and the variables you can set
 #
 # Variables: SM=90 (GPU architecture), USE_CUDNN=auto|0|1, CUDNN_HOME=dir, CUDA_HOME=dir.
@@ -101,8 +102,8 @@ $(BUILD)/libcgp.a: $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/libcgp.so: $(LIB_OBJS)
-	$(NVCC) -shared -o $@ $^ -Xlinker -soname=libcgp.so -cudart static
+$(BUILD)/libcgp.so: $(LIB_OBJS) mk/libcgp.map
+	$(NVCC) -shared -o $@ $(LIB_OBJS) -Xlinker -soname=libcgp.so -Xlinker --version-script=mk/libcgp.map -cudart static
 
 $(BUILD)/libcgp_tool.a: $(TOOL_OBJS)
 	@rm -f $@

@@ -7,9 +7,9 @@
 
 #include "outfile.h"
 
-static double precision_tolerance(const char *precision)
+static double precision_tolerance(const char *precision, const bench_problem *p)
 {
-    return check_tolerance(strcmp(precision, "tf32") == 0 ? CGP_PRECISION_TF32 : CGP_PRECISION_FP32);
+    return check_tolerance(strcmp(precision, "tf32") == 0 ? CGP_PRECISION_TF32 : CGP_PRECISION_FP32, p->hout * p->wout);
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -37,7 +37,7 @@ static int check_row(bench_row *row, const problem *pr, const double *ref, float
         snprintf(err, errlen, "%s: %s: %s", row->v.name, cudaGetErrorName(e), cudaGetErrorString(e));
         return 1;
     }
-    row->check = check_compare(y_host, ref, (int64_t)outputs, precision_tolerance(row->v.precision));
+    row->check = check_compare(y_host, ref, (int64_t)outputs, precision_tolerance(row->v.precision, &pr->p));
     row->checked = 1;
     if (!row->check.passed)
         snprintf(row->failure, sizeof row->failure, "check failed: rel L2 error %.3g > %.1g, %lld non-finite mismatches",

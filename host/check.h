@@ -20,7 +20,10 @@ typedef struct check_report {
 
 check_report check_compare(const float *y, const double *ref, int64_t count, double tolerance);
 
-/* relative L2 tolerances: fp32 and 3xtf32 1e-6, tf32 1e-4 (cgp_precision values) */
-double check_tolerance(int precision);
+/* Relative L2 tolerance for a cgp_precision when each output averages `pixels` values:
+ * fp32 and 3xtf32 1e-6; tf32 1e-4 once a mean averages >= 4096 pixels, else 3e-3. TF32 keeps
+ * 10 mantissa bits, so one convolution output carries ~5e-4 relative error; only averaging over
+ * many pixels brings the mean under 1e-4 (the default problem averages 64516). */
+double check_tolerance(int precision, int64_t pixels);
 
 #endif

@@ -10,25 +10,30 @@
 #include <cudnn.h>
 #endif
 
-static void driver_version(char *out, size_t cap)
+/* "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ..." */
+static int driver_from_proc(char *out, size_t cap)
 {
     FILE *f = fopen("/proc/driver/nvidia/version", "r");
-    if (f) {
-        char line[256];
-        const int got = fgets(line, sizeof line, f) != NULL;
-        fclose(f);
-        const char *k = got ? strstr(line, "Kernel Module") : NULL;
-        if (k && sscanf(k, "Kernel Module %63s", out) == 1)
-            return;
-        if (k) { /* some modules print "Kernel Module for x86_64  580.x" */
-            const char *d = k;
-            while (*d && !(*d >= '0' && *d <= '9'))
-                ++d;
-            if (*d && sscanf(d, "%63s", out) == 1)
-                return;
+    if (!f)
+        return 0;
+    char line[512];
+    const int got = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    for (char *save = NULL, *tok = got ? strtok_r(line, " \t\n", &save) : NULL; tok; tok = strtok_r(NULL, " \t\n", &save)) {
+        unsigned major = 0, minor = 0;
+        if (sscanf(tok, "%u.%u", &major, &minor) == 2 && major >= 100) { /* the first version-looking token */
+            snprintf(out, cap, "%s", tok);
+            return 1;
         }
     }
+    return 0;
+}
+
+static void driver_version(char *out, size_t cap)
+{
     int v = 0;
+    if (driver_from_proc(out, cap))
+        return;
     if (cudaDriverGetVersion(&v) == cudaSuccess && v > 0)
         snprintf(out, cap, "CUDA driver API %d.%d", v / 1000, (v % 1000) / 10);
     else

@@ -4,7 +4,7 @@
  *   - the default problem 128x8x64x256x256 and small shapes with odd sizes (planes that start off
  *     16-byte boundaries, partial tiles), both paddings, Cin in {3, 8}, Cout in {7, 64};
  *   - random inputs (host/rng.h); y poisoned with NaN before every run; relative L2 error within
- *     check_tolerance (1e-6 for fp32 rows, 1e-4 for tf32 rows); the cuDNN legacy and unfused
+ *     check_tolerance (1e-6 for fp32 rows; tf32 rows 1e-4, or 3e-3 for means of < 4096 pixels); the cuDNN legacy and unfused
  *     rows must also repeat bit for bit (their reductions have a fixed order);
  *   - the NCHW -> NHWC kernel against a host transpose;
  *   - without a GPU: SKIP (FAIL with CGP_TEST_REQUIRE_GPU=1). A row that could not be set up is
@@ -182,7 +182,7 @@ static void check_rows(const bench_problem *p, const double *ref, const char *la
         if (run_row(v, p, s, first, y_bytes, name) != 0)
             continue;
         const int precision = strcmp(v->precision, "tf32") == 0 ? CGP_PRECISION_TF32 : CGP_PRECISION_FP32;
-        const check_report r = check_compare(first, ref, outputs, check_tolerance(precision));
+        const check_report r = check_compare(first, ref, outputs, check_tolerance(precision, p->hout * p->wout));
         if (!r.passed) {
             TEST_FAIL(name, "rel L2 %.3g > tolerance %.0e (max abs %.3g, worst index %lld, %lld non-finite mismatches)",
                       r.rel_l2_error, r.tolerance, r.max_abs_error, (long long)r.worst_index,

@@ -52,7 +52,10 @@ ifeq ($(filter clean help,$(MAKECMDGOALS)),)
 endif
 
 # the commit the tools report in results: regenerated every build, rewritten only when it changes
+# (a source tree without .git, e.g. from git archive, can pass GIT_COMMIT=<hash> on the command line or in the environment)
+ifndef GIT_COMMIT
 GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+endif
 VERSION_C := $(BUILD)/gen/version.c
 
 CFLAGS := -std=c11 -O2 -g -fPIC -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -MMD -MP \

@@ -4,7 +4,7 @@
 # $OUT/logs.tgz at the end); the terminal gets each step's exit code and last lines.
 #
 #   OUT=/tmp/out scripts/h200_session.sh [step ...]
-# Steps: env build ptxas test bench versions sass (default: all of them, in that order).
+# Steps: env build ptxas test bench versions profile sass (default: all but profile, in that order).
 # Anything named results-* under $OUT/results/ is meant to be committed under results/.
 set -u
 OUT=${OUT:-/tmp/cgp-session}
@@ -12,6 +12,8 @@ LOGS=$OUT/logs
 RES=$OUT/results
 mkdir -p "$LOGS" "$RES"
 JOBS=$(nproc 2>/dev/null || echo 8)
+# a tree made by `git archive` has no .git: its commit comes from .commit
+[ -f .commit ] && export GIT_COMMIT=$(cat .commit)
 
 step() { # name command...
     local name=$1; shift
@@ -44,7 +46,11 @@ for s in "${steps[@]}"; do
     test) TAIL=40 step test env CGP_TEST_REQUIRE_GPU=1 make -j"$JOBS" test ;;
     bench) TAIL=30 step bench build/cgp bench --precision all --csv "$RES/bench_default.csv" \
                --json "$RES/bench_default.json" --markdown "$RES/bench_default.md" ;;
-    versions) TAIL=30 step versions bash -c 'for k in 1 2 3; do build/cgp bench --baselines none --kernel $k --iters 50; done' ;;
+    versions) TAIL=40 step versions bash -c 'for k in ${VERSIONS:-1 2 3 4}; do build/cgp bench --baselines none --kernel $k --iters 50 | grep -E "^fused|kernel fp32"; done' ;;
+    profile) TAIL=60 step profile bash -c 'for k in ${PROFILE_KERNELS:-4}; do ncu --clock-control none \
+               -k regex:fused_fp32 -c 1 --section SpeedOfLight --section SchedulerStats --section WarpStateStats \
+               --section Occupancy --section InstructionStats --section LaunchStats \
+               build/cgp bench --baselines none --reduce det --kernel $k --iters 1 --warmup 0; done' ;;
     sass) step sass bash -c 'for o in build/obj/kernels/fused_*.cu.o; do cuobjdump --dump-sass "$o" | python3 scripts/sass_loops.py; done' ;;
     *) echo "unknown step $s" ;;
     esac

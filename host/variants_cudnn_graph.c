@@ -119,18 +119,21 @@ static void append(char *buf, size_t size, const char *fmt, ...)
 
 static void notes_text(unsigned numerical, unsigned behavior, char *buf, size_t size)
 {
-    static const char *const numerical_names[CUDNN_NUMERICAL_NOTE_TYPE_COUNT] = {
+    /* names in cuDNN 9.19's order; older headers have fewer notes (the loops stop at the smaller) */
+    static const char *const numerical_names[] = {
         "TENSOR_CORE", "DOWN_CONVERT_INPUTS", "REDUCED_PRECISION_REDUCTION", "FFT",
         "NONDETERMINISTIC", "WINOGRAD", "WINOGRAD_TILE_4x4", "WINOGRAD_TILE_6x6",
         "WINOGRAD_TILE_13x13", "STRICT_NAN_PROP"};
-    static const char *const behavior_names[CUDNN_BEHAVIOR_NOTE_TYPE_COUNT] = {
+    static const char *const behavior_names[] = {
         "RUNTIME_COMPILATION", "REQUIRES_FILTER_INT8x32_REORDER", "REQUIRES_BIAS_INT8x32_REORDER",
         "SUPPORTS_CUDA_GRAPH_NATIVE_API", "CUBLASLT_DEPENDENCY"};
     buf[0] = '\0';
-    for (int i = 0; i < CUDNN_NUMERICAL_NOTE_TYPE_COUNT; ++i)
+    const int numerical_count = (int)(sizeof numerical_names / sizeof numerical_names[0]);
+    const int behavior_count = (int)(sizeof behavior_names / sizeof behavior_names[0]);
+    for (int i = 0; i < CUDNN_NUMERICAL_NOTE_TYPE_COUNT && i < numerical_count; ++i)
         if (numerical & NOTE_BIT(i))
             append(buf, size, "%s%s", buf[0] ? "|" : "", numerical_names[i]);
-    for (int i = 0; i < CUDNN_BEHAVIOR_NOTE_TYPE_COUNT; ++i)
+    for (int i = 0; i < CUDNN_BEHAVIOR_NOTE_TYPE_COUNT && i < behavior_count; ++i)
         if (behavior & NOTE_BIT(i))
             append(buf, size, "%s%s", buf[0] ? "|" : "", behavior_names[i]);
     if (!buf[0])

@@ -30,7 +30,7 @@ constexpr int kTileW = 32, kTileH = 16;
 constexpr int kThreads = 256, kWarps = kThreads / 32;
 constexpr int kChanPerWarp = kCout / kWarps; /* 8 */
 constexpr int kPx = 8, kRows = 2;            /* pixels per thread: 8 along x, 2 rows */
-constexpr int kInH = kTileH + 2, kInW = kTileW + 2, kInPitch = 36;
+constexpr int kInH = kTileH + 2, kInPitch = 36; /* rows of 34 used floats, 16-byte aligned */
 constexpr int kInFloats = kCin * kInH * kInPitch; /* one input buffer */
 constexpr int kWFloats = kCin * kCout * 3 * 4;
 constexpr size_t kSmemBytes = (2 * kInFloats + kWFloats + kCout) * sizeof(float);

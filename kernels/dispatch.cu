@@ -6,11 +6,13 @@
  */
 #include "kernel_api.h"
 
-extern "C" const cgp_kernel_desc cgp_kernel_fp32_v1, cgp_kernel_fp32_v2, cgp_kernel_fp32_v3, cgp_kernel_fp32_v4;
+extern "C" const cgp_kernel_desc cgp_kernel_fp32_v1, cgp_kernel_fp32_v2, cgp_kernel_fp32_v3, cgp_kernel_fp32_v4,
+    cgp_kernel_fp32_v5;
 
 static const cgp_kernel_desc *const kernel_table[] = {
-    &cgp_kernel_fp32_v4, /* fp32: register-blocked fast path, compact code */
-    &cgp_kernel_fp32_v3, /*       the same fully unrolled */
+    &cgp_kernel_fp32_v5, /* fp32: register-blocked fast path */
+    &cgp_kernel_fp32_v4, /*       one more barrier, one channel per epilogue step */
+    &cgp_kernel_fp32_v3, /*       fully unrolled (large code) */
     &cgp_kernel_fp32_v2, /*       the same with libdevice erff */
     &cgp_kernel_fp32_v1, /*       generic, any shape */
 };

@@ -137,14 +137,20 @@ __device__ __forceinline__ float gelu_version(float v)
     return kFastGelu ? gelu_fast(v) : gelu_erff(v);
 }
 
-/* kCompact (v4): the input-channel loop is not peeled and the epilogue is a rolled loop over the
- * 8 channels reading the accumulators back from shared memory, so the code a tile executes is
- * ~25 KB instead of ~120 KB (v2/v3 unroll everything). */
-template <bool kFastGelu, bool kCompact>
+/* What each version changes (docs/perf-log.md has the measurements):
+ *   v2: the register-blocked kernel, libdevice erff GELU, everything unrolled (~120 KB of code per tile)
+ *   v3: gelu_fast instead of erff
+ *   v4: compact code: the input-channel loop is not peeled and the epilogue is a rolled loop over the
+ *       8 channels reading the accumulators back from shared memory (~25 KB executed per tile)
+ *   v5: one barrier per tile (the prefetch is issued after it) and an epilogue taking two channels
+ *       per iteration, so the shuffle reductions of one channel overlap the GELUs of the other */
+template <int kVersion>
 __global__ void __launch_bounds__(kThreads, 1)
 fused_fp32_blocked(const float *__restrict__ x, const float *__restrict__ weight, const float *__restrict__ bias,
                    cgp_problem p, TileGeometry g, ReduceArgs red)
 {
+    constexpr bool kFastGelu = kVersion >= 3, kCompact = kVersion >= 4, kOneBarrier = kVersion >= 5;
+    constexpr int kEpiChannels = kVersion >= 5 ? 2 : 1; /* channels per epilogue iteration (compact) */
     extern __shared__ __align__(16) float smem[];
     float *w_s = smem + 2 * kInFloats; /* input buffers: smem[0, kInFloats) and the next kInFloats */
     float *bias_s = w_s + kWFloats;
@@ -184,14 +190,20 @@ fused_fp32_blocked(const float *__restrict__ x, const float *__restrict__ weight
         const int buf = (int)((t - tile_begin) & 1);
         int64_t n, oy0, ox0;
         tile_origin(t, n, oy0, ox0);
+        if (kOneBarrier) { /* tile t has landed and everyone is done with tile t-1's buffer: refill it */
+            cp_async_wait<0>();
+            __syncthreads();
+        }
         if (t + 1 < tile_end) {
             int64_t n1, oy1, ox1;
             tile_origin(t + 1, n1, oy1, ox1);
             load_tile_async(smem + (buf ^ 1) * kInFloats, x, p, n1, oy1 - p.pad, ox1 - p.pad, vector_ok);
         }
         cp_async_commit();
-        cp_async_wait<1>();
-        __syncthreads();
+        if (!kOneBarrier) {
+            cp_async_wait<1>();
+            __syncthreads();
+        }
 
         float acc[kChanPerWarp][kRows][kPx];
         const float *in_tile = smem + buf * kInFloats + (2 * ty) * kInPitch + 8 * tx;
@@ -224,30 +236,40 @@ fused_fp32_blocked(const float *__restrict__ x, const float *__restrict__ weight
                         stage[((j * kRows + r) * 2 + q) * kThreads] =
                             make_float4(acc[j][r][4 * q], acc[j][r][4 * q + 1], acc[j][r][4 * q + 2], acc[j][r][4 * q + 3]);
 #pragma unroll 1
-            for (int j = 0; j < kChanPerWarp; ++j) {
-                float v[kRows * kPx];
+            for (int j0 = 0; j0 < kChanPerWarp; j0 += kEpiChannels) {
+                float v[kEpiChannels][kRows * kPx];
 #pragma unroll
-                for (int k = 0; k < kRows * 2; ++k) {
-                    const float4 f = stage[(j * kRows * 2 + k) * kThreads];
-                    v[4 * k] = f.x; v[4 * k + 1] = f.y; v[4 * k + 2] = f.z; v[4 * k + 3] = f.w;
-                }
-                float s = 0.0f;
-                if (full) {
+                for (int c = 0; c < kEpiChannels; ++c)
 #pragma unroll
-                    for (int e = 0; e < kRows * kPx; ++e)
-                        s += gelu_version<kFastGelu>(v[e]);
-                } else {
+                    for (int k = 0; k < kRows * 2; ++k) {
+                        const float4 f = stage[((j0 + c) * kRows * 2 + k) * kThreads];
+                        v[c][4 * k] = f.x; v[c][4 * k + 1] = f.y; v[c][4 * k + 2] = f.z; v[c][4 * k + 3] = f.w;
+                    }
+                float s[kEpiChannels];
 #pragma unroll
-                    for (int e = 0; e < kRows * kPx; ++e) {
-                        const bool ok = oy0 + 2 * ty + e / kPx < p.hout && ox0 + 8 * tx + e % kPx < p.wout;
-                        s += ok ? gelu_version<kFastGelu>(v[e]) : 0.0f;
+                for (int c = 0; c < kEpiChannels; ++c) {
+                    s[c] = 0.0f;
+                    if (full) {
+#pragma unroll
+                        for (int e = 0; e < kRows * kPx; ++e)
+                            s[c] += gelu_version<kFastGelu>(v[c][e]);
+                    } else {
+#pragma unroll
+                        for (int e = 0; e < kRows * kPx; ++e) {
+                            const bool ok = oy0 + 2 * ty + e / kPx < p.hout && ox0 + 8 * tx + e % kPx < p.wout;
+                            s[c] += ok ? gelu_version<kFastGelu>(v[c][e]) : 0.0f;
+                        }
                     }
                 }
 #pragma unroll
                 for (int offset = 16; offset > 0; offset /= 2)
-                    s += __shfl_xor_sync(0xffffffffu, s, offset);
-                if (lane == j)
-                    mine = s;
+#pragma unroll
+                    for (int c = 0; c < kEpiChannels; ++c)
+                        s[c] += __shfl_xor_sync(0xffffffffu, s[c], offset);
+#pragma unroll
+                for (int c = 0; c < kEpiChannels; ++c)
+                    if (lane == j0 + c)
+                        mine = s[c];
             }
         } else {
             float channel_sum[kChanPerWarp];
@@ -291,7 +313,8 @@ fused_fp32_blocked(const float *__restrict__ x, const float *__restrict__ weight
             slots.arrivals = (unsigned)slots.count;
             publish_image_sums(red, n, 0, kCout, image_sums, slots);
         }
-        __syncthreads(); /* everyone is done with this buffer before it is refilled */
+        if (!kOneBarrier)
+            __syncthreads(); /* everyone is done with this buffer before it is refilled */
     }
     cp_async_wait<0>();
 }
@@ -307,15 +330,15 @@ TileGeometry tile_geometry(const cgp_problem *p, const cgp_device_info *d)
     return g;
 }
 
-template <bool kCompact> constexpr size_t smem_bytes() { return kSmemBytes + (kCompact ? kStageBytes : 0); }
+template <int kVersion> constexpr size_t smem_bytes() { return kSmemBytes + (kVersion >= 4 ? kStageBytes : 0); }
 
-template <bool kCompact>
+template <int kVersion>
 const char *blocked_unsupported(const cgp_problem *p, const cgp_device_info *d)
 {
     if (p->cin != kCin || p->cout != kCout)
         return "needs Cin = 8 and Cout = 64";
-    if (d->smem_per_block_optin < smem_bytes<kCompact>())
-        return kCompact ? "needs 194 KB of shared memory per block" : "needs 66 KB of shared memory per block";
+    if (d->smem_per_block_optin < smem_bytes<kVersion>())
+        return kVersion >= 4 ? "needs 194 KB of shared memory per block" : "needs 66 KB of shared memory per block";
     return nullptr;
 }
 
@@ -325,17 +348,17 @@ size_t blocked_workspace(const cgp_problem *p, const cgp_device_info *d)
     return (size_t)((tile_geometry(p, d).blocks + p->n) * kCout) * sizeof(double);
 }
 
-template <bool kFastGelu, bool kCompact>
+template <int kVersion>
 cudaError_t blocked_launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
 {
     const TileGeometry g = tile_geometry(&a->p, d);
-    constexpr size_t bytes = smem_bytes<kCompact>();
-    cudaError_t err = cudaFuncSetAttribute(fused_fp32_blocked<kFastGelu, kCompact>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    constexpr size_t bytes = smem_bytes<kVersion>();
+    cudaError_t err = cudaFuncSetAttribute(fused_fp32_blocked<kVersion>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           (int)bytes);
     if (err != cudaSuccess)
         return err;
-    fused_fp32_blocked<kFastGelu, kCompact><<<g.blocks, kThreads, bytes, s>>>(a->x, a->weight, a->bias, a->p, g,
-                                                                            make_reduce_args(a, a->workspace));
+    fused_fp32_blocked<kVersion><<<g.blocks, kThreads, bytes, s>>>(a->x, a->weight, a->bias, a->p, g,
+                                                                 make_reduce_args(a, a->workspace));
     return cudaGetLastError();
 }
 
@@ -344,14 +367,19 @@ cudaError_t blocked_launch(const cgp_launch_args *a, const cgp_device_info *d, c
 extern "C" const cgp_kernel_desc cgp_kernel_fp32_v2 = {
     2, "fp32-v2", 0 /* CGP_PRECISION_FP32 */,
     "register-blocked (8 ch x 2 rows x 8 px per thread), persistent, cp.async double buffer; libdevice erff GELU",
-    blocked_unsupported<false>, blocked_workspace, blocked_launch<false, false>};
+    blocked_unsupported<2>, blocked_workspace, blocked_launch<2>};
 
 extern "C" const cgp_kernel_desc cgp_kernel_fp32_v3 = {
     3, "fp32-v3", 0 /* CGP_PRECISION_FP32 */,
     "v2 with the project's gelu_fast",
-    blocked_unsupported<false>, blocked_workspace, blocked_launch<true, false>};
+    blocked_unsupported<3>, blocked_workspace, blocked_launch<3>};
 
 extern "C" const cgp_kernel_desc cgp_kernel_fp32_v4 = {
     4, "fp32-v4", 0 /* CGP_PRECISION_FP32 */,
     "v3 with compact code: rolled channel loop and an epilogue looping over channels via shared memory",
-    blocked_unsupported<true>, blocked_workspace, blocked_launch<true, true>};
+    blocked_unsupported<4>, blocked_workspace, blocked_launch<4>};
+
+extern "C" const cgp_kernel_desc cgp_kernel_fp32_v5 = {
+    5, "fp32-v5", 0 /* CGP_PRECISION_FP32 */,
+    "v4 with one barrier per tile and a two-channel epilogue",
+    blocked_unsupported<5>, blocked_workspace, blocked_launch<5>};

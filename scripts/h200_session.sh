@@ -46,10 +46,11 @@ for s in "${steps[@]}"; do
     test) TAIL=40 step test env CGP_TEST_REQUIRE_GPU=1 make -j"$JOBS" test ;;
     bench) TAIL=30 step bench build/cgp bench --precision all --csv "$RES/bench_default.csv" \
                --json "$RES/bench_default.json" --markdown "$RES/bench_default.md" ;;
-    versions) TAIL=40 step versions bash -c 'for k in ${VERSIONS:-1 2 3 4}; do build/cgp bench --baselines none --kernel $k --iters 50 | grep -E "^fused|kernel fp32"; done' ;;
+    versions) TAIL=40 step versions bash -c 'for k in ${VERSIONS:-1 2 3 4 5}; do build/cgp bench --baselines none --kernel $k --iters 50 | grep -E "^fused|kernel fp32"; done' ;;
     profile) TAIL=60 step profile bash -c 'for k in ${PROFILE_KERNELS:-4}; do ncu --clock-control none \
                -k regex:fused_fp32 -c 1 --section SpeedOfLight --section SchedulerStats --section WarpStateStats \
                --section Occupancy --section InstructionStats --section LaunchStats \
+               --metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio \
                build/cgp bench --baselines none --reduce det --kernel $k --iters 1 --warmup 0; done' ;;
     sass) step sass bash -c 'for o in build/obj/kernels/fused_*.cu.o; do cuobjdump --dump-sass "$o" | python3 scripts/sass_loops.py; done' ;;
     *) echo "unknown step $s" ;;

@@ -66,17 +66,17 @@ cgp_options cgp_default_options(void)
     return o;
 }
 
-int64_t cgp_output_height(const cgp_shape *s, cgp_padding padding)
+/* With a size >= 1 and padding 0 or 1, size - 2 + 2 * padding cannot overflow. */
+static int64_t output_size(int64_t size, cgp_padding padding)
 {
-    const int64_t v = s ? s->h + 2 * (int64_t)padding - 2 : 0;
+    if (size < 1 || (padding != CGP_PADDING_VALID && padding != CGP_PADDING_SAME))
+        return 0;
+    const int64_t v = size - 2 + 2 * (int64_t)padding;
     return v > 0 ? v : 0;
 }
 
-int64_t cgp_output_width(const cgp_shape *s, cgp_padding padding)
-{
-    const int64_t v = s ? s->w + 2 * (int64_t)padding - 2 : 0;
-    return v > 0 ? v : 0;
-}
+int64_t cgp_output_height(const cgp_shape *s, cgp_padding padding) { return s ? output_size(s->h, padding) : 0; }
+int64_t cgp_output_width(const cgp_shape *s, cgp_padding padding) { return s ? output_size(s->w, padding) : 0; }
 
 /* ---- the set of live plans, so a destroyed plan is recognised without touching it ---- */
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;

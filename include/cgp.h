@@ -18,7 +18,9 @@
  * A plan keeps a few bytes of device state (per-image arrival counters) that each run leaves
  * zeroed for the next; so one plan must not run on two streams at the same time. Create one
  * plan per concurrent stream. Runs may be captured into CUDA graphs.
- * Link with -lcgp -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm (static) or -lcgp (shared).
+ * Link with -l:libcgp.a -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm (static), or -lcgp (shared; it
+ * carries its own CUDA runtime, so a program that calls the CUDA runtime itself adds -lcudart).
+ * docs/library.md has the details.
  */
 #ifndef CGP_H
 #define CGP_H

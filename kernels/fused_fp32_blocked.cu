@@ -27,15 +27,17 @@ namespace {
 
 constexpr int kCin = 8, kCout = 64;
 constexpr int kTileW = 32, kTileH = 16;
-constexpr int kThreads = 256, kWarps = kThreads / 32;
-constexpr int kChanPerWarp = kCout / kWarps; /* 8 */
+/* v2-v5: 256 threads, 8 channels per warp; v6: 512 threads, 4 channels per warp (more warps to
+ * hide latency, 64 accumulators per thread so two warps' worth fit each scheduler's registers) */
+template <int kVersion> __host__ __device__ constexpr int threads_of() { return kVersion >= 6 ? 512 : 256; }
+template <int kVersion> __host__ __device__ constexpr int channels_per_warp_of() { return kCout / (threads_of<kVersion>() / 32); }
 constexpr int kPx = 8, kRows = 2;            /* pixels per thread: 8 along x, 2 rows */
 constexpr int kInH = kTileH + 2, kInPitch = 36; /* rows of 34 used floats, 16-byte aligned */
 constexpr int kInFloats = kCin * kInH * kInPitch; /* one input buffer */
 constexpr int kWFloats = kCin * kCout * 3 * 4;
 constexpr size_t kSmemBytes = (2 * kInFloats + kWFloats + kCout) * sizeof(float);
 /* v4 also stages each thread's 128 accumulators in shared memory for its rolled epilogue */
-constexpr size_t kStageBytes = (size_t)kThreads * kChanPerWarp * kRows * kPx * sizeof(float);
+constexpr size_t kStageBytes = (size_t)kCout * 32 * kRows * kPx * sizeof(float); /* 64 ch x 32 lanes x 16 px */
 
 struct TileGeometry {
     int64_t tiles_x, tiles_per_image, total_tiles;
@@ -58,6 +60,7 @@ __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commi
 template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
 
 /* Stage the 8 x 18 x 36 input window of a tile (zeros outside the image) with cp.async. */
+template <int kThreads>
 __device__ void load_tile_async(float *buf, const float *__restrict__ x, const cgp_problem &p, int64_t n,
                                 int64_t iy0, int64_t ix0, bool vector_ok)
 {
@@ -89,7 +92,7 @@ __device__ void load_tile_async(float *buf, const float *__restrict__ x, const c
 }
 
 /* acc[j][r][px] += sum over (kh, kw) of in[ci][2ty + r + kh][8tx + px + kw] * w[ci][8warp + j][kh][kw] */
-template <bool kFirst>
+template <bool kFirst, int kChanPerWarp>
 __device__ __forceinline__ void accumulate_channel(float (&acc)[kChanPerWarp][kRows][kPx], const float *in_c,
                                                    const float *w_c, const float *bias_w)
 {
@@ -143,14 +146,17 @@ __device__ __forceinline__ float gelu_version(float v)
  *   v4: compact code: the input-channel loop is not peeled and the epilogue is a rolled loop over the
  *       8 channels reading the accumulators back from shared memory (~25 KB executed per tile)
  *   v5: one barrier per tile (the prefetch is issued after it) and an epilogue taking two channels
- *       per iteration, so the shuffle reductions of one channel overlap the GELUs of the other */
+ *       per iteration, so the shuffle reductions of one channel overlap the GELUs of the other
+ *   v6: v5's single barrier with 512 threads: 16 warps of 4 channels (64 accumulators per thread),
+ *       four warps per scheduler instead of two */
 template <int kVersion>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void __launch_bounds__(threads_of<kVersion>(), 1)
 fused_fp32_blocked(const float *__restrict__ x, const float *__restrict__ weight, const float *__restrict__ bias,
                    cgp_problem p, TileGeometry g, ReduceArgs red)
 {
     constexpr bool kFastGelu = kVersion >= 3, kCompact = kVersion >= 4, kOneBarrier = kVersion >= 5;
-    constexpr int kEpiChannels = kVersion >= 5 ? 2 : 1; /* channels per epilogue iteration (compact) */
+    constexpr int kEpiChannels = kVersion == 5 ? 2 : 1; /* channels per epilogue iteration (compact) */
+    constexpr int kThreads = threads_of<kVersion>(), kChanPerWarp = channels_per_warp_of<kVersion>();
     extern __shared__ __align__(16) float smem[];
     float *w_s = smem + 2 * kInFloats; /* input buffers: smem[0, kInFloats) and the next kInFloats */
     float *bias_s = w_s + kWFloats;
@@ -181,7 +187,7 @@ fused_fp32_blocked(const float *__restrict__ x, const float *__restrict__ weight
     if (tile_begin < tile_end) {
         int64_t n, oy0, ox0;
         tile_origin(tile_begin, n, oy0, ox0);
-        load_tile_async(smem, x, p, n, oy0 - p.pad, ox0 - p.pad, vector_ok);
+        load_tile_async<kThreads>(smem, x, p, n, oy0 - p.pad, ox0 - p.pad, vector_ok);
     }
     cp_async_commit();
 
@@ -197,7 +203,7 @@ fused_fp32_blocked(const float *__restrict__ x, const float *__restrict__ weight
         if (t + 1 < tile_end) {
             int64_t n1, oy1, ox1;
             tile_origin(t + 1, n1, oy1, ox1);
-            load_tile_async(smem + (buf ^ 1) * kInFloats, x, p, n1, oy1 - p.pad, ox1 - p.pad, vector_ok);
+            load_tile_async<kThreads>(smem + (buf ^ 1) * kInFloats, x, p, n1, oy1 - p.pad, ox1 - p.pad, vector_ok);
         }
         cp_async_commit();
         if (!kOneBarrier) {
@@ -212,15 +218,15 @@ fused_fp32_blocked(const float *__restrict__ x, const float *__restrict__ weight
 #pragma unroll 1
             for (int ci = 0; ci < kCin; ++ci) {
                 if (ci == 0)
-                    accumulate_channel<true>(acc, in_tile, w_warp, bias_s + warp * kChanPerWarp);
+                    accumulate_channel<true, kChanPerWarp>(acc, in_tile, w_warp, bias_s + warp * kChanPerWarp);
                 else
-                    accumulate_channel<false>(acc, in_tile + ci * kInH * kInPitch, w_warp + ci * kCout * 12, nullptr);
+                    accumulate_channel<false, kChanPerWarp>(acc, in_tile + ci * kInH * kInPitch, w_warp + ci * kCout * 12, nullptr);
             }
         } else {
-            accumulate_channel<true>(acc, in_tile, w_warp, bias_s + warp * kChanPerWarp);
+            accumulate_channel<true, kChanPerWarp>(acc, in_tile, w_warp, bias_s + warp * kChanPerWarp);
 #pragma unroll 1
             for (int ci = 1; ci < kCin; ++ci)
-                accumulate_channel<false>(acc, in_tile + ci * kInH * kInPitch, w_warp + ci * kCout * 12, nullptr);
+                accumulate_channel<false, kChanPerWarp>(acc, in_tile + ci * kInH * kInPitch, w_warp + ci * kCout * 12, nullptr);
         }
 
         /* epilogue: GELU, masked per-channel sums, warp reduction in a fixed order */
@@ -357,9 +363,13 @@ cudaError_t blocked_launch(const cgp_launch_args *a, const cgp_device_info *d, c
                                            (int)bytes);
     if (err != cudaSuccess)
         return err;
-    fused_fp32_blocked<kVersion><<<g.blocks, kThreads, bytes, s>>>(a->x, a->weight, a->bias, a->p, g,
-                                                                 make_reduce_args(a, a->workspace));
-    return cudaGetLastError();
+    /* cudaLaunchKernel reports this launch's status only, not an error the caller left behind */
+    const float *x = a->x, *w = a->weight, *b = a->bias;
+    cgp_problem p = a->p;
+    ReduceArgs red = make_reduce_args(a, a->workspace);
+    void *args[] = {&x, &w, &b, &p, const_cast<TileGeometry *>(&g), &red};
+    return cudaLaunchKernel((const void *)fused_fp32_blocked<kVersion>, dim3(g.blocks), dim3(threads_of<kVersion>()),
+                            args, bytes, s);
 }
 
 } // namespace
@@ -383,3 +393,8 @@ extern "C" const cgp_kernel_desc cgp_kernel_fp32_v5 = {
     5, "fp32-v5", 0 /* CGP_PRECISION_FP32 */,
     "v4 with one barrier per tile and a two-channel epilogue",
     blocked_unsupported<5>, blocked_workspace, blocked_launch<5>};
+
+extern "C" const cgp_kernel_desc cgp_kernel_fp32_v6 = {
+    6, "fp32-v6", 0 /* CGP_PRECISION_FP32 */,
+    "v5 with 512 threads (16 warps x 4 channels, 64 accumulators each) and a one-channel epilogue",
+    blocked_unsupported<6>, blocked_workspace, blocked_launch<6>};

@@ -132,9 +132,12 @@ cudaError_t generic_launch(const cgp_launch_args *a, const cgp_device_info *, cu
 {
     const GenericGeometry g = generic_geometry(&a->p);
     const dim3 grid((unsigned)(a->p.n * g.tiles_per_image), (unsigned)g.channel_blocks);
-    fused_fp32_generic<<<grid, kThreads, 0, s>>>(a->x, a->weight, a->bias, a->p, g,
-                                                 make_reduce_args(a, a->workspace));
-    return cudaGetLastError();
+    /* cudaLaunchKernel reports this launch's status only, not an error the caller left behind */
+    const float *x = a->x, *w = a->weight, *b = a->bias;
+    cgp_problem p = a->p;
+    ReduceArgs red = make_reduce_args(a, a->workspace);
+    void *args[] = {&x, &w, &b, &p, const_cast<GenericGeometry *>(&g), &red};
+    return cudaLaunchKernel((const void *)fused_fp32_generic, grid, dim3(kThreads), args, 0, s);
 }
 
 } // namespace

@@ -22,6 +22,7 @@
 #include "gelu.cuh"
 #include "kernel_api.h"
 #include "reduction.cuh"
+#include "tile_loader.cuh"
 
 namespace {
 
@@ -39,56 +40,12 @@ constexpr size_t kSmemBytes = (2 * kInFloats + kWFloats + kCout) * sizeof(float)
 /* v4 also stages each thread's 128 accumulators in shared memory for its rolled epilogue */
 constexpr size_t kStageBytes = (size_t)kCout * 32 * kRows * kPx * sizeof(float); /* 64 ch x 32 lanes x 16 px */
 
-struct TileGeometry {
-    int64_t tiles_x, tiles_per_image, total_tiles;
-    int blocks;
-};
-
-__device__ __forceinline__ void cp_async4(float *dst, const float *src, bool valid)
-{
-    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src), "r"(valid ? 4 : 0));
-}
-
-__device__ __forceinline__ void cp_async16(float *dst, const float *src)
-{
-    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src));
-}
-
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
-
-/* Stage the 8 x 18 x 36 input window of a tile (zeros outside the image) with cp.async. */
+/* the input window of a tile: 8 x 18 x 36 (34 columns used) */
 template <int kThreads>
-__device__ void load_tile_async(float *buf, const float *__restrict__ x, const cgp_problem &p, int64_t n,
-                                int64_t iy0, int64_t ix0, bool vector_ok)
+__device__ __forceinline__ void load_tile_async(float *buf, const float *__restrict__ x, const cgp_problem &p,
+                                                int64_t n, int64_t iy0, int64_t ix0, bool vector_ok)
 {
-    const float *xn = x + n * kCin * p.h * p.w;
-    if (vector_ok) { /* ix0 % 4 == 0 and W % 4 == 0: 16-byte chunks, exact zero-fill at edges */
-        for (int i = threadIdx.x; i < kCin * kInH * (kInPitch / 4); i += kThreads) {
-            const int chunk = i % (kInPitch / 4), row = (i / (kInPitch / 4)) % kInH, ci = i / ((kInPitch / 4) * kInH);
-            const int64_t iy = iy0 + row, ix = ix0 + 4 * chunk;
-            float *dst = buf + (ci * kInH + row) * kInPitch + 4 * chunk;
-            const float *src = xn + ((int64_t)ci * p.h + iy) * p.w + ix;
-            const bool row_ok = iy >= 0 && iy < p.h;
-            if (row_ok && ix >= 0 && ix + 4 <= p.w) {
-                cp_async16(dst, src);
-            } else {
-                for (int e = 0; e < 4; ++e) {
-                    const bool ok = row_ok && ix + e >= 0 && ix + e < p.w;
-                    cp_async4(dst + e, ok ? src + e : x, ok);
-                }
-            }
-        }
-    } else {
-        for (int i = threadIdx.x; i < kCin * kInH * kInPitch; i += kThreads) {
-            const int col = i % kInPitch, row = (i / kInPitch) % kInH, ci = i / (kInPitch * kInH);
-            const int64_t iy = iy0 + row, ix = ix0 + col;
-            const bool ok = iy >= 0 && iy < p.h && ix >= 0 && ix < p.w;
-            cp_async4(buf + (ci * kInH + row) * kInPitch + col, ok ? xn + ((int64_t)ci * p.h + iy) * p.w + ix : x, ok);
-        }
-    }
+    load_window_async<kThreads, kCin, kInH, kInPitch>(buf, x, p, n, iy0, ix0, vector_ok);
 }
 
 /* acc[j][r][px] += sum over (kh, kw) of in[ci][2ty + r + kh][8tx + px + kw] * w[ci][8warp + j][kh][kw] */
@@ -152,7 +109,7 @@ __device__ __forceinline__ float gelu_version(float v)
 template <int kVersion>
 __global__ void __launch_bounds__(threads_of<kVersion>(), 1)
 fused_fp32_blocked(const float *__restrict__ x, const float *__restrict__ weight, const float *__restrict__ bias,
-                   cgp_problem p, TileGeometry g, ReduceArgs red)
+                   cgp_problem p, PersistentSchedule g, ReduceArgs red)
 {
     constexpr bool kFastGelu = kVersion >= 3, kCompact = kVersion >= 4, kOneBarrier = kVersion >= 5;
     constexpr int kEpiChannels = kVersion == 5 ? 2 : 1; /* channels per epilogue iteration (compact) */
@@ -310,30 +267,13 @@ fused_fp32_blocked(const float *__restrict__ x, const float *__restrict__ weight
                 image_sums[warp * kChanPerWarp + lane] = image_sum;
             image_sum = 0.0;
             __syncthreads();
-            const int64_t first_block = (n * g.tiles_per_image * gridDim.x + gridDim.x - 1) / g.total_tiles;
-            const int64_t last_block = (((n + 1) * g.tiles_per_image) * gridDim.x - 1) / g.total_tiles;
-            ImageSlots slots;
-            slots.slot = blockIdx.x + n;
-            slots.first = first_block + n;
-            slots.count = last_block - first_block + 1;
-            slots.arrivals = (unsigned)slots.count;
+            const ImageSlots slots = persistent_image_slots(g, n);
             publish_image_sums(red, n, 0, kCout, image_sums, slots);
         }
         if (!kOneBarrier)
             __syncthreads(); /* everyone is done with this buffer before it is refilled */
     }
     cp_async_wait<0>();
-}
-
-TileGeometry tile_geometry(const cgp_problem *p, const cgp_device_info *d)
-{
-    TileGeometry g;
-    g.tiles_x = (p->wout + kTileW - 1) / kTileW;
-    g.tiles_per_image = g.tiles_x * ((p->hout + kTileH - 1) / kTileH);
-    g.total_tiles = p->n * g.tiles_per_image;
-    const int64_t blocks = d->sm_count > 0 ? d->sm_count : 1; /* one 66 KB, 256-thread block per SM */
-    g.blocks = (int)(blocks < g.total_tiles ? blocks : g.total_tiles);
-    return g;
 }
 
 template <int kVersion> constexpr size_t smem_bytes() { return kSmemBytes + (kVersion >= 4 ? kStageBytes : 0); }
@@ -350,14 +290,13 @@ const char *blocked_unsupported(const cgp_problem *p, const cgp_device_info *d)
 
 size_t blocked_workspace(const cgp_problem *p, const cgp_device_info *d)
 {
-    /* det slots: block + image, at most blocks + N of them */
-    return (size_t)((tile_geometry(p, d).blocks + p->n) * kCout) * sizeof(double);
+    return persistent_workspace_bytes(p, persistent_schedule(p, d, kTileH, kTileW));
 }
 
 template <int kVersion>
 cudaError_t blocked_launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
 {
-    const TileGeometry g = tile_geometry(&a->p, d);
+    const PersistentSchedule g = persistent_schedule(&a->p, d, kTileH, kTileW);
     constexpr size_t bytes = smem_bytes<kVersion>();
     cudaError_t err = cudaFuncSetAttribute(fused_fp32_blocked<kVersion>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            (int)bytes);
@@ -367,7 +306,7 @@ cudaError_t blocked_launch(const cgp_launch_args *a, const cgp_device_info *d, c
     const float *x = a->x, *w = a->weight, *b = a->bias;
     cgp_problem p = a->p;
     ReduceArgs red = make_reduce_args(a, a->workspace);
-    void *args[] = {&x, &w, &b, &p, const_cast<TileGeometry *>(&g), &red};
+    void *args[] = {&x, &w, &b, &p, const_cast<PersistentSchedule *>(&g), &red};
     return cudaLaunchKernel((const void *)fused_fp32_blocked<kVersion>, dim3(g.blocks), dim3(threads_of<kVersion>()),
                             args, bytes, s);
 }

@@ -20,6 +20,8 @@ static const command commands[] = {
     {"check", cmd_check, "check the fused kernel against an fp64 reference on random inputs"},
     {"bench", cmd_bench, "time the fused kernel and the cuDNN / unfused baselines side by side"},
     {"kernels", cmd_kernels, "list the kernel versions (--kernel N)"},
+    {"roofline", cmd_roofline, "measure the GPU's ceilings and place every variant on a roofline (CSV, SVG)"},
+    {"plot", cmd_plot, "draw a `cgp bench --sweep ... --csv` file as an SVG chart"},
 };
 
 static void usage(FILE *f)
@@ -48,6 +50,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].run(argc - 2, argv + 2);
-    fprintf(stderr, "cgp: unknown command '%s' (commands: run, check, bench, kernels; cgp --help)\n", argv[1]);
+    fprintf(stderr, "cgp: unknown command '%s' (commands: run, check, bench, kernels, roofline, plot; cgp --help)\n",
+            argv[1]);
     return EXIT_BAD_INPUT;
 }

@@ -1,0 +1,170 @@
+/* chart.c - see chart.h. */
+#include "chart.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "svg.h"
+
+#define AXIS_COLOR "#333333"
+#define GRID_COLOR "#e3e3e3"
+#define TICK_FONT 11.0
+#define TITLE_FONT 13.0
+
+double chart_map(const chart_axis *a, double v)
+{
+    const double t = a->log ? (log10(v) - log10(a->lo)) / (log10(a->hi) - log10(a->lo)) : (v - a->lo) / (a->hi - a->lo);
+    return a->px_lo + t * (a->px_hi - a->px_lo);
+}
+
+void chart_frame_place(chart_frame *f)
+{
+    f->x.px_lo = f->left;
+    f->x.px_hi = f->left + f->width;
+    f->y.px_lo = f->top + f->height;
+    f->y.px_hi = f->top;
+}
+
+void chart_decades(double min, double max, double *lo, double *hi)
+{
+    const double a = floor(log10(min)), b = ceil(log10(max));
+    *lo = pow(10.0, a);
+    *hi = pow(10.0, b > a ? b : a + 1.0);
+}
+
+void chart_nice_range(double min, double max, int ticks, double *lo, double *hi, double *step)
+{
+    if (!(max > min)) { /* one value: a range around it */
+        const double half = min != 0.0 ? 0.5 * fabs(min) : 1.0;
+        min -= half;
+        max += half;
+    }
+    const double raw = (max - min) / (ticks > 0 ? ticks : 1);
+    const double power = pow(10.0, floor(log10(raw)));
+    const double m = raw / power;
+    *step = (m <= 1.0 ? 1.0 : m <= 2.0 ? 2.0 : m <= 5.0 ? 5.0 : 10.0) * power;
+    *lo = floor(min / *step) * *step;
+    *hi = ceil(max / *step) * *step;
+}
+
+void chart_format_plain(double value, char *buf, size_t cap) { snprintf(buf, cap, "%g", value); }
+
+static const struct {
+    double scale;
+    const char *prefix;
+} si_prefixes[] = {{1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+
+/* the largest prefix not above |value| (index into si_prefixes), or -1 */
+static int si_prefix(double value)
+{
+    for (int i = 0; i < (int)(sizeof si_prefixes / sizeof si_prefixes[0]); ++i)
+        if (fabs(value) >= si_prefixes[i].scale)
+            return i;
+    return -1;
+}
+
+void chart_format_si(double value, char *buf, size_t cap)
+{
+    const int i = si_prefix(value);
+    if (i >= 0)
+        snprintf(buf, cap, "%g %s", value / si_prefixes[i].scale, si_prefixes[i].prefix);
+    else
+        snprintf(buf, cap, "%g", value);
+}
+
+void chart_format_quantity(double value, int digits, const char *unit, char *buf, size_t cap)
+{
+    int i = si_prefix(value);
+    double scaled = i >= 0 ? value / si_prefixes[i].scale : value;
+    char rounded[64];
+    snprintf(rounded, sizeof rounded, "%.*g", digits, scaled);
+    if (fabs(strtod(rounded, NULL)) >= 1000.0 && i != 0) { /* 999.7 k to 3 digits is 1.00 M, not 1e+03 k */
+        i = i < 0 ? (int)(sizeof si_prefixes / sizeof si_prefixes[0]) - 1 : i - 1;
+        scaled = value / si_prefixes[i].scale;
+    }
+    snprintf(buf, cap, "%.*g %s%s", digits, scaled, i >= 0 ? si_prefixes[i].prefix : "", unit);
+}
+
+/* what a tick gets: a short tick only, a grid line and long tick, or those and a label */
+enum { TICK_MINOR, TICK_MAJOR, TICK_LABELLED };
+typedef void (*tick_fn)(outfile *o, const chart_frame *f, double value, int kind, chart_format fmt);
+
+/* every decade of a log axis (with minor ticks at 2..9 times it when there are at most 12
+ * decades; labels on every decade up to 12, else on every few), or every step of a linear one */
+static void ticks(outfile *o, const chart_frame *f, const chart_axis *a, double step, tick_fn draw, chart_format fmt)
+{
+    if (a->log) {
+        const long first = lround(log10(a->lo)), last = lround(log10(a->hi));
+        const long every = 1 + (last - first) / 12;
+        for (long d = first; d <= last; ++d) {
+            const double decade = pow(10.0, (double)d);
+            draw(o, f, decade, (d - first) % every == 0 ? TICK_LABELLED : TICK_MAJOR, fmt);
+            for (int k = 2; every == 1 && d < last && k <= 9; ++k)
+                draw(o, f, k * decade, TICK_MINOR, fmt);
+        }
+        return;
+    }
+    const long count = lround((a->hi - a->lo) / step);
+    for (long i = 0; i <= count && i <= 1000; ++i) {
+        const double v = a->lo + (double)i * step;
+        draw(o, f, fabs(v) < 1e-9 * step ? 0.0 : v, TICK_LABELLED, fmt); /* no "-0" or "1e-17" at zero */
+    }
+}
+
+static void x_tick(outfile *o, const chart_frame *f, double value, int kind, chart_format fmt)
+{
+    const double px = chart_map(&f->x, value), bottom = f->top + f->height;
+    if (kind != TICK_MINOR)
+        svg_line(o, px, f->top, px, bottom, GRID_COLOR, 1.0, NULL);
+    if (kind == TICK_LABELLED) {
+        char label[32];
+        fmt(value, label, sizeof label);
+        svg_text(o, px, bottom + 18.0, TICK_FONT, "middle", 0.0, AXIS_COLOR, label);
+    }
+    svg_line(o, px, bottom, px, bottom + (kind != TICK_MINOR ? 6.0 : 3.5), AXIS_COLOR, 1.0, NULL);
+}
+
+static void y_tick(outfile *o, const chart_frame *f, double value, int kind, chart_format fmt)
+{
+    const double py = chart_map(&f->y, value);
+    if (kind != TICK_MINOR)
+        svg_line(o, f->left, py, f->left + f->width, py, GRID_COLOR, 1.0, NULL);
+    if (kind == TICK_LABELLED) {
+        char label[32];
+        fmt(value, label, sizeof label);
+        svg_text(o, f->left - 9.0, py + 4.0, TICK_FONT, "end", 0.0, AXIS_COLOR, label);
+    }
+    svg_line(o, f->left - (kind != TICK_MINOR ? 6.0 : 3.5), py, f->left, py, AXIS_COLOR, 1.0, NULL);
+}
+
+void chart_draw_axes(outfile *o, const chart_frame *f, chart_format fx, chart_format fy, const char *x_title,
+                     const char *y_title)
+{
+    ticks(o, f, &f->x, f->x_step, x_tick, fx);
+    ticks(o, f, &f->y, f->y_step, y_tick, fy);
+    svg_rect(o, f->left, f->top, f->width, f->height, "none", AXIS_COLOR);
+    svg_text(o, f->left + 0.5 * f->width, f->top + f->height + 40.0, TITLE_FONT, "middle", 0.0, AXIS_COLOR, x_title);
+    const double yx = f->left - 58.0, yy = f->top + 0.5 * f->height;
+    svg_text(o, yx, yy, TITLE_FONT, "middle", -90.0, AXIS_COLOR, y_title);
+}
+
+const char *chart_color(int i)
+{
+    static const char *const palette[10] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                            "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
+    return palette[((i % 10) + 10) % 10];
+}
+
+void chart_legend_entry(outfile *o, double x, double y, int line, const char *dash, int marker, const char *color,
+                        const char *text)
+{
+    if (line)
+        svg_line(o, x, y, x + 28.0, y, color, 2.0, dash);
+    if (marker >= 0) {
+        svg_group_begin(o, x + 14.0, y, NULL);
+        svg_marker(o, marker, 4.5, color);
+        svg_group_end(o);
+    }
+    svg_text(o, x + 36.0, y + 4.0, 12.0, "start", 0.0, AXIS_COLOR, text);
+}

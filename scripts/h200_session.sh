@@ -4,7 +4,8 @@
 # $OUT/logs.tgz at the end); the terminal gets each step's exit code and last lines.
 #
 #   OUT=/tmp/out scripts/h200_session.sh [step ...]
-# Steps: env build ptxas test bench versions profile sass (default: all but profile, in that order).
+# Steps: env build ptxas test bench versions profile roofline sweeps sass (default: env build ptxas
+# test bench versions sass).
 # Anything named results-* under $OUT/results/ is meant to be committed under results/.
 set -u
 OUT=${OUT:-/tmp/cgp-session}
@@ -52,6 +53,11 @@ for s in "${steps[@]}"; do
                --section Occupancy --section InstructionStats --section LaunchStats \
                --metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio \
                build/cgp bench --baselines none --reduce det --kernel $k --iters 1 --warmup 0; done' ;;
+    roofline) TAIL=40 step roofline build/cgp roofline --csv "$RES/roofline.csv" --svg "$RES/roofline.svg" ;;
+    sweeps) TAIL=20 step sweeps bash -c "build/cgp bench --baselines none --precision all --reduce det \
+               --sweep n=1,2,4,8,16,32,64,128,256,512 --csv $RES/sweep_n.csv --iters 20 &&
+             build/cgp bench --baselines none --precision all --reduce det \
+               --sweep h=16,32,64,128,256,512,1024 --csv $RES/sweep_h.csv --iters 20" ;;
     sass) step sass bash -c 'for o in build/obj/kernels/fused_*.cu.o; do cuobjdump --dump-sass "$o" | python3 scripts/sass_loops.py; done' ;;
     *) echo "unknown step $s" ;;
     esac

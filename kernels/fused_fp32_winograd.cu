@@ -181,7 +181,8 @@ fused_fp32_winograd(const float *__restrict__ x, const float *__restrict__ weigh
         const bool full = oy0 + kTile <= p.hout && ox0 + kTile <= p.wout;
 #pragma unroll 1
         for (int chunk = 0; chunk < kCout / kChunk; ++chunk) {
-            { /* B: M[xi][co][w] for tiles tg*8.. and chunk channels cg*8.. */
+            { /* B: M[xi][co][w] for tiles {4tg..4tg+3, 32+4tg..32+4tg+3} and chunk channels cg*8.. */
+                /* (a quarter-warp's 16-byte accesses then cover 128 contiguous bytes: no bank conflicts) */
                 float acc[8][8]; /* [channel][tile] */
 #pragma unroll
                 for (int j = 0; j < 8; ++j) {
@@ -192,9 +193,10 @@ fused_fp32_winograd(const float *__restrict__ x, const float *__restrict__ weigh
                 }
 #pragma unroll
                 for (int ci = 0; ci < kCin; ++ci) {
-                    const float *vp = v_s + (xi * kCin + ci) * kTiles + tg * 8;
+                    const float *vp = v_s + (xi * kCin + ci) * kTiles + tg * 4;
                     const float *up = u_s + (xi * kCin + ci) * kCout + chunk * kChunk + cg * 8;
-                    const float4 v0 = *reinterpret_cast<const float4 *>(vp), v1 = *reinterpret_cast<const float4 *>(vp + 4);
+                    const float4 v0 = *reinterpret_cast<const float4 *>(vp);
+                    const float4 v1 = *reinterpret_cast<const float4 *>(vp + kTiles / 2);
                     const float4 u0 = *reinterpret_cast<const float4 *>(up), u1 = *reinterpret_cast<const float4 *>(up + 4);
                     const float vv[8] = {v0.x, v0.y, v0.z, v0.w, v1.x, v1.y, v1.z, v1.w};
                     const float uu[8] = {u0.x, u0.y, u0.z, u0.w, u1.x, u1.y, u1.z, u1.w};
@@ -206,9 +208,9 @@ fused_fp32_winograd(const float *__restrict__ x, const float *__restrict__ weigh
                 }
 #pragma unroll
                 for (int j = 0; j < 8; ++j) {
-                    float *mp = m_s + (xi * kChunk + cg * 8 + j) * kTiles + tg * 8;
+                    float *mp = m_s + (xi * kChunk + cg * 8 + j) * kTiles + tg * 4;
                     *reinterpret_cast<float4 *>(mp) = make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]);
-                    *reinterpret_cast<float4 *>(mp + 4) = make_float4(acc[j][4], acc[j][5], acc[j][6], acc[j][7]);
+                    *reinterpret_cast<float4 *>(mp + kTiles / 2) = make_float4(acc[j][4], acc[j][5], acc[j][6], acc[j][7]);
                 }
             }
             __syncthreads();

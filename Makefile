@@ -9,7 +9,7 @@
 #   make help       this list and the variables you can set
 #
 # Variables: SM=90 (GPU architecture), USE_CUDNN=auto|0|1, CUDNN_HOME=dir, CUDA_HOME=dir.
-# More targets live in mk/*.mk (profile, sanitize, fuzz, ...).
+# More targets live in mk/*.mk: fuzz, profile, sanitize, install.
 
 SM ?= 90
 USE_CUDNN ?= auto

@@ -9,7 +9,8 @@
 
 static double precision_tolerance(const char *precision, const bench_problem *p)
 {
-    return check_tolerance(strcmp(precision, "tf32") == 0 ? CGP_PRECISION_TF32 : CGP_PRECISION_FP32, p->hout * p->wout);
+    return check_tolerance(strcmp(precision, "tf32") == 0 ? CGP_PRECISION_TF32 : CGP_PRECISION_FP32, p->hout * p->wout,
+                           p->shape.cin);
 }
 
 static int compare_doubles(const void *a, const void *b)

@@ -103,7 +103,7 @@ int cmd_check(int argc, char **argv)
     }
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(y, pr.p.y, (size_t)outputs * sizeof(float), cudaMemcpyDeviceToHost));
-    const double tol = check_tolerance(po.precision, pr.p.hout * pr.p.wout);
+    const double tol = check_tolerance(po.precision, pr.p.hout * pr.p.wout, s.cin);
     int passed = 1;
     if (use_gpu) {
         if (problem_reference(&pr, ref, err, sizeof err) != 0) {

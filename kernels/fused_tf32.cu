@@ -10,9 +10,11 @@
  *   unit of work   one warp computes a "warp tile": MT output rows x 16 output columns x 64 output
  *                  channels (a channel group) of one image. M = the 16 pixels of a row (one m16 tile
  *                  per row), N = 8 n8 tiles of channels, K = 8 input channels per filter tap, 9 taps.
- *   operand A      the warp stages its (MT + 2) x 18 input pixels in its own piece of shared memory,
- *                  channel-innermost (HWC), already rounded to tf32 (3xTF32: big and small parts), so a
- *                  tap's A fragment is two conflict-free 8- (16-) byte loads per m16 tile.
+ *   operand A      the warp copies its (MT + 2) x 18 input pixels (8 channels) with cp.async into its
+ *                  own piece of shared memory (zero-filled outside the image), then rounds them to tf32
+ *                  (3xTF32: splits them) into an operand tile laid out so that one conflict-free 16-byte
+ *                  load is exactly an A fragment: pair column c holds input columns c and c + 8. The next
+ *                  tile's copies fly while this tile's MMAs and GELUs run.
  *   operand B      fast path (Cin == 8): all weights of the block, rounded once, in shared memory,
  *                  [group][tap][channel][8 input channels]; generic path: read from global (L1) per use.
  *   bias           the C operand of the first tap's MMA, so it costs no instruction.
@@ -27,10 +29,12 @@
  *   3xTF32         x = big + small with big = tf32(x), small = tf32(x - big), the same for the weights;
  *                  acc += small*big + big*small + big*big (small*small dropped): fp32-level accuracy.
  *
- * Fast path: Cin == 8 and the weights fit in shared memory (Cout <= 576 for TF32, 192 for 3xTF32 on an
- * H100/H200); every other shape (any N, Cin, Cout, H, W with an output pixel) takes the generic path:
- * input channels in chunks of 8 (zero-filled past Cin), output channels in groups of 64 (zero weights
- * past Cout, not published). Tested by tests/gpu_tensorcore.c.
+ * Versions (TcConfig at the end): tf32-v1 MT = 4 rows, 8 warps; tf32-v2 MT = 2, 16 warps; 3xtf32-v1
+ * MT = 3, 8 warps; generic paths MT = 2, 8 warps: each the most that compiles without spills.
+ * Fast path: Cin == 8 and the weights fit in shared memory (on an H100/H200: Cout <= 448 tf32-v1, 256
+ * tf32-v2, 192 3xtf32-v1). Every other shape (any N, Cin, Cout, H, W with an output pixel) takes the
+ * generic path: input channels in chunks of 8 (zero-filled past Cin), output channels in groups of 64
+ * (zero weights past Cout, not published). Tested by tests/gpu_tensorcore.c.
  */
 #include <stdint.h>
 
@@ -44,32 +48,36 @@ namespace {
 
 enum Precision { kTf32 = CGP_PRECISION_TF32, kTf32x3 = CGP_PRECISION_TF32X3 };
 
-constexpr int kWarps = 8;
-constexpr int kThreads = 32 * kWarps;
 constexpr int kTileW = 16;          /* output columns of a warp tile: the 16 rows of an m16 tile */
 constexpr int kInW = kTileW + 2;    /* input columns staged for them */
+constexpr int kPairCols = kInW - 8; /* operand-tile columns: column c holds input columns c and c + 8 */
 constexpr int kNTiles = 8;          /* n8 tiles per channel group */
 constexpr int kGroup = 8 * kNTiles; /* output channels per group */
 constexpr int kTaps = 9;
 constexpr int kFlushUnits = 8;      /* warp tiles between flushes of the float sums into double */
 
-/* floats per staged pixel (8 input channels) and per (tap, output channel) of staged weights:
- * TF32 [c0 .. c7]; 3xTF32 per channel pair p: [big(2p), big(2p+1), small(2p), small(2p+1)] */
+/* Staged weights, floats per (tap, output channel): TF32 [c0 .. c7]; 3xTF32 per input channel pair p
+ * [big(2p), big(2p+1), small(2p), small(2p+1)]. Lane (group, tig) reads channels 2 tig, 2 tig + 1 at
+ * kPairStride * tig: its B fragment (and the small part) in one 8- (16-) byte load. */
 template <int P> constexpr int kWords = P == kTf32 ? 8 : 16;
-/* lane (group, tig) reads its channel pair 2 tig, 2 tig + 1 at this offset within a pixel */
 template <int P> constexpr int kPairStride = P == kTf32 ? 2 : 4;
-template <int MT> constexpr int kRawFloats = (MT + 2) * kInW * 8;                  /* a warp's fp32 input tile */
-template <int P, int MT> constexpr int kXsFloats = (MT + 2) * kInW * kWords<P>; /* its operand tile */
 template <int P> constexpr int kWFloatsPerGroup = kTaps * kGroup * kWords<P>;
+constexpr int kBiasFloatsPerGroup = kNTiles * 4 * 4; /* [n8 tile][tig][b(2 tig), b(2 tig + 1), same again] */
+/* A warp's raw input tile: fp32, [row][input column][8 channels] */
+template <int MT> constexpr int kRawFloats = (MT + 2) * kInW * 8;
+/* Its operand tile, one plane (TF32) or two (3xTF32: big, then small): [row][pair column c][tig][4] with
+ * the 4 = {x(c, 2 tig), x(c + 8, 2 tig), x(c, 2 tig + 1), x(c + 8, 2 tig + 1)}, exactly an A fragment. */
+template <int MT> constexpr int kXsPlane = (MT + 2) * kPairCols * 16;
+template <int P, int MT> constexpr int kXsFloats = kXsPlane<MT> * (P == kTf32 ? 1 : 2);
 
-constexpr size_t kDsumBytes = sizeof(double2) * kThreads * kNTiles; /* per-thread double sums */
-constexpr size_t kSumsBytes = sizeof(double) * kGroup;              /* the block's sums to publish */
-
-template <int P, int MT> size_t smem_bytes(bool fast, int64_t groups)
+/* Dynamic shared memory of a block of W warps: per-thread double sums (16 a thread), the block's sums to
+ * publish (64 doubles), per warp the raw and operand tiles; fast path: the weights and bias quads. */
+template <int P, int MT, int W> size_t smem_bytes(bool fast, int64_t groups)
 {
-    size_t bytes = kDsumBytes + kSumsBytes + sizeof(float) * kWarps * (kRawFloats<MT> + kXsFloats<P, MT>);
+    size_t bytes = sizeof(double2) * 32 * W * kNTiles + sizeof(double) * kGroup +
+                   sizeof(float) * W * (kRawFloats<MT> + kXsFloats<P, MT>);
     if (fast)
-        bytes += sizeof(float) * (size_t)groups * (kWFloatsPerGroup<P> + kGroup);
+        bytes += sizeof(float) * (size_t)groups * (kWFloatsPerGroup<P> + kBiasFloatsPerGroup);
     return bytes;
 }
 
@@ -107,29 +115,22 @@ __device__ __forceinline__ void split_tf32(float v, uint32_t &big, uint32_t &sma
     small = tf32_round(v - __uint_as_float(big));
 }
 
-/* A fragment of one m16 tile: p points at this lane's channel pair of pixel `group` of an input row;
- * pixel group + 8 is 8 pixels further. */
-template <int P> __device__ __forceinline__ AFrag<P> load_a(const float *p)
+/* A fragment of one m16 tile: p = this lane's quad in the operand tile (pixels group and group + 8 of an
+ * input row, channels 2 tig and 2 tig + 1); the small parts are one plane further. */
+template <int P, int MT> __device__ __forceinline__ AFrag<P> load_a(const float *p)
 {
     AFrag<P> a;
-    if constexpr (P == kTf32) {
-        const uint2 lo = *reinterpret_cast<const uint2 *>(p);
-        const uint2 hi = *reinterpret_cast<const uint2 *>(p + 8 * kWords<P>);
-        a.big[0] = lo.x;
-        a.big[1] = hi.x;
-        a.big[2] = lo.y;
-        a.big[3] = hi.y;
-    } else {
-        const uint4 lo = *reinterpret_cast<const uint4 *>(p);
-        const uint4 hi = *reinterpret_cast<const uint4 *>(p + 8 * kWords<P>);
-        a.big[0] = lo.x;
-        a.big[1] = hi.x;
-        a.big[2] = lo.y;
-        a.big[3] = hi.y;
-        a.small[0] = lo.z;
-        a.small[1] = hi.z;
-        a.small[2] = lo.w;
-        a.small[3] = hi.w;
+    const uint4 big = *reinterpret_cast<const uint4 *>(p);
+    a.big[0] = big.x;
+    a.big[1] = big.y;
+    a.big[2] = big.z;
+    a.big[3] = big.w;
+    if constexpr (P == kTf32x3) {
+        const uint4 small = *reinterpret_cast<const uint4 *>(p + kXsPlane<MT>);
+        a.small[0] = small.x;
+        a.small[1] = small.y;
+        a.small[2] = small.z;
+        a.small[3] = small.w;
     }
     return a;
 }
@@ -181,11 +182,37 @@ __device__ __forceinline__ void mma_step(float (&acc)[4], const AFrag<P> &a, con
 
 /* ---- staging the input tile (operand A) ---- */
 
+/* Row kRow of copy_input: one base address per channel, the column and shared-memory offsets immediates.
+ * b0, b1: 4 where the row is inside the image (and the channel exists), else 0; col_bytes likewise for
+ * the lane's three input columns. */
+template <int kRow, int kRows>
+__device__ __forceinline__ void copy_input_rows(const float *x0, int64_t x1_off, int64_t iy, int64_t h, int64_t wd,
+                                                int64_t ix, bool ch0_ok, bool ch1_ok, const uint32_t (&col_bytes)[3],
+                                                uint32_t dst, int q)
+{
+    if constexpr (kRow < kRows) {
+        const bool row_ok = iy >= 0 && iy < h;
+        const float *src0 = x0 + (row_ok ? iy * wd : 0) + ix; /* read only where row and column are inside */
+        const float *src1 = src0 + x1_off;
+        const uint32_t b0 = row_ok && ch0_ok ? 4u : 0u, b1 = row_ok && ch1_ok ? 4u : 0u;
+        constexpr int kRowBytes = kRow * kInW * 8 * 4;
+        cp_async_f32<kRowBytes, 0>(dst, src0, b0 & col_bytes[0]);
+        cp_async_f32<kRowBytes + 4, 0>(dst, src1, b1 & col_bytes[0]);
+        cp_async_f32<kRowBytes + 8 * 32, 8 * 4>(dst, src0, b0 & col_bytes[1]);
+        cp_async_f32<kRowBytes + 8 * 32 + 4, 8 * 4>(dst, src1, b1 & col_bytes[1]);
+        if (q < kInW - 16) {
+            cp_async_f32<kRowBytes + 16 * 32, 16 * 4>(dst, src0, b0 & col_bytes[2]);
+            cp_async_f32<kRowBytes + 16 * 32 + 4, 16 * 4>(dst, src1, b1 & col_bytes[2]);
+        }
+        copy_input_rows<kRow + 1, kRows>(x0, x1_off, iy + 1, h, wd, ix, ch0_ok, ch1_ok, col_bytes, dst, q);
+    }
+}
+
 /* Starts the copies of a warp tile's input, one chunk of 8 input channels, into the warp's raw
  * buffer: fp32, [pixel (MT + 2 rows x 18 columns)][8 channels]. Lane (pair = lane % 4, q = lane / 4)
- * copies channels 2 pair and 2 pair + 1 at input columns q, q + 8 and (q < 2) q + 16 of every row,
- * so each copy instruction reads 8 consecutive columns of 4 channels. Zeros outside the image and
- * past Cin (src-size 0). Completes at cp_async_wait_all. */
+ * copies channels 2 pair and 2 pair + 1 at input columns q, q + 8 and (q < 2) q + 16 of every row, so
+ * each copy instruction reads 8 consecutive columns of 4 channels. Zeros outside the image and past
+ * Cin (src-size 0, nothing read). Completes at cp_async_wait_all. */
 template <int MT, bool kCheckChannels>
 __device__ __forceinline__ void copy_input(const TcParams &p, int64_t img, int64_t oy0, int64_t ox0, int chunk,
                                            float *raw_warp, int lane)
@@ -196,92 +223,103 @@ __device__ __forceinline__ void copy_input(const TcParams &p, int64_t img, int64
     const bool ch1_ok = !kCheckChannels || ch + 1 < p.cin;
     const int64_t plane = p.h * p.wd;
     const float *x0 = p.x + (img * p.cin + (ch0_ok ? ch : 0)) * plane;
-    const float *x1 = p.x + (img * p.cin + (ch1_ok ? ch + 1 : 0)) * plane;
-    const int64_t iy0 = oy0 - p.pad, ix = ox0 - p.pad + q;
-    bool col_ok[3];
+    const int64_t x1_off = ch1_ok ? plane : 0; /* channel 2 pair + 1, relative to channel 2 pair */
+    const int64_t ix = ox0 - p.pad + q;
+    uint32_t col_bytes[3];
 #pragma unroll
     for (int k = 0; k < 3; ++k)
-        col_ok[k] = ix + 8 * k >= 0 && ix + 8 * k < p.wd;
-    float *dst_lane = raw_warp + q * 8 + 2 * pair;
-#pragma unroll
-    for (int row = 0; row < MT + 2; ++row) {
-        const int64_t iy = iy0 + row;
-        const bool row_ok = iy >= 0 && iy < p.h;
-        const int64_t off = row_ok ? iy * p.wd + ix : 0;
-#pragma unroll
-        for (int k = 0; k < 3; ++k) {
-            if (q + 8 * k < kInW) {
-                const bool ok = row_ok && col_ok[k];
-                float *dst = dst_lane + (row * kInW + 8 * k) * 8;
-                cp_async_f32(dst, ok && ch0_ok ? x0 + off + 8 * k : p.x, ok && ch0_ok);
-                cp_async_f32(dst + 1, ok && ch1_ok ? x1 + off + 8 * k : p.x, ok && ch1_ok);
-            }
-        }
-    }
+        col_bytes[k] = ix + 8 * k >= 0 && ix + 8 * k < p.wd ? 4u : 0u;
+    copy_input_rows<0, MT + 2>(x0, x1_off, oy0 - p.pad, p.h, p.wd, ix, ch0_ok, ch1_ok, col_bytes,
+                               shared_address(raw_warp + q * 8 + 2 * pair), q);
 }
 
-/* Rounds (3xTF32: splits) the raw tile into the warp's operand tile, HWC, kWords floats a pixel.
- * Lane-consecutive (pixel, channel pair) tasks: a half-warp's 8-byte loads and stores (a quarter-warp's
- * 16-byte stores) cover 32 consecutive words, so no bank conflict. Call after cp_async_wait_all and a
+/* Rounds (3xTF32: splits) the raw tile into the warp's operand tile. Task = (row, pair column c, tig)
+ * in operand-tile order, so a quarter-warp's 16-byte stores cover 32 consecutive words, and a half-warp's
+ * 8-byte loads of 4 consecutive pixels too: no bank conflict. Call after cp_async_wait_all and a
  * __syncwarp(). */
 template <int P, int MT> __device__ __forceinline__ void convert_input(const float *raw_warp, float *xs_warp, int lane)
 {
-    constexpr int kTasks = (MT + 2) * kInW * 4;
+    constexpr int kTasks = (MT + 2) * kPairCols * 4;
 #pragma unroll
     for (int it = 0; it < (kTasks + 31) / 32; ++it) {
         const int task = it * 32 + lane;
         if (task < kTasks) {
-            const int pix = task >> 2, pair = task & 3;
-            const float2 v = *reinterpret_cast<const float2 *>(raw_warp + pix * 8 + 2 * pair);
-            float *dst = xs_warp + pix * kWords<P> + kPairStride<P> * pair;
+            const int q = task >> 2, tig = task & 3; /* q = row * kPairCols + c */
+            const int row = q / kPairCols, c = q - row * kPairCols;
+            const float *src = raw_warp + (row * kInW + c) * 8 + 2 * tig;
+            const float2 lo = *reinterpret_cast<const float2 *>(src);         /* column c */
+            const float2 hi = *reinterpret_cast<const float2 *>(src + 8 * 8); /* column c + 8 */
+            uint4 big;
             if constexpr (P == kTf32) {
-                uint2 t;
-                t.x = tf32_round(v.x);
-                t.y = tf32_round(v.y);
-                *reinterpret_cast<uint2 *>(dst) = t;
+                big.x = tf32_round(lo.x);
+                big.y = tf32_round(hi.x);
+                big.z = tf32_round(lo.y);
+                big.w = tf32_round(hi.y);
             } else {
-                uint4 t;
-                split_tf32(v.x, t.x, t.z);
-                split_tf32(v.y, t.y, t.w);
-                *reinterpret_cast<uint4 *>(dst) = t;
+                uint4 small;
+                split_tf32(lo.x, big.x, small.x);
+                split_tf32(hi.x, big.y, small.y);
+                split_tf32(lo.y, big.z, small.z);
+                split_tf32(hi.y, big.w, small.w);
+                *reinterpret_cast<uint4 *>(xs_warp + kXsPlane<MT> + 4 * task) = small;
             }
+            *reinterpret_cast<uint4 *>(xs_warp + 4 * task) = big;
         }
     }
 }
 
 /* ---- the MMAs of one warp tile ---- */
 
-/* Fast path, all 8 input channels: xs_lane = the warp's tile + this lane's (pixel group, channel pair);
- * w_lane = the group's staged weights + this lane's (output channel group, channel pair);
- * bias_lane = the group's bias + 2 tig. The bias enters as the first MMA's C operand. */
+/* Fast path, one filter row (3 taps), all 8 input channels: xs_lane = the lane's quad in the operand
+ * tile, ky rows down; w_lane = the group's staged weights of the row's first tap + this lane's (output
+ * channel group, channel pair); with kFirst, the bias quads (bias_lane) enter as the C operand of the
+ * first tap, so the bias costs no instruction. */
+template <int P, int MT, bool kFirst>
+__device__ __forceinline__ void conv_row_smem(float (&acc)[MT][kNTiles][4], const float *xs_lane,
+                                              const float *w_lane, const float *bias_lane)
+{
+#pragma unroll
+    for (int kx = 0; kx < 3; ++kx) {
+        AFrag<P> a[MT];
+#pragma unroll
+        for (int i = 0; i < MT; ++i)
+            a[i] = load_a<P, MT>(xs_lane + (i * kPairCols + kx) * 16);
+#pragma unroll
+        for (int j = 0; j < kNTiles; ++j) {
+            const BFrag<P> b = load_b<P>(w_lane + (kx * kGroup + 8 * j) * kWords<P>);
+            if (kFirst && kx == 0) {
+                const float4 bias = *reinterpret_cast<const float4 *>(bias_lane + 16 * j);
+                const float c[4] = {bias.x, bias.y, bias.z, bias.w};
+#pragma unroll
+                for (int i = 0; i < MT; ++i)
+                    mma_step<P>(acc[i][j], a[i], b, c);
+            } else {
+#pragma unroll
+                for (int i = 0; i < MT; ++i)
+                    mma_step<P>(acc[i][j], a[i], b, acc[i][j]);
+            }
+        }
+    }
+}
+
 template <int P, int MT>
 __device__ __forceinline__ void conv_tile_smem(float (&acc)[MT][kNTiles][4], const float *xs_lane,
                                                const float *w_lane, const float *bias_lane)
 {
-#pragma unroll 1 /* one filter row per iteration: an unrolled ky makes ptxas prefetch fragments into spills */
-    for (int ky = 0; ky < 3; ++ky) {
+    conv_row_smem<P, MT, true>(acc, xs_lane, w_lane, bias_lane);
+#pragma unroll 1 /* one tap per iteration: unrolled further, ptxas prefetches fragments into spills */
+    for (int tap = 3; tap < kTaps; ++tap) {
+        const int ky = tap / 3, kx = tap - 3 * ky;
+        AFrag<P> a[MT];
 #pragma unroll
-        for (int kx = 0; kx < 3; ++kx) {
-            const int tap = ky * 3 + kx;
-            AFrag<P> a[MT];
+        for (int i = 0; i < MT; ++i)
+            a[i] = load_a<P, MT>(xs_lane + ((i + ky) * kPairCols + kx) * 16);
+#pragma unroll
+        for (int j = 0; j < kNTiles; ++j) {
+            const BFrag<P> b = load_b<P>(w_lane + (tap * kGroup + 8 * j) * kWords<P>);
 #pragma unroll
             for (int i = 0; i < MT; ++i)
-                a[i] = load_a<P>(xs_lane + ((i + ky) * kInW + kx) * kWords<P>);
-#pragma unroll
-            for (int j = 0; j < kNTiles; ++j) {
-                const BFrag<P> b = load_b<P>(w_lane + (tap * kGroup + 8 * j) * kWords<P>);
-                if (tap == 0) {
-                    const float2 bias = *reinterpret_cast<const float2 *>(bias_lane + 8 * j);
-                    const float c[4] = {bias.x, bias.y, bias.x, bias.y};
-#pragma unroll
-                    for (int i = 0; i < MT; ++i)
-                        mma_step<P>(acc[i][j], a[i], b, c);
-                } else {
-#pragma unroll
-                    for (int i = 0; i < MT; ++i)
-                        mma_step<P>(acc[i][j], a[i], b, acc[i][j]);
-                }
-            }
+                mma_step<P>(acc[i][j], a[i], b, acc[i][j]);
         }
     }
 }
@@ -298,7 +336,7 @@ __device__ __forceinline__ void conv_chunk_global(float (&acc)[MT][kNTiles][4], 
         AFrag<P> a[MT];
 #pragma unroll
         for (int i = 0; i < MT; ++i)
-            a[i] = load_a<P>(xs_lane + ((i + ky) * kInW + kx) * kWords<P>);
+            a[i] = load_a<P, MT>(xs_lane + ((i + ky) * kPairCols + kx) * 16);
 #pragma unroll
         for (int j = 0; j < kNTiles; ++j) {
             const int64_t c = c_lane + 8 * j;
@@ -352,12 +390,12 @@ __device__ __forceinline__ void flush_sums(double2 *dsum_lane, float (&sum)[kNTi
 }
 
 /* The block's sum for channel c of the group: every (warp, group) slot holding it, in a fixed order. */
-__device__ __forceinline__ double block_channel_sum(const double2 *dsum, int c)
+template <int W> __device__ __forceinline__ double block_channel_sum(const double2 *dsum, int c)
 {
     const int j = c / 8, tig = (c / 2) % 4;
     const bool odd = c % 2 != 0;
     double total = 0.0;
-    for (int w = 0; w < kWarps; ++w)
+    for (int w = 0; w < W; ++w)
         for (int group = 0; group < 8; ++group) {
             const double2 d = dsum[(w * kNTiles + j) * 32 + group * 4 + tig];
             total += odd ? d.y : d.x;
@@ -373,9 +411,9 @@ __device__ __forceinline__ void warp_tiles_fast(const TcParams &p, int64_t img, 
                                                 const float *bsm, double2 *dsum_lane, int lane)
 {
     const int group = lane >> 2, tig = lane & 3;
-    const float *xs_lane = xs_warp + group * kWords<P> + kPairStride<P> * tig;
+    const float *xs_lane = xs_warp + group * 16 + 4 * tig;
     const float *w_lane = wsm + (int64_t)grp * kWFloatsPerGroup<P> + group * kWords<P> + kPairStride<P> * tig;
-    const float *bias_lane = bsm + (int64_t)grp * kGroup + 2 * tig;
+    const float *bias_lane = bsm + (int64_t)grp * kBiasFloatsPerGroup + 4 * tig;
     int64_t ty = s_begin / p.tiles_x, tx = s_begin % p.tiles_x;
 
     copy_input<MT, false>(p, img, ty * MT, tx * kTileW, 0, raw_warp, lane);
@@ -418,7 +456,7 @@ __device__ __forceinline__ void warp_tiles_generic(const TcParams &p, int64_t im
                                                    int lane)
 {
     const int group = lane >> 2, tig = lane & 3;
-    const float *xs_lane = xs_warp + group * kWords<P> + kPairStride<P> * tig;
+    const float *xs_lane = xs_warp + group * 16 + 4 * tig;
     const int64_t c_lane = (int64_t)grp * kGroup + group;
     int64_t ty = s_begin / p.tiles_x, tx = s_begin % p.tiles_x;
 
@@ -462,7 +500,8 @@ __device__ __forceinline__ void warp_tiles_generic(const TcParams &p, int64_t im
 }
 
 /* Fast path: the block's weights (Cin == 8), rounded or split once, and its bias, zero past Cout. */
-template <int P> __device__ __forceinline__ void stage_weights(const TcParams &p, float *wsm, float *bsm)
+template <int P, int kThreads>
+__device__ __forceinline__ void stage_weights(const TcParams &p, float *wsm, float *bsm)
 {
     const int64_t count = (int64_t)p.groups * kTaps * kGroup * 8;
     for (int64_t i = threadIdx.x; i < count; i += kThreads) {
@@ -482,11 +521,17 @@ template <int P> __device__ __forceinline__ void stage_weights(const TcParams &p
             dst[4 * (ci / 2) + 2 + ci % 2] = __uint_as_float(small);
         }
     }
-    for (int64_t c = threadIdx.x; c < (int64_t)p.groups * kGroup; c += kThreads)
-        bsm[c] = c < p.cout ? __ldg(p.b + c) : 0.0f;
+    for (int64_t i = threadIdx.x; i < (int64_t)p.groups * kBiasFloatsPerGroup; i += kThreads) {
+        /* i = ((group * 8 + n8 tile) * 4 + tig) * 4 + e: channel (i / 16) * 8 + 2 tig + e % 2 */
+        const int64_t c = i / 16 * 8 + 2 * (i / 4 % 4) + i % 2;
+        bsm[i] = c < p.cout ? __ldg(p.b + c) : 0.0f;
+    }
 }
 
-/* The block owning unit u: blocks own [b * units / blocks, (b + 1) * units / blocks). */
+/* Block b owns units [block_unit(b), block_unit(b + 1)): contiguous, balanced, never empty (blocks <= units). */
+__device__ __forceinline__ int64_t block_unit(int64_t b, int64_t units, int64_t blocks) { return b * units / blocks; }
+
+/* The block owning unit u: the largest b with block_unit(b) <= u. */
 __device__ __forceinline__ int64_t owner_block(int64_t u, int64_t units, int64_t blocks)
 {
     return ((u + 1) * blocks - 1) / units;
@@ -507,67 +552,74 @@ __device__ __forceinline__ ImageSlots image_slots(int64_t img, int64_t per_image
     return s;
 }
 
-template <int P, int MT, bool kFast>
-__global__ void __launch_bounds__(kThreads, 1) tc_conv_gelu_mean(const TcParams p)
+template <int P, int MT, bool kFast, int W>
+__global__ void __launch_bounds__(32 * W, 1) tc_conv_gelu_mean(const TcParams p)
 {
     double2 *dsum = reinterpret_cast<double2 *>(dynamic_smem());
-    double *sums = reinterpret_cast<double *>(dsum + kThreads * kNTiles);
+    double *sums = reinterpret_cast<double *>(dsum + 32 * W * kNTiles);
     float *raw = reinterpret_cast<float *>(sums + kGroup);
-    float *xs = raw + kWarps * kRawFloats<MT>;
-    float *wsm = xs + kWarps * kXsFloats<P, MT>;
-    float *bsm = wsm + (int64_t)p.groups * kWFloatsPerGroup<P>;
+    float *xs = raw + W * kRawFloats<MT>;
+    float *wsm = xs + W * kXsFloats<P, MT>;
+    float *bsm = wsm + (int64_t)p.groups * kWFloatsPerGroup<P>; /* fast path only */
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     float *raw_warp = raw + warp * kRawFloats<MT>;
     float *xs_warp = xs + warp * kXsFloats<P, MT>;
     double2 *dsum_lane = dsum + warp * kNTiles * 32 + lane;
 
+    /* block-uniform loop bound, kept in shared memory: read after each barrier instead of pinning a
+     * register across the warp's tiles (which use every register) */
+    __shared__ int64_t seg_end;
+    const int64_t blocks = gridDim.x, per_image = (int64_t)p.groups * p.spatial_tiles;
+    if (threadIdx.x == 0)
+        seg_end = ((block_unit(blockIdx.x + 1, p.units, blocks) - 1) / per_image + 1) * p.groups;
     if (kFast)
-        stage_weights<P>(p, wsm, bsm);
+        stage_weights<P, 32 * W>(p, wsm, bsm);
 #pragma unroll
     for (int j = 0; j < kNTiles; ++j)
         dsum_lane[j * 32] = double2{0.0, 0.0};
     __syncthreads();
 
-    const int64_t blocks = gridDim.x, per_image = (int64_t)p.groups * p.spatial_tiles;
-    const int64_t u_begin = (int64_t)blockIdx.x * p.units / blocks;
-    const int64_t u_end = ((int64_t)blockIdx.x + 1) * p.units / blocks;
-    for (int64_t img = u_begin / per_image; img * per_image < u_end; ++img) {
-        const ImageSlots slots = image_slots(img, per_image, p.units, blocks, p.groups);
-        for (int grp = 0; grp < p.groups; ++grp) {
-            const int64_t g0 = img * per_image + (int64_t)grp * p.spatial_tiles;
-            const int64_t seg0 = max64(u_begin, g0), seg1 = min64(u_end, g0 + p.spatial_tiles);
-            if (seg0 < seg1) {
-                const int64_t len = seg1 - seg0;
-                const int64_t s_begin = seg0 - g0 + len * warp / kWarps;
-                const int64_t s_end = seg0 - g0 + len * (warp + 1) / kWarps;
-                if (s_begin < s_end) {
-                    if constexpr (kFast)
-                        warp_tiles_fast<P, MT>(p, img, grp, s_begin, s_end, raw_warp, xs_warp, wsm, bsm,
-                                               dsum_lane, lane);
-                    else
-                        warp_tiles_generic<P, MT>(p, img, grp, s_begin, s_end, raw_warp, xs_warp, dsum_lane,
-                                                  lane);
-                }
+    /* Segments = (image, channel group) pairs, image-major. The block visits every segment of every image
+     * its unit range touches (publishing zeros for a group it has no unit of), so each (block, image)
+     * slot row is written whole; little stays live across the warp's tiles, so nothing spills. */
+    for (int64_t seg = block_unit(blockIdx.x, p.units, blocks) / per_image * p.groups; seg < seg_end; ++seg) {
+        const int64_t img = seg / p.groups;
+        const int grp = (int)(seg % p.groups);
+        const int64_t g0 = seg * p.spatial_tiles;
+        const int64_t seg0 = max64(block_unit(blockIdx.x, p.units, blocks), g0);
+        const int64_t seg1 = min64(block_unit(blockIdx.x + 1, p.units, blocks), g0 + p.spatial_tiles);
+        if (seg0 < seg1) {
+            const int64_t len = seg1 - seg0;
+            const int64_t s_begin = seg0 - g0 + len * warp / W;
+            const int64_t s_end = seg0 - g0 + len * (warp + 1) / W;
+            if (s_begin < s_end) {
+                if constexpr (kFast)
+                    warp_tiles_fast<P, MT>(p, img, grp, s_begin, s_end, raw_warp, xs_warp, wsm, bsm, dsum_lane,
+                                           lane);
+                else
+                    warp_tiles_generic<P, MT>(p, img, grp, s_begin, s_end, raw_warp, xs_warp, dsum_lane, lane);
             }
-            __syncthreads(); /* every thread's sums are in its slots */
-            if (threadIdx.x < kGroup)
-                sums[threadIdx.x] = block_channel_sum(dsum, threadIdx.x);
-            __syncthreads();
-            const int64_t c0 = (int64_t)grp * kGroup;
-            publish_image_sums(p.red, img, c0, (int)min64(kGroup, p.cout - c0), sums, slots);
-#pragma unroll
-            for (int j = 0; j < kNTiles; ++j)
-                dsum_lane[j * 32] = double2{0.0, 0.0};
         }
+        __syncthreads(); /* every thread's sums are in its slots */
+        if (threadIdx.x < kGroup)
+            sums[threadIdx.x] = block_channel_sum<W>(dsum, threadIdx.x);
+        __syncthreads();
+        const int64_t c0 = (int64_t)grp * kGroup;
+        const ImageSlots slots = image_slots(img, per_image, p.units, blocks, p.groups);
+        publish_image_sums(p.red, img, c0, (int)min64(kGroup, p.cout - c0), sums, slots);
+#pragma unroll
+        for (int j = 0; j < kNTiles; ++j)
+            dsum_lane[j * 32] = double2{0.0, 0.0};
     }
 }
 
 /* ---- host side ---- */
 
-/* Output rows per warp tile (m16 tiles per warp) of one kernel version, for its fast path and its
- * generic path: the most that compile without spills (docs/design-tensorcore.md). */
-template <int P, int kFastRows, int kGenericRows> struct TcConfig {
-    static constexpr int precision = P, fast_rows = kFastRows, generic_rows = kGenericRows;
+/* One kernel version: output rows per warp tile (m16 tiles per warp) and warps per block of its fast
+ * path and of its generic path, each the most that compile without spills (docs/design-tensorcore.md). */
+template <int P, int kFastRows, int kFastWarps, int kGenericRows, int kGenericWarps> struct TcConfig {
+    static constexpr int precision = P, fast_rows = kFastRows, fast_warps = kFastWarps;
+    static constexpr int generic_rows = kGenericRows, generic_warps = kGenericWarps;
 };
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -577,7 +629,7 @@ int64_t unit_count(const cgp_problem *p, int rows)
     return p->n * ceil_div(p->cout, kGroup) * ceil_div(p->hout, rows) * ceil_div(p->wout, kTileW);
 }
 
-/* one block per SM (8 warps; the registers allow no more), never more blocks than units */
+/* one block per SM (its registers allow no more), never more blocks than units */
 int64_t grid_blocks(const cgp_problem *p, const cgp_device_info *d, int rows)
 {
     const int64_t sms = d->sm_count > 0 ? d->sm_count : 1;
@@ -588,7 +640,8 @@ int64_t grid_blocks(const cgp_problem *p, const cgp_device_info *d, int rows)
 template <class C> bool use_fast_path(const cgp_problem *p, const cgp_device_info *d)
 {
     return p->cin == 8 &&
-           smem_bytes<C::precision, C::fast_rows>(true, ceil_div(p->cout, kGroup)) <= d->smem_per_block_optin;
+           smem_bytes<C::precision, C::fast_rows, C::fast_warps>(true, ceil_div(p->cout, kGroup)) <=
+               d->smem_per_block_optin;
 }
 
 template <class C> int rows_of(const cgp_problem *p, const cgp_device_info *d)
@@ -600,7 +653,7 @@ template <class C> const char *tc_unsupported(const cgp_problem *p, const cgp_de
 {
     if (d->cc_major < 8)
         return "needs a GPU of compute capability 8.0 or newer (mma.sync tf32)";
-    if (smem_bytes<C::precision, C::generic_rows>(false, 0) > d->smem_per_block_optin)
+    if (smem_bytes<C::precision, C::generic_rows, C::generic_warps>(false, 0) > d->smem_per_block_optin)
         return "needs more shared memory per block than this GPU allows";
     const int rows = rows_of<C>(p, d);
     const int64_t blocks = grid_blocks(p, d, rows), units = unit_count(p, rows);
@@ -617,22 +670,21 @@ template <class C> size_t tc_workspace_bytes(const cgp_problem *p, const cgp_dev
     return (bytes + 15) / 16 * 16;
 }
 
-template <int P, int MT, bool kFast>
+template <int P, int MT, bool kFast, int W>
 cudaError_t launch_kernel(TcParams p, const cgp_problem *pr, const cgp_device_info *d, cudaStream_t stream)
 {
     p.tiles_x = ceil_div(pr->wout, kTileW);
     p.spatial_tiles = ceil_div(pr->hout, MT) * p.tiles_x;
     p.units = unit_count(pr, MT);
     const int64_t blocks = grid_blocks(pr, d, MT);
-    const size_t smem = smem_bytes<P, MT>(kFast, p.groups);
-    const void *kernel = reinterpret_cast<const void *>(&tc_conv_gelu_mean<P, MT, kFast>);
+    const size_t smem = smem_bytes<P, MT, W>(kFast, p.groups);
+    const void *kernel = reinterpret_cast<const void *>(&tc_conv_gelu_mean<P, MT, kFast, W>);
     cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (err != cudaSuccess)
         return err;
+    /* cudaLaunchKernel reports this launch's status only, not an error the caller left behind */
     void *argv[] = {&p};
-    err = cudaLaunchKernel(kernel, dim3((unsigned)blocks), dim3(kThreads), argv, smem, stream);
-    const cudaError_t last = cudaGetLastError(); /* also clears a launch error */
-    return err != cudaSuccess ? err : last;
+    return cudaLaunchKernel(kernel, dim3((unsigned)blocks), dim3(32 * W), argv, smem, stream);
 }
 
 template <class C> cudaError_t tc_launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
@@ -654,12 +706,13 @@ template <class C> cudaError_t tc_launch(const cgp_launch_args *a, const cgp_dev
     p.cin_chunks = (int)ceil_div(pr->cin, 8);
     p.groups = (int)ceil_div(pr->cout, kGroup);
     if (use_fast_path<C>(pr, d))
-        return launch_kernel<C::precision, C::fast_rows, true>(p, pr, d, s);
-    return launch_kernel<C::precision, C::generic_rows, false>(p, pr, d, s);
+        return launch_kernel<C::precision, C::fast_rows, true, C::fast_warps>(p, pr, d, s);
+    return launch_kernel<C::precision, C::generic_rows, false, C::generic_warps>(p, pr, d, s);
 }
 
-using Tf32V1 = TcConfig<kTf32, 4, 2>;
-using Tf32x3V1 = TcConfig<kTf32x3, 3, 2>;
+using Tf32V1 = TcConfig<kTf32, 4, 8, 2, 8>;   /* few warps, big tiles: least shared-memory traffic */
+using Tf32V2 = TcConfig<kTf32, 2, 16, 2, 8>;  /* 4 warps per scheduler: more MMA/GELU overlap */
+using Tf32x3V1 = TcConfig<kTf32x3, 3, 8, 2, 8>;
 
 } // namespace
 
@@ -667,11 +720,23 @@ extern "C" const cgp_kernel_desc cgp_kernel_tf32_v1 = {
     11,
     "tf32-v1",
     CGP_PRECISION_TF32,
-    "tensor cores (mma.sync m16n8k8 tf32, fp32 accumulate), implicit GEMM from an HWC shared-memory tile, "
-    "warp tiles of 4 rows x 16 columns x 64 channels, bias/GELU/mean in registers, persistent grid",
+    "tensor cores (mma.sync m16n8k8 tf32, fp32 accumulate), implicit GEMM from a shared-memory operand tile, "
+    "warp tiles of 4 rows x 16 columns x 64 channels, 8 warps per block, bias/GELU/mean in registers, "
+    "persistent grid",
     tc_unsupported<Tf32V1>,
     tc_workspace_bytes<Tf32V1>,
     tc_launch<Tf32V1>,
+};
+
+extern "C" const cgp_kernel_desc cgp_kernel_tf32_v2 = {
+    12,
+    "tf32-v2",
+    CGP_PRECISION_TF32,
+    "as tf32-v1 with warp tiles of 2 rows x 16 columns x 64 channels and 16 warps per block (4 per "
+    "scheduler: more overlap of one warp's MMAs with another's GELUs, 1.5x the shared-memory reads per MMA)",
+    tc_unsupported<Tf32V2>,
+    tc_workspace_bytes<Tf32V2>,
+    tc_launch<Tf32V2>,
 };
 
 extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v1 = {

@@ -4,8 +4,8 @@
  *                   fp32 bit pattern whose low 13 mantissa bits are zero
  *   mma_tf32        D = A * B + C on one m16n8k8 tile, tf32 inputs, fp32 accumulation
  *                   (mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32, sm_80 and newer)
- *   cp_async_f32    an asynchronous 4-byte global -> shared copy that writes 0.0f instead when !valid
- *                   (cp.async.ca with src-size 0); cp_async_wait_all waits for this thread's copies
+ *   cp_async_f32    an asynchronous 4-byte global -> shared copy, or a 0.0f store when its src-size is 0
+ *                   (cp.async.ca); cp_async_wait_all waits for this thread's copies
  *   dynamic_smem    the block's dynamic shared memory, 16-byte aligned
  * Fragment layout of the MMA (lane = 4 * group + tig, group = lane / 4, tig = lane % 4):
  *   a[0] = A[group][tig]      a[1] = A[group + 8][tig]   a[2] = A[group][tig + 4]   a[3] = A[group + 8][tig + 4]
@@ -35,10 +35,16 @@ __device__ __forceinline__ void mma_tf32(float (&d)[4], const uint32_t (&a)[4], 
           "f"(c[3]));
 }
 
-__device__ __forceinline__ void cp_async_f32(float *dst, const float *src, bool valid)
+/* 32-bit shared-window address of a pointer into shared memory */
+__device__ __forceinline__ uint32_t shared_address(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
+
+/* Copies the float at src + kSrcOffset bytes to shared address dst + kDstOffset bytes if src_bytes == 4;
+ * writes 0.0f and reads nothing if src_bytes == 0. The offsets become the instruction's immediates. */
+template <int kDstOffset, int kSrcOffset>
+__device__ __forceinline__ void cp_async_f32(uint32_t dst, const float *src, uint32_t src_bytes)
 {
-    const uint32_t dst_shared = (uint32_t)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(dst_shared), "l"(src), "r"(valid ? 4 : 0)
+    asm volatile("cp.async.ca.shared.global [%0+%3], [%1+%4], 4, %2;" ::"r"(dst), "l"(src), "r"(src_bytes),
+                 "n"(kDstOffset), "n"(kSrcOffset)
                  : "memory");
 }
 

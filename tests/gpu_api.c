@@ -326,7 +326,7 @@ static int problem_check(api_problem *p, cudaStream_t s, int precision, const ch
     TEST_CUDA(name, cudaStreamSynchronize(s));
     TEST_CUDA(name, cudaMemcpy(p->hy, p->dy, (size_t)p->y_count * sizeof(float), cudaMemcpyDeviceToHost));
     const int64_t pixels = cgp_output_height(&p->shape, p->padding) * cgp_output_width(&p->shape, p->padding);
-    const check_report r = check_compare(p->hy, p->ref, p->y_count, check_tolerance(precision, pixels));
+    const check_report r = check_compare(p->hy, p->ref, p->y_count, check_tolerance(precision, pixels, p->shape.cin));
     if (!r.passed) {
         TEST_FAIL(name, "rel L2 %.3g > tolerance %.0e (max abs %.3g, worst index %lld, %lld non-finite mismatches)",
                   r.rel_l2_error, r.tolerance, r.max_abs_error, (long long)r.worst_index,

@@ -182,7 +182,7 @@ static void check_rows(const bench_problem *p, const double *ref, const char *la
         if (run_row(v, p, s, first, y_bytes, name) != 0)
             continue;
         const int precision = strcmp(v->precision, "tf32") == 0 ? CGP_PRECISION_TF32 : CGP_PRECISION_FP32;
-        const check_report r = check_compare(first, ref, outputs, check_tolerance(precision, p->hout * p->wout));
+        const check_report r = check_compare(first, ref, outputs, check_tolerance(precision, p->hout * p->wout, p->shape.cin));
         if (!r.passed) {
             TEST_FAIL(name, "rel L2 %.3g > tolerance %.0e (max abs %.3g, worst index %lld, %lld non-finite mismatches)",
                       r.rel_l2_error, r.tolerance, r.max_abs_error, (long long)r.worst_index,

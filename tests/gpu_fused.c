@@ -77,7 +77,7 @@ static void test_version(const problem *pr, const double *ref, int version, int 
             break;
         }
         if (r == 0) {
-            const check_report c = check_compare(y_first, ref, outputs, check_tolerance(precision, pr->p.hout * pr->p.wout));
+            const check_report c = check_compare(y_first, ref, outputs, check_tolerance(precision, pr->p.hout * pr->p.wout, s->cin));
             if (!c.passed) {
                 TEST_FAIL(name, "rel L2 error %.3e (tolerance %.0e), max abs %.3e, %lld non-finite mismatches, "
                                 "worst y[%lld] = %.9g vs %.17g",

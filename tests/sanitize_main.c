@@ -1,0 +1,80 @@
+/*
+ * sanitize_main.c - the program `make sanitize` runs under compute-sanitizer (memcheck, racecheck,
+ * synccheck, initcheck): every kernel version of every precision, both reductions, both paddings,
+ * on a small shape that leaves partial tiles (and with --default the default problem), each run
+ * checked against the fp64 GPU reference. Exit 0 when every run worked and matched.
+ *     compute-sanitizer --tool racecheck --error-exitcode 1 build/sanitize_main [--default]
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "gpulib.h"
+#include "kernel_api.h"
+#include "problem.h"
+
+int main(int argc, char **argv)
+{
+    const int full_size = argc > 1 && strcmp(argv[1], "--default") == 0;
+    if (!test_gpu_available("sanitize"))
+        return test_exit_code();
+    const cgp_shape s = full_size ? (cgp_shape){128, 8, 64, 256, 256} : (cgp_shape){2, 8, 64, 37, 45};
+    int count = 0;
+    const cgp_kernel_desc *const *table = cgp_kernel_table(&count);
+    cgp_device_info dev = {0, 0, 0, 0};
+    int v = 0;
+    cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, 0);
+    dev.sm_count = v;
+    cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0);
+    dev.smem_per_block_optin = (size_t)v;
+    for (int pad = 0; pad <= (full_size ? 0 : 1); ++pad) {
+        problem pr;
+        char err[512];
+        if (problem_create(&pr, &s, (cgp_padding)pad, 7, 0, err, sizeof err) != 0) {
+            TEST_FAIL("sanitize problem", "%s", err);
+            continue;
+        }
+        const int64_t outputs = s.n * s.cout;
+        double *ref = malloc(sizeof(double) * (size_t)outputs);
+        float *y = malloc(sizeof(float) * (size_t)outputs);
+        if (problem_reference(&pr, ref, err, sizeof err) != 0)
+            TEST_FAIL("sanitize reference", "%s", err);
+        const cgp_problem cp = {s.n, s.cin, s.cout, s.h, s.w, pr.p.hout, pr.p.wout, pad};
+        for (int k = 0; k < count; ++k) {
+            if (table[k]->unsupported(&cp, &dev))
+                continue;
+            for (int reduce = 0; reduce <= 1; ++reduce) {
+                char name[128];
+                snprintf(name, sizeof name, "sanitize %s %s %s", table[k]->name, pad ? "same" : "valid",
+                         reduce ? "atomic" : "det");
+                cgp_options o = cgp_default_options();
+                o.padding = (cgp_padding)pad;
+                o.reduce = (cgp_reduce)reduce;
+                o.precision = (cgp_precision)table[k]->precision;
+                o.kernel = table[k]->version;
+                cgp_plan *plan = NULL;
+                size_t ws_bytes = 0;
+                void *ws = NULL;
+                cgp_status st = cgp_plan_create(&plan, &s, &o);
+                if (st == CGP_SUCCESS && cgp_plan_workspace_size(plan, &ws_bytes) == CGP_SUCCESS && ws_bytes)
+                    st = cudaMalloc(&ws, ws_bytes) == cudaSuccess ? CGP_SUCCESS : CGP_ERROR_CUDA;
+                /* twice: the second run starts from the state the first left (counters, accumulators) */
+                for (int r = 0; r < 2 && st == CGP_SUCCESS; ++r)
+                    st = run_poisoned(plan, pr.p.x, pr.p.w, pr.p.b, pr.p.y, outputs, ws, ws_bytes, y);
+                if (st != CGP_SUCCESS) {
+                    TEST_FAIL(name, "%s: %s", cgp_status_string(st), cgp_last_error_detail());
+                } else {
+                    const check_report c = check_compare(y, ref, outputs, check_tolerance(o.precision, cp.hout * cp.wout, cp.cin));
+                    TEST_EXPECT(name, c.passed, "rel L2 error %.3e", c.rel_l2_error);
+                }
+                cudaFree(ws);
+                if (plan)
+                    cgp_plan_destroy(plan);
+            }
+        }
+        free(ref);
+        free(y);
+        problem_destroy(&pr);
+    }
+    return test_exit_code();
+}

@@ -1,0 +1,33 @@
+/*
+ * gelu_test.h - the device GELUs seen from host code: the exhaustive sweep of all 2^32 float
+ * inputs against double precision (kernels/gelu_test.cu) and evaluation at chosen points.
+ * which: 0 = gelu_fast, 1 = gelu_erff.
+ */
+#ifndef CGP_GELU_TEST_H
+#define CGP_GELU_TEST_H
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+#include <cstring>
+using std::memcpy;
+extern "C" {
+#else
+#include <string.h>
+#endif
+
+typedef struct gelu_sweep_result {
+    float worst_ratio;       /* max over finite inputs of error / max(8 ulp(result), 2^-26): <= 1 passes */
+    float worst_ratio_input;
+    float worst_ulp;         /* max error in ulp of the result where the ulp bound governs */
+    float worst_ulp_input;
+    unsigned special_mismatches; /* inputs whose expected result is NaN/inf, or that gave NaN/inf wrongly */
+} gelu_sweep_result;
+
+cudaError_t gelu_exhaustive(int which, gelu_sweep_result *out);
+cudaError_t gelu_evaluate(int which, const float *in_host, float *out_host, int count);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

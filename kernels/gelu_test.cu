@@ -1,0 +1,106 @@
+/*
+ * gelu_test.cu - the exhaustive accuracy sweep behind tests/gpu_gelu.c: every one of the 2^32 float
+ * bit patterns through gelu_fast (or gelu_erff), compared with a double-precision erf GELU.
+ * Each thread keeps its worst case; blocks fold them with 64-bit atomicMax on (error bits << 32 |
+ * input bits), so the result is the worst error and an input that produces it.
+ */
+#include "gelu.cuh"
+#include "gelu_test.h"
+
+__device__ __forceinline__ double gelu_double(double v) { return 0.5 * v * (1.0 + erf(v * 0.70710678118654752440)); }
+
+/* ulp of a float of magnitude |r| (as a double); denormals have the smallest normal ulp's spacing */
+__device__ __forceinline__ double ulp_of(double r)
+{
+    const double m = fabs(r);
+    const int e = m < 1.1754943508222875e-38 ? -126 : ilogb(m);
+    return ldexp(1.0, e - 23);
+}
+
+template <int kWhich>
+__global__ void gelu_sweep(unsigned long long *worst_ratio, unsigned long long *worst_ulp, unsigned *mismatches)
+{
+    unsigned long long best_ratio = 0, best_ulp = 0;
+    unsigned bad = 0;
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < (1ull << 32); i += stride) {
+        const unsigned bits = (unsigned)i;
+        const float v = __uint_as_float(bits);
+        const float got = kWhich == 0 ? gelu_fast(v) : gelu_erff(v);
+        const double want = gelu_double((double)v);
+        if (isnan(want) || isinf(want)) { /* NaN -> NaN, +inf -> +inf, -inf -> NaN: exactly */
+            const bool same = isnan(want) ? isnan(got) : (double)got == want;
+            bad += !same;
+            continue;
+        }
+        if (!isfinite(got)) {
+            ++bad;
+            continue;
+        }
+        const double err = fabs((double)got - want);
+        const double ratio = err / fmax(8.0 * ulp_of(want), 1.4901161193847656e-08); /* 2^-26 */
+        const double ulps = err / ulp_of(want);
+        const unsigned long long r = ((unsigned long long)__float_as_uint((float)ratio) << 32) | bits;
+        const unsigned long long u = ((unsigned long long)__float_as_uint((float)ulps) << 32) | bits;
+        best_ratio = r > best_ratio ? r : best_ratio;
+        best_ulp = (ratio >= 1.0 / 8.0 && u > best_ulp) ? u : best_ulp; /* ulps where the ulp bound governs */
+    }
+    atomicMax(worst_ratio, best_ratio);
+    atomicMax(worst_ulp, best_ulp);
+    atomicAdd(mismatches, bad);
+}
+
+extern "C" cudaError_t gelu_exhaustive(int which, gelu_sweep_result *out)
+{
+    unsigned long long *d = NULL;
+    cudaError_t e = cudaMalloc((void **)&d, 3 * sizeof(unsigned long long));
+    if (e != cudaSuccess)
+        return e;
+    int sms = 0, dev = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    unsigned long long h[3] = {0, 0, 0};
+    if ((e = cudaMemset(d, 0, 3 * sizeof(unsigned long long))) == cudaSuccess) {
+        if (which == 0)
+            gelu_sweep<0><<<sms * 8, 256>>>(d, d + 1, reinterpret_cast<unsigned *>(d + 2));
+        else
+            gelu_sweep<1><<<sms * 8, 256>>>(d, d + 1, reinterpret_cast<unsigned *>(d + 2));
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess)
+        e = cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+    cudaFree(d);
+    if (e != cudaSuccess)
+        return e;
+    unsigned r_bits = (unsigned)(h[0] >> 32), u_bits = (unsigned)(h[1] >> 32);
+    memcpy(&out->worst_ratio, &r_bits, 4);
+    memcpy(&out->worst_ulp, &u_bits, 4);
+    const unsigned in_r = (unsigned)h[0], in_u = (unsigned)h[1];
+    memcpy(&out->worst_ratio_input, &in_r, 4);
+    memcpy(&out->worst_ulp_input, &in_u, 4);
+    out->special_mismatches = (unsigned)h[2];
+    return cudaSuccess;
+}
+
+__global__ void gelu_points(const float *in, float *out, int count, int which)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count)
+        out[i] = which == 0 ? gelu_fast(in[i]) : gelu_erff(in[i]);
+}
+
+extern "C" cudaError_t gelu_evaluate(int which, const float *in_host, float *out_host, int count)
+{
+    float *d = NULL;
+    cudaError_t e = cudaMalloc((void **)&d, 2 * sizeof(float) * (size_t)count);
+    if (e != cudaSuccess)
+        return e;
+    if ((e = cudaMemcpy(d, in_host, sizeof(float) * (size_t)count, cudaMemcpyHostToDevice)) == cudaSuccess) {
+        gelu_points<<<(count + 255) / 256, 256>>>(d, d + count, count, which);
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess)
+        e = cudaMemcpy(out_host, d + count, sizeof(float) * (size_t)count, cudaMemcpyDeviceToHost);
+    cudaFree(d);
+    return e;
+}

@@ -1,0 +1,44 @@
+/*
+ * gpu_gelu.c - gelu_fast over every one of the 2^32 float bit patterns against a double-precision
+ * erf GELU: the error must be at most 8 ulp of the result or 2^-26 absolute, whichever is larger;
+ * NaN -> NaN, +inf -> +inf, -inf -> NaN (what 0.5 v (1 + erf(v / sqrt 2)) gives). The plain
+ * libdevice form gelu_erff is measured the same way and reported (it misses the bound slightly,
+ * which is why gelu_fast exists), without failing the test.
+ */
+#include <math.h>
+
+#include "gelu_test.h"
+#include "gpulib.h"
+
+int main(void)
+{
+    if (!test_gpu_available("gpu_gelu"))
+        return test_exit_code();
+    gelu_sweep_result r;
+    cudaError_t e = gelu_exhaustive(0, &r);
+    if (e != cudaSuccess) {
+        TEST_FAIL("gelu_fast exhaustive", "%s", cudaGetErrorString(e));
+        return test_exit_code();
+    }
+    printf("# gelu_fast: worst error %.3f of the bound at v = %.9g; worst %.2f ulp (v = %.9g) where the ulp "
+           "bound governs; %u special-value mismatches\n",
+           r.worst_ratio, r.worst_ratio_input, r.worst_ulp, r.worst_ulp_input, r.special_mismatches);
+    TEST_EXPECT("gelu_fast exhaustive: <= 8 ulp or 2^-26 over all finite floats", r.worst_ratio <= 1.0f,
+                "worst error %.3f x the bound at v = %.9g", r.worst_ratio, r.worst_ratio_input);
+    TEST_EXPECT("gelu_fast exhaustive: NaN and infinities", r.special_mismatches == 0, "%u mismatches",
+                r.special_mismatches);
+
+    const float in[6] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 3.4028235e38f};
+    float out[6];
+    e = gelu_evaluate(0, in, out, 6);
+    TEST_EXPECT("gelu_fast special values", e == cudaSuccess && isnan(out[0]) && out[1] == INFINITY && isnan(out[2]) &&
+                                                out[3] == 0.0f && out[4] == 0.0f && out[5] == in[5],
+                "got %g %g %g %g %g %g", out[0], out[1], out[2], out[3], out[4], out[5]);
+
+    gelu_sweep_result ref;
+    if (gelu_exhaustive(1, &ref) == cudaSuccess)
+        printf("# gelu_erff (libdevice, for comparison): worst error %.3f of the bound at v = %.9g; worst %.2f ulp "
+               "(v = %.9g); %u special-value mismatches\n",
+               ref.worst_ratio, ref.worst_ratio_input, ref.worst_ulp, ref.worst_ulp_input, ref.special_mismatches);
+    return test_exit_code();
+}

@@ -43,7 +43,7 @@ __global__ void gelu_sweep(unsigned long long *worst_ratio, unsigned long long *
         const unsigned long long r = ((unsigned long long)__float_as_uint((float)ratio) << 32) | bits;
         const unsigned long long u = ((unsigned long long)__float_as_uint((float)ulps) << 32) | bits;
         best_ratio = r > best_ratio ? r : best_ratio;
-        best_ulp = (ratio >= 1.0 / 8.0 && u > best_ulp) ? u : best_ulp; /* ulps where the ulp bound governs */
+        best_ulp = (8.0 * ulp_of(want) >= 1.4901161193847656e-08 && u > best_ulp) ? u : best_ulp; /* where 8 ulp governs */
     }
     atomicMax(worst_ratio, best_ratio);
     atomicMax(worst_ulp, best_ulp);

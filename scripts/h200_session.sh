@@ -4,8 +4,8 @@
 # $OUT/logs.tgz at the end); the terminal gets each step's exit code and last lines.
 #
 #   OUT=/tmp/out scripts/h200_session.sh [step ...]
-# Steps: env build ptxas test bench versions profile roofline sweeps sass (default: env build ptxas
-# test bench versions sass).
+# Steps: env build ptxas test bench versions grid profile roofline sweeps sanitize torch sass
+# (default: env build ptxas test bench versions sass). Results are packed into $OUT/results.tgz.
 # Anything named results-* under $OUT/results/ is meant to be committed under results/.
 set -u
 OUT=${OUT:-/tmp/cgp-session}
@@ -47,7 +47,18 @@ for s in "${steps[@]}"; do
     test) TAIL=40 step test env CGP_TEST_REQUIRE_GPU=1 make -j"$JOBS" test ;;
     bench) TAIL=30 step bench build/cgp bench --precision all --csv "$RES/bench_default.csv" \
                --json "$RES/bench_default.json" --markdown "$RES/bench_default.md" ;;
-    versions) TAIL=40 step versions bash -c 'for k in ${VERSIONS:-1 2 3 4 5}; do build/cgp bench --baselines none --kernel $k --iters 50 | grep -E "^fused|kernel fp32"; done' ;;
+    versions) TAIL=40 step versions bash -c 'for k in ${VERSIONS:-1 2 3 4 5 6 7}; do
+               build/cgp bench --baselines none --kernel $k --iters 50 --csv '"$RES"'/versions_fp32_v$k.csv | grep -E "^fused|kernel fp32"; done
+             for k in 11 12; do build/cgp bench --baselines none --precision tf32 --kernel $k --iters 50 \
+               --csv '"$RES"'/versions_tf32_v$k.csv | grep -E "^fused|kernel"; done
+             build/cgp bench --baselines none --precision 3xtf32 --kernel 21 --iters 50 \
+               --csv '"$RES"'/versions_3xtf32_v21.csv | grep -E "^fused|kernel"' ;;
+    grid) TAIL=10 step grid bash -c 'for pad in valid same; do for n in 1 8 32 128; do
+               build/cgp bench --baselines none --reduce det --n $n --padding $pad --sweep h=64,128,256,512 \
+                 --iters 20 --csv '"$RES"'/grid_${pad}_n$n.csv | grep -E "^problem|^fused fp32"; done; done' ;;
+    sanitize) TAIL=25 step sanitize timeout ${SANITIZE_TIMEOUT:-300} make sanitize ;;
+    torch) TAIL=40 step torch env PYTHONUNBUFFERED=1 timeout 300 python3 scripts/torch_compare.py --no-max-autotune \
+               --csv "$RES/torch_compare.csv" ;;
     profile) TAIL=60 step profile bash -c 'for k in ${PROFILE_KERNELS:-4}; do ncu --clock-control none \
                -k regex:fused_fp32 -c 1 --section SpeedOfLight --section SchedulerStats --section WarpStateStats \
                --section Occupancy --section InstructionStats --section LaunchStats \
@@ -62,4 +73,6 @@ for s in "${steps[@]}"; do
     *) echo "unknown step $s" ;;
     esac
 done
+[ -f build/sanitize.log ] && cp build/sanitize.log "$RES/sanitize.log"
 tar -czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$LOGS"
+tar -czf "$OUT/results.tgz" -C "$OUT" results && rm -rf "$RES"

@@ -752,7 +752,7 @@ extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v1 = {
     "3xtf32-v1",
     CGP_PRECISION_TF32X3,
     "tensor cores with the 3xTF32 split (small*big + big*small + big*big, fp32-level accuracy), warp tiles "
-    "of 3 rows x 16 columns x 64 channels, otherwise as tf32-v1",
+    "of 2 rows x 16 columns x 64 channels, each tap's products in a fresh accumulator, otherwise as tf32-v1",
     tc_unsupported<Tf32x3V1>,
     tc_workspace_bytes<Tf32x3V1>,
     tc_launch<Tf32x3V1>,

@@ -234,7 +234,7 @@ static void json_string(outfile *o, const char *s)
     outfile_printf(o, "\"");
 }
 
-static const char *row_status(const bench_row *row)
+const char *bench_row_status(const bench_row *row)
 {
     if (!row->v.run)
         return "absent";
@@ -266,7 +266,7 @@ int bench_write_csv(const char *path, const sysinfo *si, const bench_result *res
                            (long long)p->shape.h, (long long)p->shape.w, padding_name(p->padding),
                            (unsigned long long)r->seed);
             csv_field(&o, row->v.name);
-            outfile_printf(&o, ",%s,%s,%s,", row->v.family, row->v.precision, row_status(row));
+            outfile_printf(&o, ",%s,%s,%s,", row->v.family, row->v.precision, bench_row_status(row));
             if (row->timed)
                 outfile_printf(&o, "%.5f,%.5f,%.5f,%.3f,%.0f,%.1f,", row->ms_median, row->ms_min, row->ms_max,
                                flops / (row->ms_median * 1e-3) / 1e12, row->v.bytes_moved,
@@ -317,7 +317,7 @@ int bench_write_json(const char *path, const sysinfo *si, const bench_result *re
             outfile_printf(&o, "      {\"variant\": ");
             json_string(&o, row->v.name);
             outfile_printf(&o, ", \"family\": \"%s\", \"precision\": \"%s\", \"status\": \"%s\", \"bytes_moved\": %.0f",
-                           row->v.family, row->v.precision, row_status(row), row->v.bytes_moved);
+                           row->v.family, row->v.precision, bench_row_status(row), row->v.bytes_moved);
             if (row->timed)
                 outfile_printf(&o, ", \"median_ms\": %.5f, \"min_ms\": %.5f, \"max_ms\": %.5f, \"tflops\": %.3f",
                                row->ms_median, row->ms_min, row->ms_max, flops / (row->ms_median * 1e-3) / 1e12);

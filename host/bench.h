@@ -49,6 +49,9 @@ int bench_run(const cgp_shape *shape, cgp_padding padding, const bench_options *
 /* Number of available rows that failed their check or could not run. */
 int bench_failed_checks(const bench_result *r);
 
+/* "pass", "check-failed", "failed", "timing-only" (a row with nothing to check) or "absent". */
+const char *bench_row_status(const bench_row *row);
+
 /* Index of the row the speedups are relative to: the first fused row that was timed, or -1. */
 int bench_fused_row(const bench_result *r);
 

@@ -41,14 +41,6 @@ typedef struct roofline_run {
     int placed[BENCH_MAX_ROWS]; /* 1 where points[i] holds a placed point */
 } roofline_run;
 
-static const char *row_status(const bench_row *row)
-{
-    if (!row->v.run)
-        return "absent";
-    if (!row->checked)
-        return row->timed ? "timing-only" : "failed";
-    return row->check.passed ? (row->timed ? "pass" : "failed") : "check-failed";
-}
 
 static const char *roof_name(roofline_roof roof)
 {
@@ -249,11 +241,11 @@ static int write_csv(const char *path, const roofline_run *r, char *err, size_t 
         csv_prefix(&o, r, "point", row->v.name, row->v.precision);
         if (r->placed[i])
             csv_rest(&o, p->flops_per_s, "FLOP/s", row->ms_median, row->ms_min, row->ms_max, row->v.bytes_moved,
-                     p->intensity, roof_name(p->roof), p->pct_compute, p->pct_memory, p->pct_roof, row_status(row), note);
+                     p->intensity, roof_name(p->roof), p->pct_compute, p->pct_memory, p->pct_roof, bench_row_status(row), note);
         else
             csv_rest(&o, NAN, "FLOP/s", row->timed ? row->ms_median : NAN, row->timed ? row->ms_min : NAN,
                      row->timed ? row->ms_max : NAN, row->v.bytes_moved > 0.0 ? row->v.bytes_moved : NAN, NAN, "",
-                     NAN, NAN, NAN, row_status(row), note);
+                     NAN, NAN, NAN, bench_row_status(row), note);
     }
     return outfile_commit(&o, err, errlen);
 }

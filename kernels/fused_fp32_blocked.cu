@@ -135,10 +135,7 @@ fused_fp32_blocked(const float *__restrict__ x, const float *__restrict__ weight
         bias_s[i] = bias[i];
 
     auto tile_origin = [&](int64_t t, int64_t &n, int64_t &oy0, int64_t &ox0) {
-        n = t / g.tiles_per_image;
-        const int64_t rem = t % g.tiles_per_image;
-        oy0 = (rem / g.tiles_x) * kTileH;
-        ox0 = (rem % g.tiles_x) * kTileW;
+        persistent_tile_origin(g, t, kTileH, kTileW, n, oy0, ox0);
     };
 
     if (tile_begin < tile_end) {

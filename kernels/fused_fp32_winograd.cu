@@ -129,10 +129,7 @@ fused_fp32_winograd(const float *__restrict__ x, const float *__restrict__ weigh
     }
 
     auto tile_origin = [&](int64_t tile, int64_t &n, int64_t &oy0, int64_t &ox0) {
-        n = tile / g.tiles_per_image;
-        const int64_t rem = tile % g.tiles_per_image;
-        oy0 = (rem / g.tiles_x) * kTile;
-        ox0 = (rem % g.tiles_x) * kTile;
+        persistent_tile_origin(g, tile, kTile, kTile, n, oy0, ox0);
     };
     if (tile_begin < tile_end) {
         int64_t n, oy0, ox0;

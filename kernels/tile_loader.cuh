@@ -87,6 +87,16 @@ static inline size_t persistent_workspace_bytes(const cgp_problem *p, const Pers
     return (size_t)((g.blocks + p->n) * p->cout) * sizeof(double);
 }
 
+/* Image and top-left output pixel of tile t (tiles are image-major, row-major within an image). */
+__device__ __forceinline__ void persistent_tile_origin(const PersistentSchedule &g, int64_t t, int tile_h, int tile_w,
+                                                       int64_t &n, int64_t &oy0, int64_t &ox0)
+{
+    n = t / g.tiles_per_image;
+    const int64_t rem = t % g.tiles_per_image;
+    oy0 = (rem / g.tiles_x) * tile_h;
+    ox0 = (rem % g.tiles_x) * tile_w;
+}
+
 /* This block's publication for image n under the persistent schedule. */
 __device__ __forceinline__ ImageSlots persistent_image_slots(const PersistentSchedule &g, int64_t n)
 {

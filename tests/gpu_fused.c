@@ -104,13 +104,7 @@ int main(void)
     const uint64_t seed = test_seed("gpu_fused");
     int count = 0;
     const cgp_kernel_desc *const *table = cgp_kernel_table(&count);
-    cgp_device_info dev = {0, 0, 0, 0};
-    int ordinal = 0, v = 0;
-    cudaGetDevice(&ordinal);
-    cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, ordinal);
-    dev.sm_count = v;
-    cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, ordinal);
-    dev.smem_per_block_optin = (size_t)v;
+    const cgp_device_info dev = test_device_info();
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
         for (int pad = 0; pad <= 1; ++pad) {
             problem pr;

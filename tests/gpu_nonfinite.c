@@ -46,12 +46,7 @@ int main(void)
     };
     int count = 0;
     const cgp_kernel_desc *const *table = cgp_kernel_table(&count);
-    cgp_device_info dev = {0, 0, 0, 0};
-    int v = 0;
-    cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, 0);
-    dev.sm_count = v;
-    cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0);
-    dev.smem_per_block_optin = (size_t)v;
+    const cgp_device_info dev = test_device_info();
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
         for (int pad = 0; pad <= 1; ++pad) {
             problem pr;

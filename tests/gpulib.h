@@ -13,6 +13,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cgp.h"
+#include "kernel_api.h"
 #include "testlib.h"
 
 static inline int test_gpu_available(const char *suite)
@@ -36,6 +37,23 @@ static inline uint64_t test_seed(const char *suite)
     printf("# %s: fresh random inputs, seed %llu (CGP_TEST_SEED=%llu repeats this run)\n", suite,
            (unsigned long long)seed, (unsigned long long)seed);
     return seed;
+}
+
+/* The current device's limits, as the plan code sees them (kernel_api.h). */
+static inline cgp_device_info test_device_info(void)
+{
+    cgp_device_info d = {0, 0, 0, 0};
+    int dev = 0, v = 0;
+    cudaGetDevice(&dev);
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess)
+        d.sm_count = v;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess)
+        d.cc_major = v;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess)
+        d.cc_minor = v;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess)
+        d.smem_per_block_optin = (size_t)v;
+    return d;
 }
 
 /* Runs plan on device tensors with y poisoned (NaN) first; copies y to y_host.

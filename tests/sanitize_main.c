@@ -21,12 +21,7 @@ int main(int argc, char **argv)
     const cgp_shape s = full_size ? (cgp_shape){128, 8, 64, 256, 256} : (cgp_shape){2, 8, 64, 37, 45};
     int count = 0;
     const cgp_kernel_desc *const *table = cgp_kernel_table(&count);
-    cgp_device_info dev = {0, 0, 0, 0};
-    int v = 0;
-    cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, 0);
-    dev.sm_count = v;
-    cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0);
-    dev.smem_per_block_optin = (size_t)v;
+    const cgp_device_info dev = test_device_info();
     for (int pad = 0; pad <= (full_size ? 0 : 1); ++pad) {
         problem pr;
         char err[512];

@@ -37,10 +37,13 @@ static cgp_status fail(cgp_status status, const char *fmt, ...)
     return status;
 }
 
-static cgp_status fail_cuda(const char *call, cudaError_t err)
+static cgp_status fail_cuda_at(const char *call, cudaError_t err, const char *file, int line)
 {
-    return fail(CGP_ERROR_CUDA, "%s failed: %s: %s", call, cudaGetErrorName(err), cudaGetErrorString(err));
+    return fail(CGP_ERROR_CUDA, "%s failed at %s:%d: %s: %s", call, file, line, cudaGetErrorName(err),
+                cudaGetErrorString(err));
 }
+/* the failing call, where it was made, and CUDA's name and description of the error */
+#define fail_cuda(call, err) fail_cuda_at((call), (err), __FILE__, __LINE__)
 
 const char *cgp_last_error_detail(void) { return last_detail; }
 
@@ -319,8 +322,8 @@ cgp_status cgp_plan_run(cgp_plan *plan, const float *x, const float *weight, con
     args.p = plan->problem;
     err = plan->kernel->launch(&args, &plan->device, stream);
     if (err != cudaSuccess)
-        return fail(CGP_ERROR_CUDA, "launching %s failed: %s: %s", plan->kernel->name, cudaGetErrorName(err),
-                    cudaGetErrorString(err));
+        return fail(CGP_ERROR_CUDA, "launching %s failed at %s:%d: %s: %s", plan->kernel->name, __FILE__, __LINE__,
+                    cudaGetErrorName(err), cudaGetErrorString(err));
     return CGP_SUCCESS;
 }
 

@@ -4,7 +4,7 @@
 # $OUT/logs.tgz at the end); the terminal gets each step's exit code and last lines.
 #
 #   OUT=/tmp/out scripts/h200_session.sh [step ...]
-# Steps: env build ptxas test bench versions grid profile roofline sweeps sanitize torch sass
+# Steps: env build ptxas test bench versions grid profile mprofile roofline sweeps sanitize torch torchfull sass
 # (default: env build ptxas test bench versions sass). Results are packed into $OUT/results.tgz.
 # Anything named results-* under $OUT/results/ is meant to be committed under results/.
 set -u
@@ -57,6 +57,9 @@ for s in "${steps[@]}"; do
                build/cgp bench --baselines none --reduce det --n $n --padding $pad --sweep h=64,128,256,512 \
                  --iters 20 --csv '"$RES"'/grid_${pad}_n$n.csv | grep -E "^problem|^fused fp32"; done; done' ;;
     sanitize) TAIL=25 step sanitize timeout ${SANITIZE_TIMEOUT:-300} make sanitize ;;
+    mprofile) TAIL=40 step mprofile bash -c 'make profile && cp build/profile/metrics.txt '"$RES"'/profile_metrics.txt' ;;
+    torchfull) TAIL=40 step torchfull env PYTHONUNBUFFERED=1 timeout ${TORCH_TIMEOUT:-420} python3 scripts/torch_compare.py \
+               --csv "$RES/torch_compare_full.csv" ;;
     torch) TAIL=40 step torch env PYTHONUNBUFFERED=1 timeout 300 python3 scripts/torch_compare.py --no-max-autotune \
                --csv "$RES/torch_compare.csv" ;;
     profile) TAIL=60 step profile bash -c 'for k in ${PROFILE_KERNELS:-4}; do ncu --clock-control none \

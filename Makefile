@@ -71,7 +71,7 @@ LIB_C := host/cgp_plan.c
 TOOL_CU := $(filter-out $(LIB_CU),$(wildcard kernels/*.cu))
 TOOL_C := $(filter-out host/main.c $(LIB_C),$(wildcard host/*.c)) $(wildcard reference/*.c)
 # host sources with no CUDA dependency: the CPU tests link these alone, also under ASan+UBSan
-CPU_SRCS := $(wildcard host/npy.c host/outfile.c host/options.c host/rng.c host/check.c reference/reference.c \
+CPU_SRCS := $(wildcard host/npy.c host/message.c host/outfile.c host/options.c host/rng.c host/check.c reference/reference.c \
                        host/roofline_model.c host/csv_read.c host/svg.c host/chart.c host/roofline_svg.c host/sweep_plot.c)
 
 obj = $(patsubst %,$(BUILD)/obj/%.o,$(1))

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "message.h"
 #include "outfile.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -33,18 +34,6 @@ typedef struct npy_header {
     uint64_t data_bytes;
 } npy_header;
 
-static void fail(char *err, size_t errlen, const char *name, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void fail(char *err, size_t errlen, const char *name, const char *fmt, ...)
-{
-    int n = snprintf(err, errlen, "%s: ", name);
-    if (n < 0 || (size_t)n >= errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-    va_end(ap);
-}
 
 char *npy_format_shape(char *buf, size_t cap, int ndim, const int64_t *shape)
 {
@@ -169,13 +158,13 @@ static void describe_dtype(char *buf, size_t cap, const unsigned char *s, size_t
 static int parse_descr(cursor *c, const char *name, char *err, size_t errlen)
 {
     if (peek(c) == '[') {
-        fail(err, errlen, name, "dtype is a structured (record) dtype; expected '<f4' (float32)");
+        message_prefixed(err, errlen, name, "dtype is a structured (record) dtype; expected '<f4' (float32)");
         return -1;
     }
     const unsigned char *s;
     size_t n;
     if (read_string(c, &s, &n) != 0) {
-        fail(err, errlen, name, "malformed header: 'descr' is not a quoted string (header byte %zu)",
+        message_prefixed(err, errlen, name, "malformed header: 'descr' is not a quoted string (header byte %zu)",
              c->pos);
         return -1;
     }
@@ -183,7 +172,7 @@ static int parse_descr(cursor *c, const char *name, char *err, size_t errlen)
         return 0;
     char shown[48], what[64];
     describe_dtype(what, sizeof what, s, n);
-    fail(err, errlen, name, "dtype '%s'%s is not supported; expected '<f4' (little-endian float32): "
+    message_prefixed(err, errlen, name, "dtype '%s'%s is not supported; expected '<f4' (little-endian float32): "
          "save a.astype('<f4')",
          printable(shown, sizeof shown, s, n), what);
     return -1;
@@ -194,12 +183,12 @@ static int parse_fortran_order(cursor *c, const char *name, char *err, size_t er
     if (read_word(c, "False") == 0)
         return 0;
     if (read_word(c, "True") == 0) {
-        fail(err, errlen, name,
+        message_prefixed(err, errlen, name,
              "fortran_order is True; only C-order arrays are supported "
              "(save numpy.ascontiguousarray(a) instead)");
         return -1;
     }
-    fail(err, errlen, name, "malformed header: 'fortran_order' is not True or False (header byte %zu)",
+    message_prefixed(err, errlen, name, "malformed header: 'fortran_order' is not True or False (header byte %zu)",
          c->pos);
     return -1;
 }
@@ -207,7 +196,7 @@ static int parse_fortran_order(cursor *c, const char *name, char *err, size_t er
 static int parse_shape(cursor *c, npy_header *h, const char *name, char *err, size_t errlen)
 {
     if (peek(c) != '(') {
-        fail(err, errlen, name, "malformed header: 'shape' is not a tuple (header byte %zu)", c->pos);
+        message_prefixed(err, errlen, name, "malformed header: 'shape' is not a tuple (header byte %zu)", c->pos);
         return -1;
     }
     c->pos++;
@@ -215,14 +204,14 @@ static int parse_shape(cursor *c, npy_header *h, const char *name, char *err, si
     int commas = 0;
     while (peek(c) != ')') {
         if (h->ndim == NPY_MAX_DIMS) {
-            fail(err, errlen, name, "shape has more than %d dimensions", NPY_MAX_DIMS);
+            message_prefixed(err, errlen, name, "shape has more than %d dimensions", NPY_MAX_DIMS);
             return -1;
         }
         const int negative = peek(c) == '-';
         if (negative)
             c->pos++;
         if (!is_digit(peek(c))) {
-            fail(err, errlen, name, "malformed header: dimension %d of 'shape' is not an integer "
+            message_prefixed(err, errlen, name, "malformed header: dimension %d of 'shape' is not an integer "
                  "(header byte %zu)", h->ndim, c->pos);
             return -1;
         }
@@ -230,7 +219,7 @@ static int parse_shape(cursor *c, npy_header *h, const char *name, char *err, si
         while (is_digit(peek(c))) {
             const int digit = peek(c) - '0';
             if (value > (INT64_MAX - digit) / 10) {
-                fail(err, errlen, name, "dimension %d is too large (more than %" PRId64 ")", h->ndim,
+                message_prefixed(err, errlen, name, "dimension %d is too large (more than %" PRId64 ")", h->ndim,
                      INT64_MAX);
                 return -1;
             }
@@ -238,7 +227,7 @@ static int parse_shape(cursor *c, npy_header *h, const char *name, char *err, si
             c->pos++;
         }
         if (negative && value != 0) {
-            fail(err, errlen, name, "dimension %d is negative (-%" PRId64 ")", h->ndim, value);
+            message_prefixed(err, errlen, name, "dimension %d is negative (-%" PRId64 ")", h->ndim, value);
             return -1;
         }
         h->shape[h->ndim++] = value;
@@ -248,13 +237,13 @@ static int parse_shape(cursor *c, npy_header *h, const char *name, char *err, si
             c->pos++;
             skip_space(c);
         } else if (peek(c) != ')') {
-            fail(err, errlen, name, "malformed header: expected ',' or ')' in 'shape' (header byte %zu)",
+            message_prefixed(err, errlen, name, "malformed header: expected ',' or ')' in 'shape' (header byte %zu)",
                  c->pos);
             return -1;
         }
     }
     if (h->ndim == 1 && commas == 0) {
-        fail(err, errlen, name, "malformed header: 'shape' (%" PRId64 ") is not a tuple "
+        message_prefixed(err, errlen, name, "malformed header: 'shape' (%" PRId64 ") is not a tuple "
              "(a 1-d shape is written (%" PRId64 ",))", h->shape[0], h->shape[0]);
         return -1;
     }
@@ -269,7 +258,7 @@ static int parse_dict(cursor *c, npy_header *h, const char *name, char *err, siz
     int seen[3] = {0, 0, 0};
     skip_space(c);
     if (peek(c) != '{') {
-        fail(err, errlen, name, "malformed header: it does not start with '{' (header byte %zu)", c->pos);
+        message_prefixed(err, errlen, name, "malformed header: it does not start with '{' (header byte %zu)", c->pos);
         return -1;
     }
     c->pos++;
@@ -280,7 +269,7 @@ static int parse_dict(cursor *c, npy_header *h, const char *name, char *err, siz
         const unsigned char *key;
         size_t key_len;
         if (read_string(c, &key, &key_len) != 0) {
-            fail(err, errlen, name, "malformed header: expected a quoted key or '}' (header byte %zu)",
+            message_prefixed(err, errlen, name, "malformed header: expected a quoted key or '}' (header byte %zu)",
                  c->pos);
             return -1;
         }
@@ -289,17 +278,17 @@ static int parse_dict(cursor *c, npy_header *h, const char *name, char *err, siz
             k++;
         if (k == 3) {
             char shown[48];
-            fail(err, errlen, name, "header has unknown key '%s' (expected 'descr', 'fortran_order', "
+            message_prefixed(err, errlen, name, "header has unknown key '%s' (expected 'descr', 'fortran_order', "
                  "'shape')", printable(shown, sizeof shown, key, key_len));
             return -1;
         }
         if (seen[k]++) {
-            fail(err, errlen, name, "header has key '%s' twice", keys[k]);
+            message_prefixed(err, errlen, name, "header has key '%s' twice", keys[k]);
             return -1;
         }
         skip_space(c);
         if (peek(c) != ':') {
-            fail(err, errlen, name, "malformed header: expected ':' after '%s' (header byte %zu)", keys[k],
+            message_prefixed(err, errlen, name, "malformed header: expected ':' after '%s' (header byte %zu)", keys[k],
                  c->pos);
             return -1;
         }
@@ -314,7 +303,7 @@ static int parse_dict(cursor *c, npy_header *h, const char *name, char *err, siz
         if (peek(c) == ',') {
             c->pos++;
         } else if (peek(c) != '}') {
-            fail(err, errlen, name, "malformed header: expected ',' or '}' after '%s' (header byte %zu)",
+            message_prefixed(err, errlen, name, "malformed header: expected ',' or '}' after '%s' (header byte %zu)",
                  keys[k], c->pos);
             return -1;
         }
@@ -322,13 +311,13 @@ static int parse_dict(cursor *c, npy_header *h, const char *name, char *err, siz
     c->pos++;
     skip_space(c);
     if (c->pos != c->len) {
-        fail(err, errlen, name, "malformed header: unexpected text after the dict (header byte %zu)",
+        message_prefixed(err, errlen, name, "malformed header: unexpected text after the dict (header byte %zu)",
              c->pos);
         return -1;
     }
     for (int k = 0; k < 3; ++k)
         if (!seen[k]) {
-            fail(err, errlen, name, "header has no '%s' key", keys[k]);
+            message_prefixed(err, errlen, name, "header has no '%s' key", keys[k]);
             return -1;
         }
     return 0;
@@ -345,7 +334,7 @@ static int count_elements(npy_header *h, const char *name, char *err, size_t err
             has_zero = 1;
         } else if (nonzero_product > INT64_MAX / (int64_t)sizeof(float) / h->shape[i]) {
             char shape[256];
-            fail(err, errlen, name, "shape %s is too large: its size in bytes overflows 64 bits",
+            message_prefixed(err, errlen, name, "shape %s is too large: its size in bytes overflows 64 bits",
                  npy_format_shape(shape, sizeof shape, h->ndim, h->shape));
             return -1;
         } else {
@@ -367,24 +356,24 @@ static int parse_header(const unsigned char *buf, size_t avail, uint64_t file_si
     memset(h, 0, sizeof *h);
     const size_t have = avail < file_size ? avail : (size_t)file_size;
     if (memcmp(buf, npy_magic, have < MAGIC_LEN ? have : MAGIC_LEN) != 0 || file_size == 0) {
-        fail(err, errlen, name, "not a .npy file (it does not start with \"\\x93NUMPY\")");
+        message_prefixed(err, errlen, name, "not a .npy file (it does not start with \"\\x93NUMPY\")");
         return -1;
     }
     if (file_size < MAGIC_LEN + 2) {
-        fail(err, errlen, name, "truncated: the file ends inside the .npy preamble (%" PRIu64 " bytes)",
+        message_prefixed(err, errlen, name, "truncated: the file ends inside the .npy preamble (%" PRIu64 " bytes)",
              file_size);
         return -1;
     }
     const unsigned major = buf[6], minor = buf[7];
     if ((major != 1 && major != 2 && major != 3) || minor != 0) {
-        fail(err, errlen, name, "unsupported .npy format version %u.%u (supported: 1.0, 2.0, 3.0)", major,
+        message_prefixed(err, errlen, name, "unsupported .npy format version %u.%u (supported: 1.0, 2.0, 3.0)", major,
              minor);
         return -1;
     }
     const size_t length_bytes = major == 1 ? 2 : 4;
     const size_t prefix = MAGIC_LEN + 2 + length_bytes;
     if (file_size < prefix) {
-        fail(err, errlen, name, "truncated: the file ends inside the .npy preamble (%" PRIu64 " bytes)",
+        message_prefixed(err, errlen, name, "truncated: the file ends inside the .npy preamble (%" PRIu64 " bytes)",
              file_size);
         return -1;
     }
@@ -392,7 +381,7 @@ static int parse_header(const unsigned char *buf, size_t avail, uint64_t file_si
     if (length_bytes == 4)
         header_len |= (uint64_t)buf[10] << 16 | (uint64_t)buf[11] << 24;
     if (header_len > file_size - prefix) {
-        fail(err, errlen, name, "header length %" PRIu64 " runs past the end of the file (%" PRIu64
+        message_prefixed(err, errlen, name, "header length %" PRIu64 " runs past the end of the file (%" PRIu64
              " bytes after the %zu-byte preamble)", header_len, file_size - prefix, prefix);
         return -1;
     }
@@ -408,10 +397,10 @@ static int parse_header(const unsigned char *buf, size_t avail, uint64_t file_si
         char shape[256];
         npy_format_shape(shape, sizeof shape, h->ndim, h->shape);
         if (found < h->data_bytes)
-            fail(err, errlen, name, "truncated: shape %s of float32 needs %" PRIu64
+            message_prefixed(err, errlen, name, "truncated: shape %s of float32 needs %" PRIu64
                  " data bytes, found %" PRIu64, shape, h->data_bytes, found);
         else
-            fail(err, errlen, name, "%" PRIu64 " trailing bytes after the data (shape %s of float32 needs %"
+            message_prefixed(err, errlen, name, "%" PRIu64 " trailing bytes after the data (shape %s of float32 needs %"
                  PRIu64 " data bytes, found %" PRIu64 ")", found - h->data_bytes, shape, h->data_bytes,
                  found);
         return -1;
@@ -428,7 +417,7 @@ static int allocate_array(const npy_header *h, npy_array *out, const char *name,
     out->count = h->count;
     out->data = malloc(h->data_bytes ? (size_t)h->data_bytes : sizeof(float));
     if (!out->data) {
-        fail(err, errlen, name, "out of memory for %" PRIu64 " bytes of data", h->data_bytes);
+        message_prefixed(err, errlen, name, "out of memory for %" PRIu64 " bytes of data", h->data_bytes);
         memset(out, 0, sizeof *out);
         return -1;
     }
@@ -454,29 +443,29 @@ int npy_read_f32(const char *path, npy_array *out, char *err, size_t errlen)
     memset(out, 0, sizeof *out);
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) { /* checked before open: a fifo would block */
-        fail(err, errlen, path, "not a regular file");
+        message_prefixed(err, errlen, path, "not a regular file");
         return -1;
     }
     FILE *fp = fopen(path, "rb");
     if (!fp) {
-        fail(err, errlen, path, "%s", strerror(errno));
+        message_prefixed(err, errlen, path, "%s", strerror(errno));
         return -1;
     }
     unsigned char *header = NULL;
     int rc = -1;
     if (fstat(fileno(fp), &st) != 0) {
-        fail(err, errlen, path, "%s", strerror(errno));
+        message_prefixed(err, errlen, path, "%s", strerror(errno));
         goto done;
     }
     if (!S_ISREG(st.st_mode)) {
-        fail(err, errlen, path, "not a regular file");
+        message_prefixed(err, errlen, path, "not a regular file");
         goto done;
     }
     const uint64_t file_size = (uint64_t)st.st_size;
     unsigned char prefix[PREFIX_MAX];
     const size_t prefix_len = file_size < PREFIX_MAX ? (size_t)file_size : PREFIX_MAX;
     if (fread(prefix, 1, prefix_len, fp) != prefix_len) {
-        fail(err, errlen, path, "read error: %s", ferror(fp) ? strerror(errno) : "file shrank");
+        message_prefixed(err, errlen, path, "read error: %s", ferror(fp) ? strerror(errno) : "file shrank");
         goto done;
     }
     npy_header h;
@@ -484,13 +473,13 @@ int npy_read_f32(const char *path, npy_array *out, char *err, size_t errlen)
     if (parsed == 1) { /* the header is in the file: read all of it and parse again */
         header = malloc(h.data_offset);
         if (!header) {
-            fail(err, errlen, path, "out of memory for a %zu-byte header", h.data_offset);
+            message_prefixed(err, errlen, path, "out of memory for a %zu-byte header", h.data_offset);
             goto done;
         }
         memcpy(header, prefix, prefix_len);
         const size_t rest = h.data_offset - prefix_len;
         if (fread(header + prefix_len, 1, rest, fp) != rest) {
-            fail(err, errlen, path, "read error: %s", ferror(fp) ? strerror(errno) : "file shrank");
+            message_prefixed(err, errlen, path, "read error: %s", ferror(fp) ? strerror(errno) : "file shrank");
             goto done;
         }
         parsed = parse_header(header, h.data_offset, file_size, path, &h, err, errlen);
@@ -498,11 +487,11 @@ int npy_read_f32(const char *path, npy_array *out, char *err, size_t errlen)
     if (parsed != 0 || allocate_array(&h, out, path, err, errlen) != 0)
         goto done;
     if (fread(out->data, 1, (size_t)h.data_bytes, fp) != h.data_bytes) {
-        fail(err, errlen, path, "read error: %s", ferror(fp) ? strerror(errno) : "file shrank");
+        message_prefixed(err, errlen, path, "read error: %s", ferror(fp) ? strerror(errno) : "file shrank");
         goto done;
     }
     if (fgetc(fp) != EOF) {
-        fail(err, errlen, path, "the file grew while it was read");
+        message_prefixed(err, errlen, path, "the file grew while it was read");
         goto done;
     }
     rc = 0;
@@ -559,13 +548,13 @@ int npy_write_f32(const char *path, const float *data, int ndim, const int64_t *
                   size_t errlen)
 {
     if (ndim < 0 || ndim > NPY_MAX_DIMS) {
-        fail(err, errlen, path, "cannot write %d dimensions (0 to %d are supported)", ndim, NPY_MAX_DIMS);
+        message_prefixed(err, errlen, path, "cannot write %d dimensions (0 to %d are supported)", ndim, NPY_MAX_DIMS);
         return -1;
     }
     npy_header h = {.ndim = ndim};
     for (int i = 0; i < ndim; ++i) {
         if (shape[i] < 0) {
-            fail(err, errlen, path, "cannot write dimension %d = %" PRId64 " (negative)", i, shape[i]);
+            message_prefixed(err, errlen, path, "cannot write dimension %d = %" PRId64 " (negative)", i, shape[i]);
             return -1;
         }
         h.shape[i] = shape[i];
@@ -573,13 +562,13 @@ int npy_write_f32(const char *path, const float *data, int ndim, const int64_t *
     if (count_elements(&h, path, err, errlen) != 0)
         return -1;
     if (!data && h.count > 0) {
-        fail(err, errlen, path, "no data to write (NULL) for %" PRId64 " elements", h.count);
+        message_prefixed(err, errlen, path, "no data to write (NULL) for %" PRId64 " elements", h.count);
         return -1;
     }
     unsigned char header[1024];
     const size_t header_len = npy_header_f32(header, sizeof header, ndim, shape);
     if (header_len == 0) { /* cannot happen for a shape that passed the checks above */
-        fail(err, errlen, path, "internal error: no .npy header for this shape");
+        message_prefixed(err, errlen, path, "internal error: no .npy header for this shape");
         return -1;
     }
     outfile f;
@@ -603,9 +592,9 @@ int npy_expect_shape(const npy_array *a, const char *path, int ndim, const int64
     npy_format_shape(got, sizeof got, a->ndim, a->shape);
     const char *symbolic = strstr(what, " (");
     if (symbolic)
-        fail(err, errlen, path, "%.*s must have shape %s = %s, got %s", (int)(symbolic - what), what,
+        message_prefixed(err, errlen, path, "%.*s must have shape %s = %s, got %s", (int)(symbolic - what), what,
              symbolic + 1, want, got);
     else
-        fail(err, errlen, path, "%s must have shape %s, got %s", what, want, got);
+        message_prefixed(err, errlen, path, "%s must have shape %s, got %s", what, want, got);
     return -1;
 }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "message.h"
+
 /* a parsed value, held until the whole command line is known to be valid */
 typedef union option_value {
     int64_t i;
@@ -16,18 +18,6 @@ typedef union option_value {
     int index;
 } option_value;
 
-static void fail(char *err, size_t errlen, const char *command, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void fail(char *err, size_t errlen, const char *command, const char *fmt, ...)
-{
-    int n = snprintf(err, errlen, "%s: ", command);
-    if (n < 0 || (size_t)n >= errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-    va_end(ap);
-}
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -176,19 +166,19 @@ static int parse_value(const char *command, const option_spec *s, const char *te
     case OPTION_KIND_INT:
         if (parse_int(text, &v->i) == 0 && v->i >= s->int_min && v->i <= s->int_max)
             return 0;
-        fail(err, errlen, command, "%s must be %s, got '%s'", s->name, what, text);
+        message_prefixed(err, errlen, command, "%s must be %s, got '%s'", s->name, what, text);
         return -1;
     case OPTION_KIND_DOUBLE:
         if (parse_double(text, &v->d) == 0 && v->d >= s->double_min && v->d <= s->double_max)
             return 0;
-        fail(err, errlen, command, "%s must be %s, got '%s'", s->name, what, text);
+        message_prefixed(err, errlen, command, "%s must be %s, got '%s'", s->name, what, text);
         return -1;
     case OPTION_KIND_STRING:
         if (text[0] != '\0') {
             v->s = text;
             return 0;
         }
-        fail(err, errlen, command, "%s needs a value", s->name);
+        message_prefixed(err, errlen, command, "%s needs a value", s->name);
         return -1;
     case OPTION_KIND_CHOICE:
         for (int i = 0; s->choices[i]; ++i)
@@ -197,7 +187,7 @@ static int parse_value(const char *command, const option_spec *s, const char *te
                 return 0;
             }
         list_choices(what, sizeof what, s, ", ", ", ");
-        fail(err, errlen, command, "%s must be one of %s; got '%s'", s->name, what, text);
+        message_prefixed(err, errlen, command, "%s must be one of %s; got '%s'", s->name, what, text);
         return -1;
     case OPTION_KIND_FLAG:
         break;
@@ -235,7 +225,7 @@ int options_parse(const char *command, const option_spec *specs, int argc, char 
     while (specs[count].name)
         count++;
     if (count > OPTIONS_MAX) {
-        fail(err, errlen, command, "internal error: %d options in one table (at most %d)", count, OPTIONS_MAX);
+        message_prefixed(err, errlen, command, "internal error: %d options in one table (at most %d)", count, OPTIONS_MAX);
         return OPTIONS_ERROR;
     }
     for (int i = 0; i < argc; ++i)
@@ -247,7 +237,7 @@ int options_parse(const char *command, const option_spec *specs, int argc, char 
     for (int i = 0; i < argc; ++i) {
         const char *arg = argv[i];
         if (arg[0] != '-' || arg[1] == '\0') {
-            fail(err, errlen, command, "unexpected argument '%s' (options are written --name value)", arg);
+            message_prefixed(err, errlen, command, "unexpected argument '%s' (options are written --name value)", arg);
             return OPTIONS_ERROR;
         }
         const char *equals = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
@@ -258,19 +248,19 @@ int options_parse(const char *command, const option_spec *specs, int argc, char 
         if (k == count) {
             const char *guess = suggest(specs, arg, name_len);
             if (guess)
-                fail(err, errlen, command, "unknown option '%.*s' (did you mean %s?)", (int)name_len, arg, guess);
+                message_prefixed(err, errlen, command, "unknown option '%.*s' (did you mean %s?)", (int)name_len, arg, guess);
             else
-                fail(err, errlen, command, "unknown option '%.*s' (see %s --help)", (int)name_len, arg, command);
+                message_prefixed(err, errlen, command, "unknown option '%.*s' (see %s --help)", (int)name_len, arg, command);
             return OPTIONS_ERROR;
         }
         const option_spec *s = &specs[k];
         if (given[k]++) {
-            fail(err, errlen, command, "%s given twice", s->name);
+            message_prefixed(err, errlen, command, "%s given twice", s->name);
             return OPTIONS_ERROR;
         }
         if (s->kind == OPTION_KIND_FLAG) {
             if (equals) {
-                fail(err, errlen, command, "%s takes no value, got '%s'", s->name, arg);
+                message_prefixed(err, errlen, command, "%s takes no value, got '%s'", s->name, arg);
                 return OPTIONS_ERROR;
             }
             continue;
@@ -284,9 +274,9 @@ int options_parse(const char *command, const option_spec *specs, int argc, char 
             char what[256];
             describe_value(what, sizeof what, s);
             if (what[0])
-                fail(err, errlen, command, "%s needs a value (%s)", s->name, what);
+                message_prefixed(err, errlen, command, "%s needs a value (%s)", s->name, what);
             else
-                fail(err, errlen, command, "%s needs a value", s->name);
+                message_prefixed(err, errlen, command, "%s needs a value", s->name);
             return OPTIONS_ERROR;
         }
         if (parse_value(command, s, text, &values[k], err, errlen) != 0)

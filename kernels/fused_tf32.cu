@@ -5,7 +5,7 @@
  *
  * in one launch, with the convolution as an implicit GEMM on mma.sync m16n8k8 tf32 tensor-core
  * instructions (fp32 accumulation) and the bias, GELU and mean in registers: the N x Cout x Hout x Wout
- * intermediate never exists. docs/design-tensorcore.md explains the layouts; in short:
+ * intermediate never exists. docs/design.md ("The tensor-core kernels") explains the layouts; in short:
  *
  *   unit of work   one warp computes a "warp tile": MT output rows x 16 output columns x 64 output
  *                  channels (a channel group) of one image. M = the 16 pixels of a row (one m16 tile
@@ -624,7 +624,7 @@ __global__ void __launch_bounds__(32 * W, 1) tc_conv_gelu_mean(const TcParams p)
 /* ---- host side ---- */
 
 /* One kernel version: output rows per warp tile (m16 tiles per warp) and warps per block of its fast
- * path and of its generic path, each the most that compile without spills (docs/design-tensorcore.md). */
+ * path and of its generic path, each the most that compile without spills (docs/design.md, "The tensor-core kernels"). */
 template <int P, int kFastRows, int kFastWarps, int kGenericRows, int kGenericWarps> struct TcConfig {
     static constexpr int precision = P, fast_rows = kFastRows, fast_warps = kFastWarps;
     static constexpr int generic_rows = kGenericRows, generic_warps = kGenericWarps;

@@ -11,7 +11,7 @@
  *   a[0] = A[group][tig]      a[1] = A[group + 8][tig]   a[2] = A[group][tig + 4]   a[3] = A[group + 8][tig + 4]
  *   b[0] = B[tig][group]      b[1] = B[tig + 4][group]
  *   d[0] = D[group][2 tig]    d[1] = D[group][2 tig + 1] d[2] = D[group + 8][2 tig] d[3] = D[group + 8][2 tig + 1]
- * (docs/design-tensorcore.md draws it.)
+ * (docs/design.md, "The tensor-core kernels", draws it.)
  */
 #ifndef CGP_FUSED_TF32_DEVICE_CUH
 #define CGP_FUSED_TF32_DEVICE_CUH

@@ -144,7 +144,7 @@ def rcp_approx_ftz(x, model=None):
 
 
 def gelu_kernel(v, P, C, coef, compensated, ex2_model=None, rcp_model=None):
-    """gelu_fast / gelu_fast_safe exactly as kernels/gelu.cuh evaluates them"""
+    """gelu_fast (or, compensated, the variant the fit can also derive) exactly as kernels/gelu.cuh evaluates it"""
     v = np.asarray(v, f32)
     a = np.minimum(np.abs(v), CLAMP)  # fminf: NaN -> CLAMP
     a = np.where(np.isnan(v), CLAMP, a)

@@ -48,23 +48,15 @@ static void test_version(const problem *pr, const double *ref, int version, int 
     snprintf(name, sizeof name, "fused v%d %s %s %s %lldx%lldx%lldx%lldx%lld", version, precision_name(precision),
              reduce ? "atomic" : "det", pr->p.padding ? "same" : "valid", (long long)s->n, (long long)s->cin,
              (long long)s->cout, (long long)s->h, (long long)s->w);
-    cgp_options o = cgp_default_options();
-    o.padding = pr->p.padding;
-    o.reduce = (cgp_reduce)reduce;
-    o.precision = (cgp_precision)precision;
-    o.kernel = version;
-    cgp_plan *plan = NULL;
-    cgp_status st = cgp_plan_create(&plan, s, &o);
+    cgp_plan *plan;
+    void *ws;
+    size_t ws_bytes;
+    cgp_status st = test_plan_with_workspace(s, pr->p.padding, reduce, precision, version, &plan, &ws, &ws_bytes);
     if (st != CGP_SUCCESS) {
-        TEST_FAIL(name, "cgp_plan_create: %s: %s", cgp_status_string(st), cgp_last_error_detail());
-        return;
-    }
-    size_t ws_bytes = 0;
-    void *ws = NULL;
-    cgp_plan_workspace_size(plan, &ws_bytes);
-    if (ws_bytes && cudaMalloc(&ws, ws_bytes) != cudaSuccess) {
-        TEST_FAIL(name, "cudaMalloc of %zu workspace bytes", ws_bytes);
-        cgp_plan_destroy(plan);
+        TEST_FAIL(name, "plan and workspace: %s: %s", cgp_status_string(st), cgp_last_error_detail());
+        cudaFree(ws);
+        if (plan)
+            cgp_plan_destroy(plan);
         return;
     }
     const int64_t outputs = s->n * s->cout;

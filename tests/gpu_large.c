@@ -53,19 +53,15 @@ int main(void)
     for (size_t v = 0; v < sizeof versions / sizeof versions[0]; ++v)
         for (int reduce = 0; reduce <= 1; ++reduce) {
             char name[96];
-            cgp_options o = cgp_default_options();
-            o.kernel = versions[v];
-            o.reduce = (cgp_reduce)reduce;
-            cgp_plan *plan = NULL;
-            size_t ws_bytes = 0;
-            void *ws = NULL;
-            cgp_status st = cgp_plan_create(&plan, &s, &o);
+            cgp_plan *plan;
+            void *ws;
+            size_t ws_bytes;
+            cgp_status st = test_plan_with_workspace(&s, CGP_PADDING_VALID, reduce, CGP_PRECISION_FP32, versions[v],
+                                                     &plan, &ws, &ws_bytes);
             int version = versions[v];
-            if (st == CGP_SUCCESS)
+            if (plan)
                 cgp_plan_kernel(plan, &version, NULL);
             snprintf(name, sizeof name, "large N=4200 (> 2^31 input elements) v%d %s", version, reduce ? "atomic" : "det");
-            if (st == CGP_SUCCESS && cgp_plan_workspace_size(plan, &ws_bytes) == CGP_SUCCESS && ws_bytes)
-                st = cudaMalloc(&ws, ws_bytes) == cudaSuccess ? CGP_SUCCESS : CGP_ERROR_CUDA;
             if (st == CGP_SUCCESS)
                 st = run_poisoned(plan, pr.p.x, pr.p.w, pr.p.b, pr.p.y, s.n * s.cout, ws, ws_bytes, y);
             if (st != CGP_SUCCESS) {

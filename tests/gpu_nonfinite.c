@@ -74,16 +74,11 @@ int main(void)
                     char name[128];
                     snprintf(name, sizeof name, "nonfinite %s %s v%d %s", cases[c].name, pad ? "same" : "valid",
                              table[k]->version, reduce ? "atomic" : "det");
-                    cgp_options o = cgp_default_options();
-                    o.padding = (cgp_padding)pad;
-                    o.reduce = (cgp_reduce)reduce;
-                    o.kernel = table[k]->version;
-                    cgp_plan *plan = NULL;
-                    size_t ws_bytes = 0;
-                    void *ws = NULL;
-                    cgp_status st = cgp_plan_create(&plan, &s, &o);
-                    if (st == CGP_SUCCESS && cgp_plan_workspace_size(plan, &ws_bytes) == CGP_SUCCESS && ws_bytes)
-                        st = cudaMalloc(&ws, ws_bytes) == cudaSuccess ? CGP_SUCCESS : CGP_ERROR_CUDA;
+                    cgp_plan *plan;
+                    void *ws;
+                    size_t ws_bytes;
+                    cgp_status st = test_plan_with_workspace(&s, (cgp_padding)pad, reduce, CGP_PRECISION_FP32,
+                                                             table[k]->version, &plan, &ws, &ws_bytes);
                     if (st == CGP_SUCCESS)
                         st = run_poisoned(plan, pr.p.x, pr.p.w, pr.p.b, pr.p.y, outputs, ws, ws_bytes, y);
                     if (st != CGP_SUCCESS) {

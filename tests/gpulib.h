@@ -56,6 +56,27 @@ static inline cgp_device_info test_device_info(void)
     return d;
 }
 
+/* A plan for one kernel version (padding, cgp_reduce, cgp_precision, version) with its workspace
+ * allocated. Returns CGP_SUCCESS or the failing status; *plan and *ws are NULL when not made. */
+static inline cgp_status test_plan_with_workspace(const cgp_shape *s, cgp_padding padding, int reduce, int precision,
+                                                  int version, cgp_plan **plan, void **ws, size_t *ws_bytes)
+{
+    cgp_options o = cgp_default_options();
+    o.padding = padding;
+    o.reduce = (cgp_reduce)reduce;
+    o.precision = (cgp_precision)precision;
+    o.kernel = version;
+    *plan = NULL;
+    *ws = NULL;
+    *ws_bytes = 0;
+    cgp_status st = cgp_plan_create(plan, s, &o);
+    if (st == CGP_SUCCESS)
+        st = cgp_plan_workspace_size(*plan, ws_bytes);
+    if (st == CGP_SUCCESS && *ws_bytes && cudaMalloc(ws, *ws_bytes) != cudaSuccess)
+        st = CGP_ERROR_CUDA;
+    return st;
+}
+
 /* Runs plan on device tensors with y poisoned (NaN) first; copies y to y_host.
  * Returns CGP_SUCCESS or the failing status (a CUDA failure after the launch is CGP_ERROR_CUDA). */
 static inline cgp_status run_poisoned(cgp_plan *plan, const float *x, const float *w, const float *b, float *y,

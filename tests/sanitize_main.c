@@ -42,24 +42,18 @@ int main(int argc, char **argv)
                 char name[128];
                 snprintf(name, sizeof name, "sanitize %s %s %s", table[k]->name, pad ? "same" : "valid",
                          reduce ? "atomic" : "det");
-                cgp_options o = cgp_default_options();
-                o.padding = (cgp_padding)pad;
-                o.reduce = (cgp_reduce)reduce;
-                o.precision = (cgp_precision)table[k]->precision;
-                o.kernel = table[k]->version;
-                cgp_plan *plan = NULL;
-                size_t ws_bytes = 0;
-                void *ws = NULL;
-                cgp_status st = cgp_plan_create(&plan, &s, &o);
-                if (st == CGP_SUCCESS && cgp_plan_workspace_size(plan, &ws_bytes) == CGP_SUCCESS && ws_bytes)
-                    st = cudaMalloc(&ws, ws_bytes) == cudaSuccess ? CGP_SUCCESS : CGP_ERROR_CUDA;
+                cgp_plan *plan;
+                void *ws;
+                size_t ws_bytes;
+                cgp_status st = test_plan_with_workspace(&s, (cgp_padding)pad, reduce, table[k]->precision,
+                                                         table[k]->version, &plan, &ws, &ws_bytes);
                 /* twice: the second run starts from the state the first left (counters, accumulators) */
                 for (int r = 0; r < 2 && st == CGP_SUCCESS; ++r)
                     st = run_poisoned(plan, pr.p.x, pr.p.w, pr.p.b, pr.p.y, outputs, ws, ws_bytes, y);
                 if (st != CGP_SUCCESS) {
                     TEST_FAIL(name, "%s: %s", cgp_status_string(st), cgp_last_error_detail());
                 } else {
-                    const check_report c = check_compare(y, ref, outputs, check_tolerance(o.precision, cp.hout * cp.wout, cp.cin));
+                    const check_report c = check_compare(y, ref, outputs, check_tolerance(table[k]->precision, cp.hout * cp.wout, cp.cin));
                     TEST_EXPECT(name, c.passed, "rel L2 error %.3e", c.rel_l2_error);
                 }
                 cudaFree(ws);

@@ -120,6 +120,8 @@ int bench_run(const cgp_shape *shape, cgp_padding padding, const bench_options *
     int count = 0;
     if (rc == 0) {
         rc = variants_fused(&pr.p, &o->fused, variants, &count, BENCH_MAX_ROWS);
+        if (rc == 0 && o->stages)
+            rc = variants_stages(&pr.p, &o->fused, variants, &count, BENCH_MAX_ROWS);
         if (rc == 0 && (o->baselines & BASELINE_CUDNN))
             rc = variants_cudnn(&pr.p, variants, &count, BENCH_MAX_ROWS);
         if (rc == 0 && (o->baselines & BASELINE_CUDNN_GRAPH))
@@ -136,7 +138,7 @@ int bench_run(const cgp_shape *shape, cgp_padding padding, const bench_options *
         bench_row *row = &r->rows[i];
         if (!row->v.run)
             continue;
-        if (strcmp(row->v.precision, "n/a") == 0) { /* a timing-only row (a layout conversion): no y to check */
+        if (strcmp(row->v.precision, "n/a") == 0) { /* a timing-only row (a layout conversion, a stage split): no y to check */
             rc = time_row(row, &pr, o, err, errlen);
             continue;
         }

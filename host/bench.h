@@ -23,6 +23,7 @@ typedef struct bench_options {
     uint64_t seed;
     fused_selection fused;
     unsigned baselines;
+    int stages; /* also the stage split's rows (variants_stages.c) */
 } bench_options;
 
 typedef struct bench_row {
@@ -56,6 +57,8 @@ const char *bench_row_status(const bench_row *row);
 int bench_fused_row(const bench_result *r);
 
 void bench_print_table(FILE *f, const bench_result *r);
+/* The stage split's summary, one line per precision with all its rows timed (variants_stages.c) */
+void stages_print_split(FILE *f, const bench_result *r);
 /* CSV / JSON / Markdown of one or more results (a sweep), written atomically. Returns 0, or -1
  * with err set. */
 int bench_write_csv(const char *path, const sysinfo *si, const bench_result *results, int count, char *err,

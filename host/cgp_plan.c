@@ -5,6 +5,7 @@
  */
 #include "cgp.h"
 #include "kernel_api.h"
+#include "plan_stages.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -286,8 +287,9 @@ cgp_status cgp_plan_kernel(const cgp_plan *plan, int *version, const char **name
 
 static int aligned(const void *ptr, size_t alignment) { return ((uintptr_t)ptr % alignment) == 0; }
 
-cgp_status cgp_plan_run(cgp_plan *plan, const float *x, const float *weight, const float *bias, float *y,
-                        void *workspace, size_t workspace_bytes, cudaStream_t stream)
+/* cgp_plan_run and the stage split: stages = CGP_STAGE_ALL is the plan's kernel as it is */
+static cgp_status run_stages(cgp_plan *plan, const float *x, const float *weight, const float *bias, float *y,
+                             void *workspace, size_t workspace_bytes, int stages, cudaStream_t stream)
 {
     if (!is_live(plan))
         return fail(CGP_ERROR_INVALID_PLAN, "cgp_plan_run: not a live plan (never created, or destroyed)");
@@ -320,11 +322,34 @@ cgp_status cgp_plan_run(cgp_plan *plan, const float *x, const float *weight, con
     args.counters = plan->counters;
     args.atomic = plan->options.reduce == CGP_REDUCE_ATOMIC;
     args.p = plan->problem;
-    err = plan->kernel->launch(&args, &plan->device, stream);
+    if (stages == CGP_STAGE_ALL) {
+        err = plan->kernel->launch(&args, &plan->device, stream);
+    } else {
+        err = plan->kernel->launch_stages ? plan->kernel->launch_stages(&args, &plan->device, stream, stages)
+                                          : cudaErrorNotSupported;
+        if (err == cudaErrorNotSupported)
+            return fail(CGP_ERROR_UNSUPPORTED, "%s has no stage split for this shape (only the tensor-core "
+                        "versions on their Cin == 8 fast path have one)", plan->kernel->name);
+    }
     if (err != cudaSuccess)
         return fail(CGP_ERROR_CUDA, "launching %s failed at %s:%d: %s: %s", plan->kernel->name, __FILE__, __LINE__,
                     cudaGetErrorName(err), cudaGetErrorString(err));
     return CGP_SUCCESS;
+}
+
+cgp_status cgp_plan_run(cgp_plan *plan, const float *x, const float *weight, const float *bias, float *y,
+                        void *workspace, size_t workspace_bytes, cudaStream_t stream)
+{
+    return run_stages(plan, x, weight, bias, y, workspace, workspace_bytes, CGP_STAGE_ALL, stream);
+}
+
+cgp_status cgp_plan_run_stages(cgp_plan *plan, const float *x, const float *weight, const float *bias, float *y,
+                               void *workspace, size_t workspace_bytes, int stages, cudaStream_t stream)
+{
+    if (stages < 0 || stages > CGP_STAGE_ALL)
+        return fail(CGP_ERROR_INVALID_OPTION, "cgp_plan_run_stages: stages must be in [0, %d], got %d", CGP_STAGE_ALL,
+                    stages);
+    return run_stages(plan, x, weight, bias, y, workspace, workspace_bytes, stages, stream);
 }
 
 cgp_status cgp_plan_destroy(cgp_plan *plan)

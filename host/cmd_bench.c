@@ -7,6 +7,7 @@
  * cin, cout) into one file.
  *     cgp bench [shape options] [--precision fp32,tf32,3xtf32|all] [--reduce det,atomic]
  *               [--baselines all|none|cudnn,cudnn-graph,unfused] [--warmup 5 --iters 30]
+ *               [--stages]   (tensor-core precisions: time the MMAs and the epilogue apart, variants_stages.c)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,7 @@ int cmd_bench(int argc, char **argv)
     int64_t warmup = 5, iters = 30;
     const char *precisions = "fp32", *reduces = "det,atomic", *baselines = "all";
     const char *csv = NULL, *json = NULL, *markdown = NULL, *sweep = NULL;
+    int stages = 0;
     option_spec specs[OPTIONS_MAX];
     int count = 0;
     cli_add_shape_specs(specs, &count, &po);
@@ -100,6 +102,9 @@ int cmd_bench(int argc, char **argv)
     specs[count++] = (option_spec)OPTION_STRING("--precision", &precisions, "fused precisions: fp32,tf32,3xtf32 or all");
     specs[count++] = (option_spec)OPTION_STRING("--reduce", &reduces, "fused reductions: det,atomic or all");
     specs[count++] = (option_spec)OPTION_STRING("--baselines", &baselines, "cudnn,cudnn-graph,unfused, all or none");
+    specs[count++] = (option_spec)OPTION_FLAG("--stages", &stages,
+                                              "also time the tf32/3xtf32 kernels with the MMAs alone, the epilogue "
+                                              "alone and neither, and print the split");
     specs[count++] = (option_spec)OPTION_INT("--warmup", &warmup, 0, 100000, "untimed runs before timing");
     specs[count++] = (option_spec)OPTION_INT("--iters", &iters, 1, 100000, "timed runs (median, min, max)");
     specs[count++] = (option_spec)OPTION_STRING("--csv", &csv, "also write the rows as CSV to this file");
@@ -112,7 +117,7 @@ int cmd_bench(int argc, char **argv)
         return code;
 
     char err[512];
-    bench_options bo = {(int)warmup, (int)iters, (uint64_t)po.seed, {0, 0, (int)po.kernel}, 0};
+    bench_options bo = {(int)warmup, (int)iters, (uint64_t)po.seed, {0, 0, (int)po.kernel}, 0, stages};
     int sweep_key = -1, sweep_count = 1;
     int64_t sweep_values[MAX_SWEEP];
     if (parse_set("--precision", precisions, cli_precision_names, &bo.fused.precisions, err, sizeof err) != 0 ||
@@ -160,6 +165,7 @@ int cmd_bench(int argc, char **argv)
         }
         printf("\n");
         bench_print_table(stdout, &results[k]);
+        stages_print_split(stdout, &results[k]);
         fflush(stdout);
         if (bench_failed_checks(&results[k]) > 0)
             rc = EXIT_FAIL;

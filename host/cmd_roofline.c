@@ -343,7 +343,7 @@ int cmd_roofline(int argc, char **argv)
 
     const bench_options bo = {(int)warmup, (int)iters, (uint64_t)po.seed,
                               {7u /* fp32, tf32, 3xtf32 */, reduce == 2 ? 3u : 1u << reduce, (int)po.kernel},
-                              baseline_bits[baselines]};
+                              baseline_bits[baselines], 0 /* no stage split */};
     const cgp_shape s = cli_shape(&po);
     int rc = bench_run(&s, (cgp_padding)po.padding, &bo, &r->bench, err, sizeof err);
     if (rc != 0) {

@@ -50,6 +50,8 @@ int variants_fused(const bench_problem *p, const fused_selection *sel, bench_var
 int variants_cudnn(const bench_problem *p, bench_variant *out, int *count, int max);
 int variants_cudnn_graph(const bench_problem *p, bench_variant *out, int *count, int max);
 int variants_unfused(const bench_problem *p, bench_variant *out, int *count, int max);
+/* The stage split's timing-only rows (variants_stages.c) */
+int variants_stages(const bench_problem *p, const fused_selection *sel, bench_variant *out, int *count, int max);
 
 /* Minimal DRAM bytes of the fused computation: x, weights and bias read once, y written once. */
 double problem_min_bytes(const bench_problem *p);

@@ -293,4 +293,4 @@ cudaError_t winograd_launch(const cgp_launch_args *a, const cgp_device_info *d, 
 extern "C" const cgp_kernel_desc cgp_kernel_fp32_v7 = {
     7, "fp32-v7", 0 /* CGP_PRECISION_FP32 */,
     "Winograd F(2x2,3x3) in fp32 FFMA: input transform, 16 GEMMs per tile, output transform + GELU; 16x16 tiles",
-    winograd_unsupported, winograd_workspace, winograd_launch};
+    winograd_unsupported, winograd_workspace, winograd_launch, NULL};

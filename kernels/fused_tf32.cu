@@ -47,6 +47,7 @@
 namespace {
 
 enum Precision { kTf32 = CGP_PRECISION_TF32, kTf32x3 = CGP_PRECISION_TF32X3 };
+enum Path { kGeneric, kFast, kFastPipelined };
 
 constexpr int kTileW = 16;          /* output columns of a warp tile: the 16 rows of an m16 tile */
 constexpr int kInW = kTileW + 2;    /* input columns staged for them */
@@ -278,34 +279,31 @@ template <int P, int MT> __device__ __forceinline__ void convert_input(const flo
 
 /* ---- the MMAs of one warp tile ---- */
 
-/* Fast path, one filter row (3 taps), all 8 input channels: xs_lane = the lane's quad in the operand
- * tile, ky rows down; w_lane = the group's staged weights of the row's first tap + this lane's (output
- * channel group, channel pair); with kFirst, the bias quads (bias_lane) enter as the C operand of the
- * first tap, so the bias costs no instruction. */
-template <int P, int MT, bool kFirst>
-__device__ __forceinline__ void conv_row_smem(float (&acc)[MT][kNTiles][4], const float *xs_lane,
-                                              const float *w_lane, const float *bias_lane)
+/* Fast path, the MMAs of one filter tap, all 8 input channels: xs_lane = the lane's quad in the operand
+ * tile; w_lane = the group's staged weights + this lane's (output channel, channel pair); for tap 0 the
+ * bias quads (bias_lane) enter as the C operand, so the bias costs no instruction. */
+template <int P, int MT>
+__device__ __forceinline__ void mma_tap(float (&acc)[MT][kNTiles][4], int tap, const float *xs_lane,
+                                        const float *w_lane, const float *bias_lane)
 {
+    const int ky = tap / 3, kx = tap - 3 * ky;
+    AFrag<P> a[MT];
 #pragma unroll
-    for (int kx = 0; kx < 3; ++kx) {
-        AFrag<P> a[MT];
+    for (int i = 0; i < MT; ++i)
+        a[i] = load_a<P, MT>(xs_lane + ((i + ky) * kPairCols + kx) * 16);
 #pragma unroll
-        for (int i = 0; i < MT; ++i)
-            a[i] = load_a<P, MT>(xs_lane + (i * kPairCols + kx) * 16);
+    for (int j = 0; j < kNTiles; ++j) {
+        const BFrag<P> b = load_b<P>(w_lane + (tap * kGroup + 8 * j) * kWords<P>);
+        if (tap == 0) {
+            const float4 bias = *reinterpret_cast<const float4 *>(bias_lane + 16 * j);
+            const float c[4] = {bias.x, bias.y, bias.z, bias.w};
 #pragma unroll
-        for (int j = 0; j < kNTiles; ++j) {
-            const BFrag<P> b = load_b<P>(w_lane + (kx * kGroup + 8 * j) * kWords<P>);
-            if (kFirst && kx == 0) {
-                const float4 bias = *reinterpret_cast<const float4 *>(bias_lane + 16 * j);
-                const float c[4] = {bias.x, bias.y, bias.z, bias.w};
+            for (int i = 0; i < MT; ++i)
+                mma_step<P>(acc[i][j], a[i], b, c);
+        } else {
 #pragma unroll
-                for (int i = 0; i < MT; ++i)
-                    mma_step<P>(acc[i][j], a[i], b, c);
-            } else {
-#pragma unroll
-                for (int i = 0; i < MT; ++i)
-                    mma_step<P>(acc[i][j], a[i], b, acc[i][j]);
-            }
+            for (int i = 0; i < MT; ++i)
+                mma_step<P>(acc[i][j], a[i], b, acc[i][j]);
         }
     }
 }
@@ -314,20 +312,30 @@ template <int P, int MT>
 __device__ __forceinline__ void conv_tile_smem(float (&acc)[MT][kNTiles][4], const float *xs_lane,
                                                const float *w_lane, const float *bias_lane)
 {
-    conv_row_smem<P, MT, true>(acc, xs_lane, w_lane, bias_lane);
-#pragma unroll 1 /* one tap per iteration: unrolled further, ptxas prefetches fragments into spills */
-    for (int tap = 3; tap < kTaps; ++tap) {
-        const int ky = tap / 3, kx = tap - 3 * ky;
-        AFrag<P> a[MT];
 #pragma unroll
-        for (int i = 0; i < MT; ++i)
-            a[i] = load_a<P, MT>(xs_lane + ((i + ky) * kPairCols + kx) * 16);
+    for (int tap = 0; tap < 3; ++tap)
+        mma_tap<P, MT>(acc, tap, xs_lane, w_lane, bias_lane);
+#pragma unroll 1 /* one tap per iteration: unrolled further, ptxas prefetches fragments into spills */
+    for (int tap = 3; tap < kTaps; ++tap)
+        mma_tap<P, MT>(acc, tap, xs_lane, w_lane, bias_lane);
+}
+
+/* Stand-in for the MMAs (stage split, kernel_api.h): the bias plus one input value, from the first A
+ * fragment of each row: one shared load per row and one FADD per accumulator. */
+template <int P, int MT>
+__device__ __forceinline__ void stand_in_mma(float (&acc)[MT][kNTiles][4], const float *xs_lane,
+                                             const float *bias_lane)
+{
+#pragma unroll
+    for (int i = 0; i < MT; ++i) {
+        const AFrag<P> a = load_a<P, MT>(xs_lane + i * kPairCols * 16);
 #pragma unroll
         for (int j = 0; j < kNTiles; ++j) {
-            const BFrag<P> b = load_b<P>(w_lane + (tap * kGroup + 8 * j) * kWords<P>);
-#pragma unroll
-            for (int i = 0; i < MT; ++i)
-                mma_step<P>(acc[i][j], a[i], b, acc[i][j]);
+            const float4 bias = *reinterpret_cast<const float4 *>(bias_lane + 16 * j);
+            acc[i][j][0] = bias.x + __uint_as_float(a.big[0]);
+            acc[i][j][1] = bias.y + __uint_as_float(a.big[1]);
+            acc[i][j][2] = bias.z + __uint_as_float(a.big[2]);
+            acc[i][j][3] = bias.w + __uint_as_float(a.big[3]);
         }
     }
 }
@@ -362,25 +370,41 @@ __device__ __forceinline__ void conv_chunk_global(float (&acc)[MT][kNTiles][4], 
 
 /* ---- epilogue ---- */
 
-/* sum[j][e] += GELU(acc) over the lane's elements of channel 8 j + 2 tig + e, times 0 outside the
- * output (rows past Hout, columns past Wout). A fixed order: deterministic. */
+/* The epilogue's 0/1 masks of a warp tile: m[row][0] for pixel `group` of the row, m[row][1] for pixel
+ * group + 8; 0 outside the output (rows past Hout, columns past Wout). */
 template <int MT>
-__device__ __forceinline__ void accumulate_gelu(const float (&acc)[MT][kNTiles][4], const TcParams &p, int64_t oy0,
-                                                int64_t ox0, int group, float (&sum)[kNTiles][2])
+__device__ __forceinline__ void tile_masks(const TcParams &p, int64_t oy0, int64_t ox0, int group, float (&m)[MT][2])
 {
     const bool lo_ok = ox0 + group < p.wout, hi_ok = ox0 + group + 8 < p.wout;
 #pragma unroll
     for (int i = 0; i < MT; ++i) {
         const bool row_ok = oy0 + i < p.hout;
-        const float m_lo = row_ok && lo_ok ? 1.0f : 0.0f, m_hi = row_ok && hi_ok ? 1.0f : 0.0f;
-#pragma unroll
-        for (int j = 0; j < kNTiles; ++j) {
-            sum[j][0] = fmaf(gelu_fast(acc[i][j][0]), m_lo, sum[j][0]);
-            sum[j][1] = fmaf(gelu_fast(acc[i][j][1]), m_lo, sum[j][1]);
-            sum[j][0] = fmaf(gelu_fast(acc[i][j][2]), m_hi, sum[j][0]);
-            sum[j][1] = fmaf(gelu_fast(acc[i][j][3]), m_hi, sum[j][1]);
-        }
+        m[i][0] = row_ok && lo_ok ? 1.0f : 0.0f;
+        m[i][1] = row_ok && hi_ok ? 1.0f : 0.0f;
     }
+}
+
+/* Accumulator f of the tile, f = (row i * kNTiles + n8 tile j) * 4 + fragment element e, into
+ * sum[j][e % 2] (channel 8 j + 2 tig + e % 2): GELU(acc) times its mask; kGelu false: the stand-in of
+ * the stage split, acc times its mask. Taken in increasing f, the order is fixed: deterministic. */
+template <int MT, bool kGelu>
+__device__ __forceinline__ void epilogue_element(const float (&acc)[MT][kNTiles][4], const float (&m)[MT][2], int f,
+                                                 float (&sum)[kNTiles][2])
+{
+    const int i = f / (4 * kNTiles), j = f / 4 % kNTiles, e = f % 4;
+    const float v = kGelu ? gelu_fast(acc[i][j][e]) : acc[i][j][e];
+    sum[j][e % 2] = fmaf(v, m[i][e / 2], sum[j][e % 2]);
+}
+
+template <int MT, bool kGelu>
+__device__ __forceinline__ void accumulate_tile(const float (&acc)[MT][kNTiles][4], const TcParams &p, int64_t oy0,
+                                                int64_t ox0, int group, float (&sum)[kNTiles][2])
+{
+    float m[MT][2];
+    tile_masks<MT>(p, oy0, ox0, group, m);
+#pragma unroll
+    for (int f = 0; f < MT * kNTiles * 4; ++f)
+        epilogue_element<MT, kGelu>(acc, m, f, sum);
 }
 
 /* Adds the float sums into the thread's double slots (dsum_lane[j * 32]) and clears them. */
@@ -413,22 +437,40 @@ template <int W> __device__ __forceinline__ double block_channel_sum(const doubl
 
 /* ---- a warp's run of warp tiles of one (image, channel group): spatial tiles [s_begin, s_end) ---- */
 
-template <int P, int MT>
+/* Fast path: the lane's pointers into the operand tile, the staged weights and the bias quads */
+struct FastLane {
+    const float *xs, *w, *bias;
+};
+
+template <int P>
+__device__ __forceinline__ FastLane fast_lane(const float *xs_warp, const float *wsm, const float *bsm, int grp, int lane)
+{
+    const int group = lane >> 2, tig = lane & 3;
+    return FastLane{xs_warp + group * 16 + 4 * tig,
+                    wsm + (int64_t)grp * kWFloatsPerGroup<P> + group * kWords<P> + kPairStride<P> * tig,
+                    bsm + (int64_t)grp * kBiasFloatsPerGroup + 4 * tig};
+}
+
+/* Waits for the copies of the warp's next tile and rounds (splits) them into the operand tile. */
+template <int P, int MT> __device__ __forceinline__ void land_input(const float *raw_warp, float *xs_warp, int lane)
+{
+    cp_async_wait_all();
+    __syncwarp(); /* every lane's copies landed and every lane is done reading the operand tile */
+    convert_input<P, MT>(raw_warp, xs_warp, lane);
+    __syncwarp();
+}
+
+/* Stages S (CGP_STAGE_*): the full kernel has both; the stage split replaces one or both by stand-ins. */
+template <int P, int MT, int S>
 __device__ __forceinline__ void warp_tiles_fast(const TcParams &p, int64_t img, int grp, int64_t s_begin,
                                                 int64_t s_end, float *raw_warp, float *xs_warp, const float *wsm,
                                                 const float *bsm, double2 *dsum_lane, int lane)
 {
-    const int group = lane >> 2, tig = lane & 3;
-    const float *xs_lane = xs_warp + group * 16 + 4 * tig;
-    const float *w_lane = wsm + (int64_t)grp * kWFloatsPerGroup<P> + group * kWords<P> + kPairStride<P> * tig;
-    const float *bias_lane = bsm + (int64_t)grp * kBiasFloatsPerGroup + 4 * tig;
+    const FastLane fl = fast_lane<P>(xs_warp, wsm, bsm, grp, lane);
     int64_t ty = s_begin / p.tiles_x, tx = s_begin % p.tiles_x;
 
     copy_input<MT, false>(p, img, ty * MT, tx * kTileW, 0, raw_warp, lane);
-    cp_async_wait_all();
-    __syncwarp();
-    convert_input<P, MT>(raw_warp, xs_warp, lane);
-    __syncwarp();
+    land_input<P, MT>(raw_warp, xs_warp, lane);
 
     float sum[kNTiles][2] = {};
     int since_flush = 0;
@@ -442,17 +484,109 @@ __device__ __forceinline__ void warp_tiles_fast(const TcParams &p, int64_t img, 
         if (more) /* the next tile's input lands while this one's MMAs and GELUs run */
             copy_input<MT, false>(p, img, ty * MT, tx * kTileW, 0, raw_warp, lane);
         float acc[MT][kNTiles][4];
-        conv_tile_smem<P, MT>(acc, xs_lane, w_lane, bias_lane);
-        accumulate_gelu<MT>(acc, p, oy0, ox0, group, sum);
+        if constexpr ((S & CGP_STAGE_MMA) != 0)
+            conv_tile_smem<P, MT>(acc, fl.xs, fl.w, fl.bias);
+        else
+            stand_in_mma<P, MT>(acc, fl.xs, fl.bias);
+        accumulate_tile<MT, (S & CGP_STAGE_EPILOGUE) != 0>(acc, p, oy0, ox0, lane >> 2, sum);
         if (++since_flush == kFlushUnits) {
             flush_sums(dsum_lane, sum);
             since_flush = 0;
         }
-        if (more) {
-            cp_async_wait_all();
-            __syncwarp(); /* every lane's copies landed and every lane is done reading this tile */
-            convert_input<P, MT>(raw_warp, xs_warp, lane);
-            __syncwarp();
+        if (more)
+            land_input<P, MT>(raw_warp, xs_warp, lane);
+    }
+    flush_sums(dsum_lane, sum);
+}
+
+/* One step of the pipelined fast path: the MMAs of the tile in the operand tile (into acc_new) and,
+ * spread over its 9 taps, the epilogue of the previous tile (acc_old, masks m_old), in one basic block,
+ * so that ptxas interleaves one warp's tensor-core instructions with its FP32 and MUFU ones. kMma false:
+ * the last tile's epilogue alone; kEpilogue false: the first tile's MMAs alone. */
+template <int P, int MT, int S, bool kMma, bool kEpilogue>
+__device__ __forceinline__ void pipelined_step(float (&acc_new)[MT][kNTiles][4], const float (&acc_old)[MT][kNTiles][4],
+                                               const float (&m_old)[MT][2], const FastLane &fl,
+                                               float (&sum)[kNTiles][2])
+{
+    constexpr int kElems = MT * kNTiles * 4, kPerTap = (kElems + kTaps - 1) / kTaps;
+#pragma unroll
+    for (int tap = 0; tap < kTaps; ++tap) {
+        if constexpr (kMma) {
+            if constexpr ((S & CGP_STAGE_MMA) != 0)
+                mma_tap<P, MT>(acc_new, tap, fl.xs, fl.w, fl.bias);
+            else if (tap == 0)
+                stand_in_mma<P, MT>(acc_new, fl.xs, fl.bias);
+        }
+        if constexpr (kEpilogue) {
+#pragma unroll
+            for (int k = 0; k < kPerTap; ++k)
+                if (tap * kPerTap + k < kElems)
+                    epilogue_element<MT, (S & CGP_STAGE_EPILOGUE) != 0>(acc_old, m_old, tap * kPerTap + k, sum);
+        }
+    }
+}
+
+/* The pipelined fast path's walk over the warp's tiles: tile coordinates, the copies of the tile after
+ * the next, and the masks of the tile whose MMAs run now. */
+template <int MT> struct TileWalk {
+    const TcParams &p;
+    int64_t img, ty, tx, s, s_end;
+    float *raw_warp;
+    int lane;
+
+    /* starts the copies of tile s + 1 (if any) and moves to it; masks of tile s into m */
+    __device__ __forceinline__ void next(float (&m)[MT][2])
+    {
+        tile_masks<MT>(p, ty * MT, tx * kTileW, lane >> 2, m);
+        if (++tx == p.tiles_x) {
+            tx = 0;
+            ++ty;
+        }
+        if (++s < s_end)
+            copy_input<MT, false>(p, img, ty * MT, tx * kTileW, 0, raw_warp, lane);
+    }
+};
+
+/* Fast path, software-pipelined: the epilogue of tile s - 1 runs inside the MMAs of tile s (two
+ * accumulator sets, 2 x MT x 32 registers), instead of one warp alternating a tensor-core phase and an
+ * FP32/MUFU phase and leaving the other pipe to the block's other warps. */
+template <int P, int MT, int S>
+__device__ __forceinline__ void warp_tiles_pipelined(const TcParams &p, int64_t img, int grp, int64_t s_begin,
+                                                     int64_t s_end, float *raw_warp, float *xs_warp, const float *wsm,
+                                                     const float *bsm, double2 *dsum_lane, int lane)
+{
+    const FastLane fl = fast_lane<P>(xs_warp, wsm, bsm, grp, lane);
+    TileWalk<MT> walk{p, img, s_begin / p.tiles_x, s_begin % p.tiles_x, s_begin, s_end, raw_warp, lane};
+    copy_input<MT, false>(p, img, walk.ty * MT, walk.tx * kTileW, 0, raw_warp, lane);
+    land_input<P, MT>(raw_warp, xs_warp, lane);
+
+    float acc_a[MT][kNTiles][4], acc_b[MT][kNTiles][4], m_a[MT][2], m_b[MT][2];
+    float sum[kNTiles][2] = {};
+    int since_flush = 0;
+    walk.next(m_a);
+    pipelined_step<P, MT, S, true, false>(acc_a, acc_a, m_a, fl, sum);
+    for (;;) { /* unrolled twice so that the two accumulator sets swap roles without copies */
+        if (walk.s == s_end) {
+            pipelined_step<P, MT, S, false, true>(acc_a, acc_a, m_a, fl, sum);
+            break;
+        }
+        land_input<P, MT>(raw_warp, xs_warp, lane);
+        walk.next(m_b);
+        pipelined_step<P, MT, S, true, true>(acc_b, acc_a, m_a, fl, sum);
+        if (++since_flush == kFlushUnits) {
+            flush_sums(dsum_lane, sum);
+            since_flush = 0;
+        }
+        if (walk.s == s_end) {
+            pipelined_step<P, MT, S, false, true>(acc_b, acc_b, m_b, fl, sum);
+            break;
+        }
+        land_input<P, MT>(raw_warp, xs_warp, lane);
+        walk.next(m_a);
+        pipelined_step<P, MT, S, true, true>(acc_a, acc_b, m_b, fl, sum);
+        if (++since_flush == kFlushUnits) {
+            flush_sums(dsum_lane, sum);
+            since_flush = 0;
         }
     }
     flush_sums(dsum_lane, sum);
@@ -498,7 +632,7 @@ __device__ __forceinline__ void warp_tiles_generic(const TcParams &p, int64_t im
             __syncwarp();
             conv_chunk_global<P, MT>(acc, xs_lane, p, c_lane, (int64_t)chunk * 8 + 2 * tig);
         }
-        accumulate_gelu<MT>(acc, p, oy0, ox0, group, sum);
+        accumulate_tile<MT, true>(acc, p, oy0, ox0, group, sum);
         if (++since_flush == kFlushUnits) {
             flush_sums(dsum_lane, sum);
             since_flush = 0;
@@ -560,9 +694,11 @@ __device__ __forceinline__ ImageSlots image_slots(int64_t img, int64_t per_image
     return s;
 }
 
-template <int P, int MT, bool kFast, int W>
+/* kPath: kGeneric, kFast or kFastPipelined; S: the stages run (CGP_STAGE_ALL but in the stage split) */
+template <int P, int MT, int kPath, int W, int S>
 __global__ void __launch_bounds__(32 * W, 1) tc_conv_gelu_mean(const TcParams p)
 {
+    constexpr bool kFast = kPath != kGeneric;
     double2 *dsum = reinterpret_cast<double2 *>(dynamic_smem());
     double *sums = reinterpret_cast<double *>(dsum + 32 * W * kNTiles);
     float *raw = reinterpret_cast<float *>(sums + kGroup);
@@ -601,9 +737,12 @@ __global__ void __launch_bounds__(32 * W, 1) tc_conv_gelu_mean(const TcParams p)
             const int64_t s_begin = seg0 - g0 + len * warp / W;
             const int64_t s_end = seg0 - g0 + len * (warp + 1) / W;
             if (s_begin < s_end) {
-                if constexpr (kFast)
-                    warp_tiles_fast<P, MT>(p, img, grp, s_begin, s_end, raw_warp, xs_warp, wsm, bsm, dsum_lane,
-                                           lane);
+                if constexpr (kPath == kFastPipelined)
+                    warp_tiles_pipelined<P, MT, S>(p, img, grp, s_begin, s_end, raw_warp, xs_warp, wsm, bsm,
+                                                   dsum_lane, lane);
+                else if constexpr (kPath == kFast)
+                    warp_tiles_fast<P, MT, S>(p, img, grp, s_begin, s_end, raw_warp, xs_warp, wsm, bsm, dsum_lane,
+                                              lane);
                 else
                     warp_tiles_generic<P, MT>(p, img, grp, s_begin, s_end, raw_warp, xs_warp, dsum_lane, lane);
             }
@@ -623,10 +762,11 @@ __global__ void __launch_bounds__(32 * W, 1) tc_conv_gelu_mean(const TcParams p)
 
 /* ---- host side ---- */
 
-/* One kernel version: output rows per warp tile (m16 tiles per warp) and warps per block of its fast
- * path and of its generic path, each the most that compile without spills (docs/design.md, "The tensor-core kernels"). */
-template <int P, int kFastRows, int kFastWarps, int kGenericRows, int kGenericWarps> struct TcConfig {
-    static constexpr int precision = P, fast_rows = kFastRows, fast_warps = kFastWarps;
+/* One kernel version: output rows per warp tile (m16 tiles per warp), warps per block and walk
+ * (kFast or kFastPipelined) of its fast path, rows and warps of its generic path, each the most that
+ * compile without spills (docs/design.md, "The tensor-core kernels"). */
+template <int P, int kFastRows, int kFastWarps, int kFastPath, int kGenericRows, int kGenericWarps> struct TcConfig {
+    static constexpr int precision = P, fast_rows = kFastRows, fast_warps = kFastWarps, fast_path = kFastPath;
     static constexpr int generic_rows = kGenericRows, generic_warps = kGenericWarps;
 };
 
@@ -678,15 +818,16 @@ template <class C> size_t tc_workspace_bytes(const cgp_problem *p, const cgp_dev
     return (bytes + 15) / 16 * 16;
 }
 
-template <int P, int MT, bool kFast, int W>
+template <int P, int MT, int kPath, int W, int S>
 cudaError_t launch_kernel(TcParams p, const cgp_problem *pr, const cgp_device_info *d, cudaStream_t stream)
 {
+    constexpr bool kFast = kPath != kGeneric;
     p.tiles_x = ceil_div(pr->wout, kTileW);
     p.spatial_tiles = ceil_div(pr->hout, MT) * p.tiles_x;
     p.units = unit_count(pr, MT);
     const int64_t blocks = grid_blocks(pr, d, MT);
     const size_t smem = smem_bytes<P, MT, W>(kFast, p.groups);
-    const void *kernel = reinterpret_cast<const void *>(&tc_conv_gelu_mean<P, MT, kFast, W>);
+    const void *kernel = reinterpret_cast<const void *>(&tc_conv_gelu_mean<P, MT, kPath, W, S>);
     cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (err != cudaSuccess)
         return err;
@@ -695,7 +836,7 @@ cudaError_t launch_kernel(TcParams p, const cgp_problem *pr, const cgp_device_in
     return cudaLaunchKernel(kernel, dim3((unsigned)blocks), dim3(32 * W), argv, smem, stream);
 }
 
-template <class C> cudaError_t tc_launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
+TcParams tc_params(const cgp_launch_args *a)
 {
     const cgp_problem *pr = &a->p;
     TcParams p;
@@ -713,14 +854,42 @@ template <class C> cudaError_t tc_launch(const cgp_launch_args *a, const cgp_dev
     p.pad = pr->pad;
     p.cin_chunks = (int)ceil_div(pr->cin, 8);
     p.groups = (int)ceil_div(pr->cout, kGroup);
-    if (use_fast_path<C>(pr, d))
-        return launch_kernel<C::precision, C::fast_rows, true, C::fast_warps>(p, pr, d, s);
-    return launch_kernel<C::precision, C::generic_rows, false, C::generic_warps>(p, pr, d, s);
+    return p;
 }
 
-using Tf32V1 = TcConfig<kTf32, 4, 8, 2, 8>;   /* few warps, big tiles: least shared-memory traffic */
-using Tf32V2 = TcConfig<kTf32, 2, 16, 2, 8>;  /* 4 warps per scheduler: more MMA/GELU overlap */
-using Tf32x3V1 = TcConfig<kTf32x3, 2, 8, 2, 8>; /* 2 rows: the fresh 3xTF32 accumulators leave no room for 3 */
+template <class C> cudaError_t tc_launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
+{
+    if (use_fast_path<C>(&a->p, d))
+        return launch_kernel<C::precision, C::fast_rows, C::fast_path, C::fast_warps, CGP_STAGE_ALL>(tc_params(a),
+                                                                                                     &a->p, d, s);
+    return launch_kernel<C::precision, C::generic_rows, kGeneric, C::generic_warps, CGP_STAGE_ALL>(tc_params(a), &a->p,
+                                                                                                   d, s);
+}
+
+/* The stage split (kernel_api.h): the fast path with the stages in `stages` only */
+template <class C>
+cudaError_t tc_launch_stages(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s, int stages)
+{
+    if (!use_fast_path<C>(&a->p, d))
+        return cudaErrorNotSupported;
+    switch (stages) {
+    case CGP_STAGE_ALL: return tc_launch<C>(a, d, s);
+    case CGP_STAGE_MMA:
+        return launch_kernel<C::precision, C::fast_rows, C::fast_path, C::fast_warps, CGP_STAGE_MMA>(tc_params(a),
+                                                                                                     &a->p, d, s);
+    case CGP_STAGE_EPILOGUE:
+        return launch_kernel<C::precision, C::fast_rows, C::fast_path, C::fast_warps, CGP_STAGE_EPILOGUE>(
+            tc_params(a), &a->p, d, s);
+    case 0: return launch_kernel<C::precision, C::fast_rows, C::fast_path, C::fast_warps, 0>(tc_params(a), &a->p, d, s);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+using Tf32V1 = TcConfig<kTf32, 4, 8, kFast, 2, 8>;  /* few warps, big tiles: least shared-memory traffic */
+using Tf32V2 = TcConfig<kTf32, 2, 16, kFast, 2, 8>; /* 4 warps per scheduler: more MMA/GELU overlap */
+using Tf32V3 = TcConfig<kTf32, 2, 8, kFastPipelined, 2, 8>; /* MMA/GELU overlap inside each warp */
+using Tf32x3V1 = TcConfig<kTf32x3, 2, 8, kFast, 2, 8>; /* 2 rows: the fresh 3xTF32 accumulators leave no room for 3 */
+using Tf32x3V2 = TcConfig<kTf32x3, 2, 8, kFastPipelined, 2, 8>;
 
 } // namespace
 
@@ -734,6 +903,7 @@ extern "C" const cgp_kernel_desc cgp_kernel_tf32_v1 = {
     tc_unsupported<Tf32V1>,
     tc_workspace_bytes<Tf32V1>,
     tc_launch<Tf32V1>,
+    tc_launch_stages<Tf32V1>,
 };
 
 extern "C" const cgp_kernel_desc cgp_kernel_tf32_v2 = {
@@ -745,6 +915,7 @@ extern "C" const cgp_kernel_desc cgp_kernel_tf32_v2 = {
     tc_unsupported<Tf32V2>,
     tc_workspace_bytes<Tf32V2>,
     tc_launch<Tf32V2>,
+    tc_launch_stages<Tf32V2>,
 };
 
 extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v1 = {
@@ -756,4 +927,29 @@ extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v1 = {
     tc_unsupported<Tf32x3V1>,
     tc_workspace_bytes<Tf32x3V1>,
     tc_launch<Tf32x3V1>,
+    tc_launch_stages<Tf32x3V1>,
+};
+
+extern "C" const cgp_kernel_desc cgp_kernel_tf32_v3 = {
+    13,
+    "tf32-v3",
+    CGP_PRECISION_TF32,
+    "as tf32-v2's 2-row warp tiles with 8 warps, software-pipelined: the bias/GELU/mean epilogue of one tile "
+    "runs spread over the 9 taps of the next tile's MMAs (two accumulator sets), so each warp keeps the "
+    "tensor cores and the FP32/MUFU pipes busy at once",
+    tc_unsupported<Tf32V3>,
+    tc_workspace_bytes<Tf32V3>,
+    tc_launch<Tf32V3>,
+    tc_launch_stages<Tf32V3>,
+};
+
+extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v2 = {
+    22,
+    "3xtf32-v2",
+    CGP_PRECISION_TF32X3,
+    "3xtf32-v1 software-pipelined as tf32-v3: one tile's epilogue inside the next tile's MMAs",
+    tc_unsupported<Tf32x3V2>,
+    tc_workspace_bytes<Tf32x3V2>,
+    tc_launch<Tf32x3V2>,
+    tc_launch_stages<Tf32x3V2>,
 };

@@ -39,6 +39,11 @@ typedef struct cgp_launch_args {
     cgp_problem p;
 } cgp_launch_args;
 
+/* Stages of a launch, for the stage split (`cgp bench --stages`): a launch without one of them
+ * replaces it by a stand-in of one instruction per output element, so the time difference to the
+ * full kernel is what that stage costs there (results are then not the function). */
+enum { CGP_STAGE_MMA = 1, CGP_STAGE_EPILOGUE = 2, CGP_STAGE_ALL = 3 };
+
 typedef struct cgp_kernel_desc {
     int version;       /* the number `--kernel` selects */
     const char *name;  /* e.g. "fp32-v2" */
@@ -48,6 +53,9 @@ typedef struct cgp_kernel_desc {
     const char *(*unsupported)(const cgp_problem *p, const cgp_device_info *d);
     size_t (*workspace_bytes)(const cgp_problem *p, const cgp_device_info *d);
     cudaError_t (*launch)(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s);
+    /* NULL, or a launch of only the stages in `stages` (CGP_STAGE_*): the tensor-core versions on their
+     * fast path; cudaErrorNotSupported where the problem takes another path */
+    cudaError_t (*launch_stages)(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s, int stages);
 } cgp_kernel_desc;
 
 /* All kernel versions, most preferred first within each precision. */

@@ -4,7 +4,8 @@
 # $OUT/logs.tgz at the end); the terminal gets each step's exit code and last lines.
 #
 #   OUT=/tmp/out scripts/h200_session.sh [step ...]
-# Steps: env build ptxas test bench versions grid profile mprofile roofline sweeps sanitize torch torchfull sass
+# Steps: env build ptxas test bench versions stages grid profile tcprofile mprofile roofline sweeps sanitize torch
+#        torchfull sass
 # (default: env build ptxas test bench versions sass). Results are packed into $OUT/results.tgz.
 # Anything named results-* under $OUT/results/ is meant to be committed under results/.
 set -u
@@ -49,10 +50,14 @@ for s in "${steps[@]}"; do
                --json "$RES/bench_default.json" --markdown "$RES/bench_default.md" ;;
     versions) TAIL=40 step versions bash -c 'for k in ${VERSIONS:-1 2 3 4 5 6 7}; do
                build/cgp bench --baselines none --kernel $k --iters 50 --csv '"$RES"'/versions_fp32_v$k.csv | grep -E "^fused|kernel fp32"; done
-             for k in 11 12; do build/cgp bench --baselines none --precision tf32 --kernel $k --iters 50 \
+             for k in 11 12 13; do build/cgp bench --baselines none --precision tf32 --kernel $k --iters 50 \
                --csv '"$RES"'/versions_tf32_v$k.csv | grep -E "^fused|kernel"; done
-             build/cgp bench --baselines none --precision 3xtf32 --kernel 21 --iters 50 \
-               --csv '"$RES"'/versions_3xtf32_v21.csv | grep -E "^fused|kernel"' ;;
+             for k in 21 22; do build/cgp bench --baselines none --precision 3xtf32 --kernel $k --iters 50 \
+               --csv '"$RES"'/versions_3xtf32_v$k.csv | grep -E "^fused|kernel"; done' ;;
+    stages) TAIL=40 step stages bash -c 'for k in ${TC_VERSIONS:-11 12 13 21 22}; do
+               prec=tf32; [ $k -gt 20 ] && prec=3xtf32
+               build/cgp bench --baselines none --precision $prec --reduce det --kernel $k --stages --iters 50 \
+                 --csv '"$RES"'/stages_v$k.csv | grep -E "^fused|^stages|^stage split"; done' ;;
     grid) TAIL=10 step grid bash -c 'for pad in valid same; do for n in 1 8 32 128; do
                build/cgp bench --baselines none --reduce det --n $n --padding $pad --sweep h=64,128,256,512 \
                  --iters 20 --csv '"$RES"'/grid_${pad}_n$n.csv | grep -E "^problem|^fused fp32"; done; done' ;;
@@ -67,6 +72,11 @@ for s in "${steps[@]}"; do
                --section Occupancy --section InstructionStats --section LaunchStats \
                --metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio \
                build/cgp bench --baselines none --reduce det --kernel $k --iters 1 --warmup 0; done' ;;
+    tcprofile) TAIL=60 step tcprofile bash -c 'for k in ${TC_VERSIONS:-13 22}; do prec=tf32; [ $k -gt 20 ] && prec=3xtf32
+               ncu --clock-control none -k regex:tc_conv -c 1 --section SpeedOfLight --section SchedulerStats \
+               --section WarpStateStats --section InstructionStats \
+               --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio \
+               build/cgp bench --baselines none --precision $prec --reduce det --kernel $k --iters 1 --warmup 0; done' ;;
     roofline) TAIL=40 step roofline build/cgp roofline --csv "$RES/roofline.csv" --svg "$RES/roofline.svg" ;;
     sweeps) TAIL=20 step sweeps bash -c "build/cgp bench --baselines none --precision all --reduce det \
                --sweep n=1,2,4,8,16,32,64,128,256,512 --csv $RES/sweep_n.csv --iters 20 &&

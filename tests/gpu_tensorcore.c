@@ -1,6 +1,6 @@
 /*
  * gpu_tensorcore.c - the tensor-core kernels (kernels/fused_tf32.cu: tf32-v1 = version 11, tf32-v2 = 12,
- * 3xtf32-v1 = 21) through the public API, both reductions, both paddings, on the default problem and on
+ * tf32-v3 = 13, 3xtf32-v1 = 21, 3xtf32-v2 = 22) through the public API, both reductions, both paddings, on the default problem and on
  * shapes that take the fast path (Cin = 8, weights in shared memory) and the generic path (any other
  * Cin, or more output channels than fit), with partial tiles, H or W = 3, many small images, and one
  * output channel. Fresh random inputs (seed printed), y poisoned with NaN before every run, det runs
@@ -16,6 +16,9 @@
  *           (worst of 60 CPU-simulated draws, Cin = 3, 64 x 64: 9.95e-5; Cin = 8, 48 x 48: 6.0e-5 of 40);
  *           (3) the det output of (2) bit-identical to that of (1): the kernel rounds as cvt.rna does.
  *   Kernel 0 ("best") passes the same checks on one shape (the version it resolves to is printed).
+ *   The stage split (host/plan_stages.h) of every version: all stages = cgp_plan_run bit for bit, each
+ *   partial launch runs and writes every y (finite where the full kernel's is), and a shape off the
+ *   fast path is refused with CGP_ERROR_UNSUPPORTED.
  * Without a GPU: one SKIP (a FAIL with CGP_TEST_REQUIRE_GPU=1).
  * Run: CGP_TEST_REQUIRE_GPU=1 make test CGP_TEST_FILTER=gpu_tensorcore   (or build/tests/gpu_tensorcore)
  */
@@ -28,13 +31,14 @@
 #include "gpulib.h"
 #include "problem.h"
 
-#define VERSION_TF32_V1 11
-#define VERSION_TF32_V2 12
-#define VERSION_TF32X3_V1 21
+#include "plan_stages.h"
+
+static const int tf32_versions[] = {11, 12, 13}, tf32x3_versions[] = {21, 22};
+#define VERSION_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define ROUNDED_INPUT_TOLERANCE 1e-5 /* TF32 against the reference of tf32-rounded inputs */
 #define ACCURACY_MIN_PIXELS 4096     /* TF32 against the exact reference only from this many pixels */
 #define ACCURACY_MIN_CIN 8           /* ... and this many input channels */
-#define MAX_TF32_VERSIONS 2          /* TF32 versions test_problem takes at once */
+#define MAX_TF32_VERSIONS 3          /* TF32 versions test_problem takes at once */
 
 typedef struct shape_case {
     cgp_shape shape;
@@ -169,7 +173,8 @@ out:
 }
 
 /* Every check of one shape and padding, for the listed versions (0: kernel 0, "best"). */
-static void test_problem(problem *pr, const int *tf32_versions, int tf32_count, int tf32x3_version)
+static void test_problem(problem *pr, const int *tf32_versions, int tf32_count, const int *tf32x3_versions,
+                         int tf32x3_count)
 {
     const cgp_shape *s = &pr->p.shape;
     const int64_t outputs = s->n * s->cout, pixels = pr->p.hout * pr->p.wout;
@@ -191,9 +196,10 @@ static void test_problem(problem *pr, const int *tf32_versions, int tf32_count, 
         TEST_FAIL("gpu_tensorcore reference", "%s", err);
         goto out;
     }
-    for (int reduce = 0; reduce <= 1; ++reduce)
-        test_plan(pr, "exact inputs", CGP_PRECISION_TF32X3, tf32x3_version, reduce, ref,
-                  check_tolerance(CGP_PRECISION_TF32X3, pixels, s->cin), y_first, y_host);
+    for (int v = 0; v < tf32x3_count; ++v)
+        for (int reduce = 0; reduce <= 1; ++reduce)
+            test_plan(pr, "exact inputs", CGP_PRECISION_TF32X3, tf32x3_versions[v], reduce, ref,
+                      check_tolerance(CGP_PRECISION_TF32X3, pixels, s->cin), y_first, y_host);
     const double accuracy = pixels >= ACCURACY_MIN_PIXELS && s->cin >= ACCURACY_MIN_CIN
                                 ? check_tolerance(CGP_PRECISION_TF32, pixels, s->cin)
                                 : 0.0;
@@ -225,6 +231,65 @@ out:
     free(ref), free(y_first), free(y_host), free(y_exact);
 }
 
+/* The stage split of one version on one problem: expect_supported says whether the shape takes the fast path. */
+static void test_stage_split(const problem *pr, int precision, int version, int expect_supported)
+{
+    const cgp_shape *s = &pr->p.shape;
+    char name[160];
+    snprintf(name, sizeof name, "gpu_tensorcore stage split %s kernel %d %lldx%lldx%lldx%lldx%lld",
+             precision_name(precision), version, (long long)s->n, (long long)s->cin, (long long)s->cout,
+             (long long)s->h, (long long)s->w);
+    const int64_t outputs = s->n * s->cout;
+    float *y_full = malloc((size_t)outputs * sizeof(float)), *y_part = malloc((size_t)outputs * sizeof(float));
+    cgp_plan *plan = NULL;
+    void *ws = NULL;
+    size_t ws_bytes = 0;
+    cgp_status st = !y_full || !y_part ? CGP_ERROR_NULL_POINTER
+                                       : test_plan_with_workspace(s, pr->p.padding, 0, precision, version, &plan,
+                                                                  &ws, &ws_bytes);
+    if (st != CGP_SUCCESS) {
+        TEST_FAIL(name, "setup: %s: %s", cgp_status_string(st), cgp_last_error_detail());
+        goto out;
+    }
+    st = run_poisoned(plan, pr->p.x, pr->p.w, pr->p.b, pr->p.y, outputs, ws, ws_bytes, y_full);
+    if (st != CGP_SUCCESS) {
+        TEST_FAIL(name, "cgp_plan_run: %s: %s", cgp_status_string(st), cgp_last_error_detail());
+        goto out;
+    }
+    for (int stages = 0; stages <= CGP_STAGE_ALL; ++stages) {
+        cudaMemset(pr->p.y, 0xFF, (size_t)outputs * sizeof(float)); /* NaN */
+        st = cgp_plan_run_stages(plan, pr->p.x, pr->p.w, pr->p.b, pr->p.y, ws, ws_bytes, stages, 0);
+        if (!expect_supported) {
+            if (st != CGP_ERROR_UNSUPPORTED)
+                TEST_FAIL(name, "stages %d off the fast path: %s, expected CGP_ERROR_UNSUPPORTED", stages,
+                          cgp_status_string(st));
+            else
+                continue;
+            goto out;
+        }
+        if (st != CGP_SUCCESS || cudaMemcpy(y_part, pr->p.y, (size_t)outputs * sizeof(float), cudaMemcpyDeviceToHost) !=
+                                     cudaSuccess) {
+            TEST_FAIL(name, "stages %d: %s: %s", stages, cgp_status_string(st), cgp_last_error_detail());
+            goto out;
+        }
+        if (stages == CGP_STAGE_ALL && memcmp(y_part, y_full, (size_t)outputs * sizeof(float)) != 0) {
+            TEST_FAIL(name, "all stages differ from cgp_plan_run");
+            goto out;
+        }
+        for (int64_t i = 0; i < outputs; ++i)
+            if (y_part[i] != y_part[i]) {
+                TEST_FAIL(name, "stages %d left y[%lld] NaN (unwritten)", stages, (long long)i);
+                goto out;
+            }
+    }
+    TEST_PASS(name);
+out:
+    cudaFree(ws);
+    if (plan)
+        cgp_plan_destroy(plan);
+    free(y_full), free(y_part);
+}
+
 int main(void)
 {
     if (!test_gpu_available("gpu_tensorcore"))
@@ -254,11 +319,19 @@ int main(void)
                 TEST_FAIL("gpu_tensorcore problem", "%s", err);
                 continue;
             }
-            static const int tf32_versions[] = {VERSION_TF32_V1, VERSION_TF32_V2}, best[] = {0};
+            static const int best[] = {0};
             if (kernel_zero)
-                test_problem(&pr, best, 1, 0);
+                test_problem(&pr, best, 1, best, 1);
             else
-                test_problem(&pr, tf32_versions, 2, VERSION_TF32X3_V1);
+                test_problem(&pr, tf32_versions, VERSION_COUNT(tf32_versions), tf32x3_versions,
+                             VERSION_COUNT(tf32x3_versions));
+            if (i == 0 || i == 10) /* the default problem (fast path), a generic shape */
+                for (int v = 0; v < VERSION_COUNT(tf32_versions) + VERSION_COUNT(tf32x3_versions); ++v) {
+                    const int is_tf32 = v < VERSION_COUNT(tf32_versions);
+                    test_stage_split(&pr, is_tf32 ? CGP_PRECISION_TF32 : CGP_PRECISION_TF32X3,
+                                     is_tf32 ? tf32_versions[v] : tf32x3_versions[v - VERSION_COUNT(tf32_versions)],
+                                     i == 0);
+                }
             problem_destroy(&pr);
         }
     }

@@ -1,0 +1,136 @@
+/*
+ * variants_stages.c - the stage split of `cgp bench --stages`: for each tensor-core precision asked
+ * for, timing-only rows of its kernel with the MMAs alone, the epilogue (bias, GELU, mean) alone and
+ * neither (the skeleton: input staging, loop, reduction), and the summary that takes differences with
+ * the full kernel's row:
+ *     MMA alone = T(MMA only) - T(neither)      epilogue alone = T(epilogue only) - T(neither)
+ *     overlap   = T(MMA only) + T(epilogue only) - T(neither) - T(full)   (time the overlap hides)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "kernel_api.h"
+#include "plan_stages.h"
+
+typedef struct stage_state {
+    cgp_plan *plan;
+    void *workspace;
+    size_t workspace_bytes;
+    int stages;
+} stage_state;
+
+static const char *const stage_names[] = {"neither (skeleton)", "MMA only", "epilogue only"};
+static const char *const precision_names[] = {"fp32", "tf32", "3xtf32"};
+
+static int stage_run(bench_variant *v, const bench_problem *p, cudaStream_t s)
+{
+    stage_state *st = v->state;
+    const cgp_status rc =
+        cgp_plan_run_stages(st->plan, p->x, p->w, p->b, p->y, st->workspace, st->workspace_bytes, st->stages, s);
+    if (rc != CGP_SUCCESS) {
+        fprintf(stderr, "cgp: %s: %s (%s)\n", v->name, cgp_status_string(rc), cgp_last_error_detail());
+        return 1;
+    }
+    return 0;
+}
+
+static void stage_destroy(bench_variant *v)
+{
+    stage_state *st = v->state;
+    if (!st)
+        return;
+    cgp_plan_destroy(st->plan);
+    cudaFree(st->workspace);
+    free(st);
+    v->state = NULL;
+}
+
+/* One row: a det plan of the precision (and --kernel) whose launches keep only `stages`; or the row left
+ * unavailable with the reason. */
+static void stage_row(const bench_problem *p, const fused_selection *sel, int prec, int stages, bench_variant *v)
+{
+    memset(v, 0, sizeof *v);
+    snprintf(v->name, sizeof v->name, "stages %s: %s", precision_names[prec], stage_names[stages]);
+    snprintf(v->family, sizeof v->family, "stages");
+    snprintf(v->precision, sizeof v->precision, "n/a"); /* timing-only: y is not the function */
+    cgp_options o = cgp_default_options();
+    o.padding = p->padding;
+    o.precision = (cgp_precision)prec;
+    o.kernel = sel->kernel;
+    stage_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        snprintf(v->unavailable, sizeof v->unavailable, "out of host memory");
+        return;
+    }
+    st->stages = stages;
+    cgp_status rc = cgp_plan_create(&st->plan, &p->shape, &o);
+    if (rc == CGP_SUCCESS)
+        rc = cgp_plan_workspace_size(st->plan, &st->workspace_bytes);
+    cudaError_t e = cudaSuccess;
+    if (rc == CGP_SUCCESS && st->workspace_bytes > 0)
+        e = cudaMalloc(&st->workspace, st->workspace_bytes);
+    /* one trial launch tells whether this kernel has a stage split for the shape */
+    if (rc == CGP_SUCCESS && e == cudaSuccess)
+        rc = cgp_plan_run_stages(st->plan, p->x, p->w, p->b, p->y, st->workspace, st->workspace_bytes, stages, 0);
+    if (rc != CGP_SUCCESS || e != cudaSuccess) {
+        snprintf(v->unavailable, sizeof v->unavailable, "%s",
+                 e != cudaSuccess ? cudaGetErrorString(e) : cgp_last_error_detail());
+        if (st->plan)
+            cgp_plan_destroy(st->plan);
+        cudaFree(st->workspace);
+        free(st);
+        return;
+    }
+    int version = 0;
+    const char *kname = "?";
+    cgp_plan_kernel(st->plan, &version, &kname);
+    snprintf(v->detail, sizeof v->detail, "kernel %s (--kernel %d); the skipped stage is a stand-in of one "
+             "instruction per output element", kname, version);
+    v->bytes_moved = problem_min_bytes(p);
+    v->state = st;
+    v->run = stage_run;
+    v->destroy = stage_destroy;
+}
+
+int variants_stages(const bench_problem *p, const fused_selection *sel, bench_variant *out, int *count, int max)
+{
+    for (int prec = 1; prec < 3; ++prec) {
+        if (!(sel->precisions & (1u << prec)))
+            continue;
+        for (int stages = 0; stages < CGP_STAGE_ALL && *count < max; ++stages)
+            stage_row(p, sel, prec, stages, &out[(*count)++]);
+    }
+    return 0;
+}
+
+static const bench_row *find_row(const bench_result *r, const char *name)
+{
+    for (int i = 0; i < r->count; ++i)
+        if (strcmp(r->rows[i].v.name, name) == 0 && r->rows[i].timed)
+            return &r->rows[i];
+    return NULL;
+}
+
+void stages_print_split(FILE *f, const bench_result *r)
+{
+    for (int prec = 1; prec < 3; ++prec) {
+        char name[64];
+        const bench_row *t[CGP_STAGE_ALL + 1];
+        snprintf(name, sizeof name, "fused %s det", precision_names[prec]);
+        t[CGP_STAGE_ALL] = find_row(r, name);
+        for (int stages = 0; stages < CGP_STAGE_ALL; ++stages) {
+            snprintf(name, sizeof name, "stages %s: %s", precision_names[prec], stage_names[stages]);
+            t[stages] = find_row(r, name);
+        }
+        if (!t[0] || !t[1] || !t[2] || !t[3])
+            continue;
+        const double full = t[3]->ms_median, none = t[0]->ms_median;
+        const double mma = t[CGP_STAGE_MMA]->ms_median - none, epi = t[CGP_STAGE_EPILOGUE]->ms_median - none;
+        fprintf(f, "stage split %s (medians): full %.4f ms = skeleton %.4f + MMA alone %.4f + epilogue alone %.4f "
+                "- overlap %.4f ms (%.0f%% of the shorter stage hidden)\n",
+                precision_names[prec], full, none, mma, epi, mma + epi + none - full,
+                100.0 * (mma + epi + none - full) / (mma < epi ? mma : epi));
+    }
+}

@@ -33,9 +33,10 @@
  * MT = 2, 8 warps, software-pipelined (warp_tiles_pipelined); 3xtf32-v1 MT = 2, 8 warps; 3xtf32-v2 MT = 2,
  * 12 warps; generic paths MT = 2, 8 warps: each the most that compiles without spills but 3xtf32-v2
  * (108 bytes, and still faster than v1). Fast path: Cin == 8 and the weights fit in shared memory (on
- * an H100/H200: Cout <= 448 tf32-v1, 256 tf32-v2, 512 tf32-v3, 192 3xtf32-v1, 128 3xtf32-v2). Every other shape (any N, Cin, Cout, H, W with an output pixel) takes the
- * generic path: input channels in chunks of 8 (zero-filled past Cin), output channels in groups of 64
- * (zero weights past Cout, not published). Tested by tests/gpu_tensorcore.c.
+ * an H100/H200: Cout <= 448 tf32-v1, 256 tf32-v2, 512 tf32-v3, 192 3xtf32-v1, 128 3xtf32-v2). Every
+ * other shape (any N, Cin, Cout, H, W with an output pixel) takes the generic path: input channels in
+ * chunks of 8 (zero-filled past Cin), output channels in groups of 64 (zero weights past Cout, not
+ * published). Tested by tests/gpu_tensorcore.c.
  */
 #include <stdint.h>
 
@@ -48,7 +49,7 @@
 namespace {
 
 enum Precision { kTf32 = CGP_PRECISION_TF32, kTf32x3 = CGP_PRECISION_TF32X3 };
-enum Path { kGeneric, kFast, kFastPipelined };
+enum Path { kPathGeneric, kPathFast, kPathPipelined }; /* fast path: weights staged in shared memory */
 
 constexpr int kTileW = 16;          /* output columns of a warp tile: the 16 rows of an m16 tile */
 constexpr int kInW = kTileW + 2;    /* input columns staged for them */
@@ -444,7 +445,8 @@ struct FastLane {
 };
 
 template <int P>
-__device__ __forceinline__ FastLane fast_lane(const float *xs_warp, const float *wsm, const float *bsm, int grp, int lane)
+__device__ __forceinline__ FastLane fast_lane(const float *xs_warp, const float *wsm, const float *bsm, int grp,
+                                              int lane)
 {
     const int group = lane >> 2, tig = lane & 3;
     return FastLane{xs_warp + group * 16 + 4 * tig,
@@ -695,11 +697,11 @@ __device__ __forceinline__ ImageSlots image_slots(int64_t img, int64_t per_image
     return s;
 }
 
-/* kPath: kGeneric, kFast or kFastPipelined; S: the stages run (CGP_STAGE_ALL but in the stage split) */
+/* kPath: kPathGeneric, kPathFast or kPathPipelined; S: the stages run (CGP_STAGE_ALL but in the stage split) */
 template <int P, int MT, int kPath, int W, int S>
 __global__ void __launch_bounds__(32 * W, 1) tc_conv_gelu_mean(const TcParams p)
 {
-    constexpr bool kFast = kPath != kGeneric;
+    constexpr bool kStagedWeights = kPath != kPathGeneric;
     double2 *dsum = reinterpret_cast<double2 *>(dynamic_smem());
     double *sums = reinterpret_cast<double *>(dsum + 32 * W * kNTiles);
     float *raw = reinterpret_cast<float *>(sums + kGroup);
@@ -717,7 +719,7 @@ __global__ void __launch_bounds__(32 * W, 1) tc_conv_gelu_mean(const TcParams p)
     const int64_t blocks = gridDim.x, per_image = (int64_t)p.groups * p.spatial_tiles;
     if (threadIdx.x == 0)
         seg_end = ((block_unit(blockIdx.x + 1, p.units, blocks) - 1) / per_image + 1) * p.groups;
-    if (kFast)
+    if (kStagedWeights)
         stage_weights<P, 32 * W>(p, wsm, bsm);
 #pragma unroll
     for (int j = 0; j < kNTiles; ++j)
@@ -738,10 +740,10 @@ __global__ void __launch_bounds__(32 * W, 1) tc_conv_gelu_mean(const TcParams p)
             const int64_t s_begin = seg0 - g0 + len * warp / W;
             const int64_t s_end = seg0 - g0 + len * (warp + 1) / W;
             if (s_begin < s_end) {
-                if constexpr (kPath == kFastPipelined)
+                if constexpr (kPath == kPathPipelined)
                     warp_tiles_pipelined<P, MT, S>(p, img, grp, s_begin, s_end, raw_warp, xs_warp, wsm, bsm,
                                                    dsum_lane, lane);
-                else if constexpr (kPath == kFast)
+                else if constexpr (kPath == kPathFast)
                     warp_tiles_fast<P, MT, S>(p, img, grp, s_begin, s_end, raw_warp, xs_warp, wsm, bsm, dsum_lane,
                                               lane);
                 else
@@ -764,7 +766,7 @@ __global__ void __launch_bounds__(32 * W, 1) tc_conv_gelu_mean(const TcParams p)
 /* ---- host side ---- */
 
 /* One kernel version: output rows per warp tile (m16 tiles per warp), warps per block and walk
- * (kFast or kFastPipelined) of its fast path, rows and warps of its generic path, each the most that
+ * (kPathFast or kPathPipelined) of its fast path, rows and warps of its generic path, each the most that
  * compile without spills (docs/design.md, "The tensor-core kernels"). */
 template <int P, int kFastRows, int kFastWarps, int kFastPath, int kGenericRows, int kGenericWarps> struct TcConfig {
     static constexpr int precision = P, fast_rows = kFastRows, fast_warps = kFastWarps, fast_path = kFastPath;
@@ -822,12 +824,12 @@ template <class C> size_t tc_workspace_bytes(const cgp_problem *p, const cgp_dev
 template <int P, int MT, int kPath, int W, int S>
 cudaError_t launch_kernel(TcParams p, const cgp_problem *pr, const cgp_device_info *d, cudaStream_t stream)
 {
-    constexpr bool kFast = kPath != kGeneric;
+    constexpr bool kStagedWeights = kPath != kPathGeneric;
     p.tiles_x = ceil_div(pr->wout, kTileW);
     p.spatial_tiles = ceil_div(pr->hout, MT) * p.tiles_x;
     p.units = unit_count(pr, MT);
     const int64_t blocks = grid_blocks(pr, d, MT);
-    const size_t smem = smem_bytes<P, MT, W>(kFast, p.groups);
+    const size_t smem = smem_bytes<P, MT, W>(kStagedWeights, p.groups);
     const void *kernel = reinterpret_cast<const void *>(&tc_conv_gelu_mean<P, MT, kPath, W, S>);
     cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (err != cudaSuccess)
@@ -863,8 +865,8 @@ template <class C> cudaError_t tc_launch(const cgp_launch_args *a, const cgp_dev
     if (use_fast_path<C>(&a->p, d))
         return launch_kernel<C::precision, C::fast_rows, C::fast_path, C::fast_warps, CGP_STAGE_ALL>(tc_params(a),
                                                                                                      &a->p, d, s);
-    return launch_kernel<C::precision, C::generic_rows, kGeneric, C::generic_warps, CGP_STAGE_ALL>(tc_params(a), &a->p,
-                                                                                                   d, s);
+    return launch_kernel<C::precision, C::generic_rows, kPathGeneric, C::generic_warps, CGP_STAGE_ALL>(
+        tc_params(a), &a->p, d, s);
 }
 
 /* The stage split (kernel_api.h): the fast path with the stages in `stages` only */
@@ -886,11 +888,12 @@ cudaError_t tc_launch_stages(const cgp_launch_args *a, const cgp_device_info *d,
     }
 }
 
-using Tf32V1 = TcConfig<kTf32, 4, 8, kFast, 2, 8>;  /* few warps, big tiles: least shared-memory traffic */
-using Tf32V2 = TcConfig<kTf32, 2, 16, kFast, 2, 8>; /* 4 warps per scheduler: more MMA/GELU overlap */
-using Tf32V3 = TcConfig<kTf32, 2, 8, kFastPipelined, 2, 8>; /* MMA/GELU overlap inside each warp */
-using Tf32x3V1 = TcConfig<kTf32x3, 2, 8, kFast, 2, 8>; /* 2 rows: the fresh 3xTF32 accumulators leave no room for 3 */
-using Tf32x3V2 = TcConfig<kTf32x3, 2, 12, kFast, 2, 8>; /* 3 warps per scheduler, at 168 registers */
+using Tf32V1 = TcConfig<kTf32, 4, 8, kPathFast, 2, 8>;  /* few warps, big tiles: least shared-memory traffic */
+using Tf32V2 = TcConfig<kTf32, 2, 16, kPathFast, 2, 8>; /* 4 warps per scheduler: more MMA/GELU overlap */
+using Tf32V3 = TcConfig<kTf32, 2, 8, kPathPipelined, 2, 8>; /* MMA/GELU overlap inside each warp */
+/* 2 rows: the fresh 3xTF32 accumulators leave no room for 3 */
+using Tf32x3V1 = TcConfig<kTf32x3, 2, 8, kPathFast, 2, 8>;
+using Tf32x3V2 = TcConfig<kTf32x3, 2, 12, kPathFast, 2, 8>; /* 3 warps per scheduler, at 168 registers */
 
 } // namespace
 

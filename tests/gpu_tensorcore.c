@@ -1,10 +1,10 @@
 /*
  * gpu_tensorcore.c - the tensor-core kernels (kernels/fused_tf32.cu: tf32-v1 = version 11, tf32-v2 = 12,
- * tf32-v3 = 13, 3xtf32-v1 = 21, 3xtf32-v2 = 22) through the public API, both reductions, both paddings, on the default problem and on
- * shapes that take the fast path (Cin = 8, weights in shared memory) and the generic path (any other
- * Cin, or more output channels than fit), with partial tiles, H or W = 3, many small images, and one
- * output channel. Fresh random inputs (seed printed), y poisoned with NaN before every run, det runs
- * bit-identical over 3 runs.
+ * tf32-v3 = 13, 3xtf32-v1 = 21, 3xtf32-v2 = 22) through the public API, both reductions, both
+ * paddings, on the default problem and on shapes that take the fast path (Cin = 8, weights in shared
+ * memory) and the generic path (any other Cin, or more output channels than fit), with partial tiles,
+ * H or W = 3, many small images, and one output channel. Fresh random inputs (seed printed), y
+ * poisoned with NaN before every run, det runs bit-identical over 3 runs.
  *   3xTF32: against the fp64 reference, check_tolerance (1e-6).
  *   TF32:   (1) on the inputs rounded to tf32 on the host exactly as cvt.rna rounds them, against the
  *           fp64 reference of those rounded inputs: what is left is fp32 accumulation and the GELU, so

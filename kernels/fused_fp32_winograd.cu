@@ -1,6 +1,6 @@
 /*
- * fused_fp32_winograd.cu - kernel version 7 ("fp32-v7"): the fused kernel with the convolution
- * done as Winograd F(2x2, 3x3) in fp32 FFMA, for Cin = 8, Cout = 64, any N, H, W, padding.
+ * fused_fp32_winograd.cu - kernel versions 7 and 8 ("fp32-v7", "fp32-v8"): the fused kernel with the
+ * convolution done as Winograd F(2x2, 3x3) in fp32 FFMA, for Cin = 8, Cout = 64, any N, H, W, padding.
  *
  * Direct convolution spends 9 FFMAs per (output, input channel); F(2x2, 3x3) spends 16 per 2x2
  * outputs, i.e. 4, plus transforms. On the default problem that is 2.25x fewer multiply-adds,
@@ -16,6 +16,10 @@
  *      the bias enters through M[xi = (1,1)], which the output transform spreads to all 4 outputs;
  *   C. output transform Y = A^T M A per (tile, channel), GELU, masked sum, 16-lane reduction;
  *      per-channel sums accumulate in double per image and are published like v4-v6.
+ * fp32-v8 keeps stage B's result in registers: a thread owns one Winograd tile and 8 output channels,
+ * accumulates all 16 xi of them (128 registers) from V (shared memory, conflict-free 16-byte rows) and U
+ * (warp-wide broadcast loads), and runs the output transform and the GELU on them directly: no M in
+ * shared memory, two barriers per tile instead of five, 256 threads (two passes of 8 channels each).
  * Transforms (Lavin & Gray 2015): B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1],
  * G = [1 0 0; .5 .5 .5; .5 -.5 .5; 0 0 1], A^T = [1 1 1 0; 0 1 -1 -1].
  */
@@ -257,15 +261,215 @@ fused_fp32_winograd(const float *__restrict__ x, const float *__restrict__ weigh
     cp_async_wait<0>();
 }
 
-const char *winograd_unsupported(const cgp_problem *p, const cgp_device_info *d)
+/* ---- fp32-v8: stage B and C in registers ---- */
+
+constexpr int kRegThreads = 256;
+constexpr int kRegChannels = 8;                                     /* output channels per thread pass */
+constexpr int kRegRows = kRegThreads / kTiles;                      /* 4 channel groups side by side */
+constexpr int kRegPasses = kCout / (kRegChannels * kRegRows);       /* 2 */
+constexpr int kRegSums = kRegPasses * kRegChannels;                 /* float sums per thread */
+constexpr int kVPitch = 20;     /* V[ci][w][16 xi + 4]: a quarter-warp's 16-byte loads hit distinct banks */
+constexpr int kRegVFloats = kCin * kTiles * kVPitch;
+constexpr int kRegFlushTiles = 8; /* tiles between flushes of the float sums into double */
+constexpr size_t kRegSmemBytes =
+    (size_t)(2 * kInFloats + kUFloats + kRegVFloats + kCout) * sizeof(float) + sizeof(double) * kRegSums * kRegThreads;
+static_assert(kRegThreads == kCin * kTiles / 2, "stage A: two (input channel, Winograd tile) pairs per thread");
+static_assert(kRegPasses == 2, "two passes of 8 channels per thread");
+
+/* Adds the thread's float sums into its double slots (dsum[k * kRegThreads + t]) and clears them. */
+__device__ __forceinline__ void flush_reg_sums(double *dsum, float (&sum)[kRegPasses][kRegChannels])
+{
+#pragma unroll
+    for (int k = 0; k < kRegSums; ++k) {
+        dsum[k * kRegThreads + threadIdx.x] += (double)sum[k / kRegChannels][k % kRegChannels];
+        sum[k / kRegChannels][k % kRegChannels] = 0.0f;
+    }
+}
+
+__global__ void __launch_bounds__(kRegThreads, 1)
+fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ weight, const float *__restrict__ bias,
+                        cgp_problem p, PersistentSchedule g, ReduceArgs red)
+{
+    extern __shared__ __align__(16) float smem[]; /* input window x2 | U | V | bias | double sums */
+    float *u_s = smem + 2 * kInFloats;
+    float *v_s = u_s + kUFloats;
+    float *bias_s = v_s + kRegVFloats;
+    double *dsum = reinterpret_cast<double *>(bias_s + kCout);
+    __shared__ double image_sums[kCout];
+
+    const int t = threadIdx.x;
+    const int64_t tile_begin = (int64_t)blockIdx.x * g.total_tiles / gridDim.x;
+    const int64_t tile_end = ((int64_t)blockIdx.x + 1) * g.total_tiles / gridDim.x;
+    const bool vector_ok = (p.w % 4 == 0) && (p.pad == 0);
+
+    for (int i = t; i < kCout * kCin; i += kRegThreads) { /* U for (co, ci) = (i / 8, i % 8) */
+        const int co = i / kCin, ci = i % kCin;
+        float gk[3][3], u[4][4];
+#pragma unroll
+        for (int k = 0; k < 9; ++k)
+            gk[k / 3][k % 3] = weight[(co * kCin + ci) * 9 + k];
+        filter_transform(gk, u);
+#pragma unroll
+        for (int xi = 0; xi < 16; ++xi)
+            u_s[(xi * kCin + ci) * kCout + co] = u[xi / 4][xi % 4];
+    }
+    if (t < kCout)
+        bias_s[t] = bias[t];
+#pragma unroll
+    for (int k = 0; k < kRegSums; ++k)
+        dsum[k * kRegThreads + t] = 0.0;
+
+    if (tile_begin < tile_end) {
+        int64_t n, oy0, ox0;
+        persistent_tile_origin(g, tile_begin, kTile, kTile, n, oy0, ox0);
+        load_window_async<kRegThreads, kCin, kInRows, kInPitch>(smem, x, p, n, oy0 - p.pad, ox0 - p.pad, vector_ok);
+    }
+    cp_async_commit();
+
+    /* this thread: Winograd tile w, channel groups row and row + 4 (8 channels each) */
+    const int w = t % kTiles, row = t / kTiles, wy = w / kWt, wx = w % kWt;
+    float sum[kRegPasses][kRegChannels] = {}; /* masked GELU sums since the last flush */
+    int since_flush = 0;
+
+    for (int64_t tile = tile_begin; tile < tile_end; ++tile) {
+        const int buf = (int)((tile - tile_begin) & 1);
+        int64_t n, oy0, ox0;
+        persistent_tile_origin(g, tile, kTile, kTile, n, oy0, ox0);
+        cp_async_wait<0>();
+        __syncthreads(); /* window of this tile landed; everyone is done with V of the previous tile */
+        if (tile + 1 < tile_end) {
+            int64_t n1, oy1, ox1;
+            persistent_tile_origin(g, tile + 1, kTile, kTile, n1, oy1, ox1);
+            load_window_async<kRegThreads, kCin, kInRows, kInPitch>(smem + (buf ^ 1) * kInFloats, x, p, n1,
+                                                                    oy1 - p.pad, ox1 - p.pad, vector_ok);
+        }
+        cp_async_commit();
+
+#pragma unroll
+        for (int half = 0; half < 2; ++half) { /* A: input transform of (ci, w), ci = row + 4 half */
+            const int ci = row + kRegRows * half;
+            const float *src = smem + buf * kInFloats + (ci * kInRows + 2 * wy) * kInPitch + 2 * wx;
+            float d[4][4], v[4][4];
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+                const float2 a = *reinterpret_cast<const float2 *>(src + r * kInPitch);
+                const float2 b = *reinterpret_cast<const float2 *>(src + r * kInPitch + 2);
+                d[r][0] = a.x; d[r][1] = a.y; d[r][2] = b.x; d[r][3] = b.y;
+            }
+            input_transform(d, v);
+            float4 *dst = reinterpret_cast<float4 *>(v_s + (ci * kTiles + w) * kVPitch);
+#pragma unroll
+            for (int r = 0; r < 4; ++r)
+                dst[r] = make_float4(v[r][0], v[r][1], v[r][2], v[r][3]);
+        }
+        __syncthreads();
+
+        /* 0/1 masks of the tile's four outputs (rows and columns past the output count nothing) */
+        const int64_t oy = oy0 + 2 * wy, ox = ox0 + 2 * wx;
+        float mask[2][2];
+#pragma unroll
+        for (int r = 0; r < 2; ++r)
+#pragma unroll
+            for (int c = 0; c < 2; ++c)
+                mask[r][c] = oy + r < p.hout && ox + c < p.wout ? 1.0f : 0.0f;
+
+#pragma unroll 1 /* one pass at a time: unrolled, ptxas overlaps the two and spills */
+        for (int pass = 0; pass < kRegPasses; ++pass) { /* B and C for channels co0 .. co0 + 7 */
+            const int co0 = (row + kRegRows * pass) * kRegChannels;
+            float acc[16][kRegChannels]; /* [xi][channel]; the bias enters through xi 5 = (1,1) */
+#pragma unroll
+            for (int xi = 0; xi < 16; ++xi)
+#pragma unroll
+                for (int j = 0; j < kRegChannels; ++j)
+                    acc[xi][j] = xi == 5 ? bias_s[co0 + j] : 0.0f;
+#pragma unroll
+            for (int ci = 0; ci < kCin; ++ci) {
+                const float4 *vp = reinterpret_cast<const float4 *>(v_s + (ci * kTiles + w) * kVPitch);
+                float v[16];
+#pragma unroll
+                for (int r = 0; r < 4; ++r) {
+                    const float4 q = vp[r];
+                    v[4 * r] = q.x; v[4 * r + 1] = q.y; v[4 * r + 2] = q.z; v[4 * r + 3] = q.w;
+                }
+#pragma unroll
+                for (int xi = 0; xi < 16; ++xi) {
+                    const float4 *up = reinterpret_cast<const float4 *>(u_s + (xi * kCin + ci) * kCout + co0);
+                    const float4 u0 = up[0], u1 = up[1]; /* the same address across the warp: a broadcast */
+                    const float uu[8] = {u0.x, u0.y, u0.z, u0.w, u1.x, u1.y, u1.z, u1.w};
+#pragma unroll
+                    for (int j = 0; j < kRegChannels; ++j)
+                        acc[xi][j] = fmaf(v[xi], uu[j], acc[xi][j]);
+                }
+            }
+            float tile_sum[kRegChannels];
+#pragma unroll
+            for (int j = 0; j < kRegChannels; ++j) {
+                float m[16], y[2][2];
+#pragma unroll
+                for (int xi = 0; xi < 16; ++xi)
+                    m[xi] = acc[xi][j];
+                output_transform(m, y);
+                tile_sum[j] = gelu_fast(y[0][0]) * mask[0][0];
+                tile_sum[j] = fmaf(gelu_fast(y[0][1]), mask[0][1], tile_sum[j]);
+                tile_sum[j] = fmaf(gelu_fast(y[1][0]), mask[1][0], tile_sum[j]);
+                tile_sum[j] = fmaf(gelu_fast(y[1][1]), mask[1][1], tile_sum[j]);
+            }
+#pragma unroll
+            for (int j = 0; j < kRegChannels; ++j) { /* static indices: sum stays in registers */
+                if (pass == 0)
+                    sum[0][j] += tile_sum[j];
+                else
+                    sum[1][j] += tile_sum[j];
+            }
+        }
+
+        const int64_t next_n = tile + 1 < tile_end ? (tile + 1) / g.tiles_per_image : -1;
+        if (++since_flush == kRegFlushTiles || next_n != n) {
+            flush_reg_sums(dsum, sum);
+            since_flush = 0;
+        }
+        if (next_n != n) { /* last tile of image n in this block: publish its 64 channel sums */
+            __syncthreads();
+            if (t < kCout) { /* channel t: group t / 8 = row + 4 pass, held by threads row * 64 + (0..63) */
+                const int group = t / kRegChannels, k = (group / kRegRows) * kRegChannels + t % kRegChannels;
+                const double *slot = dsum + k * kRegThreads + (group % kRegRows) * kTiles;
+                double total = 0.0;
+                for (int i = 0; i < kTiles; ++i)
+                    total += slot[i];
+                image_sums[t] = total;
+            }
+            __syncthreads();
+            publish_image_sums(red, n, 0, kCout, image_sums, persistent_image_slots(g, n));
+#pragma unroll
+            for (int k = 0; k < kRegSums; ++k) /* read by the sums above, before publish's barriers */
+                dsum[k * kRegThreads + t] = 0.0;
+        }
+    }
+    cp_async_wait<0>();
+}
+
+/* what both versions need of the shape */
+const char *winograd_shape_unsupported(const cgp_problem *p)
 {
     if (p->cin != kCin || p->cout != kCout)
         return "needs Cin = 8 and Cout = 64";
-    if (d->smem_per_block_optin < kSmemBytes)
-        return "needs 215 KB of shared memory per block";
     if (p->hout > 0x7fffffff - kTile || p->wout > 0x7fffffff - kTile)
         return "output height or width above 2^31 - 17";
     return nullptr;
+}
+
+const char *winograd_unsupported(const cgp_problem *p, const cgp_device_info *d)
+{
+    if (d->smem_per_block_optin < kSmemBytes)
+        return "needs 215 KB of shared memory per block";
+    return winograd_shape_unsupported(p);
+}
+
+const char *winograd_reg_unsupported(const cgp_problem *p, const cgp_device_info *d)
+{
+    if (d->smem_per_block_optin < kRegSmemBytes)
+        return "needs 130 KB of shared memory per block";
+    return winograd_shape_unsupported(p);
 }
 
 size_t winograd_workspace(const cgp_problem *p, const cgp_device_info *d)
@@ -288,7 +492,28 @@ cudaError_t winograd_launch(const cgp_launch_args *a, const cgp_device_info *d, 
     return cudaLaunchKernel((const void *)fused_fp32_winograd, dim3(g.blocks), dim3(kThreads), args, kSmemBytes, s);
 }
 
+cudaError_t winograd_reg_launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
+{
+    PersistentSchedule g = persistent_schedule(&a->p, d, kTile, kTile);
+    cudaError_t err = cudaFuncSetAttribute(fused_fp32_winograd_reg, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           (int)kRegSmemBytes);
+    if (err != cudaSuccess)
+        return err;
+    const float *x = a->x, *w = a->weight, *b = a->bias;
+    cgp_problem p = a->p;
+    ReduceArgs red = make_reduce_args(a, a->workspace);
+    void *args[] = {&x, &w, &b, &p, &g, &red};
+    return cudaLaunchKernel((const void *)fused_fp32_winograd_reg, dim3(g.blocks), dim3(kRegThreads), args,
+                            kRegSmemBytes, s);
+}
+
 } // namespace
+
+extern "C" const cgp_kernel_desc cgp_kernel_fp32_v8 = {
+    8, "fp32-v8", 0 /* CGP_PRECISION_FP32 */,
+    "v7 with the 16 GEMMs and the output transform in registers: one Winograd tile x 8 channels per thread, "
+    "no M in shared memory, 2 barriers per tile, 256 threads",
+    winograd_reg_unsupported, winograd_workspace, winograd_reg_launch, NULL};
 
 extern "C" const cgp_kernel_desc cgp_kernel_fp32_v7 = {
     7, "fp32-v7", 0 /* CGP_PRECISION_FP32 */,

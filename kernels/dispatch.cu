@@ -20,8 +20,8 @@ static const cgp_kernel_desc *const kernel_table[] = {
     &cgp_kernel_fp32_v3, /*       fully unrolled (large code) */
     &cgp_kernel_fp32_v2, /*       the same with libdevice erff */
     &cgp_kernel_fp32_v1, /*       generic, any shape */
-    &cgp_kernel_tf32_v1,   /* tf32: mma.sync implicit GEMM, 4-row warp tiles, 8 warps (generic path inside) */
-    &cgp_kernel_tf32_v3,   /*       2-row warp tiles, one tile's epilogue inside the next one's MMAs */
+    &cgp_kernel_tf32_v3,   /* tf32: 2-row warp tiles, one tile's epilogue inside the next one's MMAs */
+    &cgp_kernel_tf32_v1,   /*       mma.sync implicit GEMM, 4-row warp tiles, 8 warps (generic path inside) */
     &cgp_kernel_tf32_v2,   /*       2-row warp tiles, 16 warps */
     &cgp_kernel_tf32x3_v2, /* 3xtf32: 12 warps per block */
     &cgp_kernel_tf32x3_v1, /*         big + small split, three products, 8 warps */

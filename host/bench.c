@@ -138,7 +138,7 @@ int bench_run(const cgp_shape *shape, cgp_padding padding, const bench_options *
         bench_row *row = &r->rows[i];
         if (!row->v.run)
             continue;
-        if (strcmp(row->v.precision, "n/a") == 0) { /* a timing-only row (a layout conversion, a stage split): no y to check */
+        if (strcmp(row->v.precision, "n/a") == 0) { /* timing-only (a layout conversion, a stage): no y to check */
             rc = time_row(row, &pr, o, err, errlen);
             continue;
         }

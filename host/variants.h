@@ -44,6 +44,20 @@ typedef struct fused_selection {
     int kernel;
 } fused_selection;
 
+/* A plan with its workspace: the state of the fused rows and the stage split's rows (variants_fused.c).
+ * stages: what the stage rows run (CGP_STAGE_*); the fused rows run the whole kernel. */
+typedef struct plan_state {
+    cgp_plan *plan;
+    void *workspace;
+    size_t workspace_bytes;
+    int stages;
+} plan_state;
+
+/* The plan of options o for p's shape, with its workspace; NULL with v->unavailable set on failure. */
+plan_state *plan_state_create(bench_variant *v, const bench_problem *p, const cgp_options *o);
+/* Frees v->state (a plan_state); a bench_variant destroy hook. */
+void plan_state_destroy(bench_variant *v);
+
 /* Each family appends its rows (available or not) to out[*count], up to max rows.
  * Returns 0, or non-zero on an error that should stop the run (after printing it). */
 int variants_fused(const bench_problem *p, const fused_selection *sel, bench_variant *out, int *count, int max);

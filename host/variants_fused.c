@@ -8,18 +8,12 @@
 
 #include "variants.h"
 
-typedef struct fused_state {
-    cgp_plan *plan;
-    void *workspace;
-    size_t workspace_bytes;
-} fused_state;
-
 static const char *const precision_names[] = {"fp32", "tf32", "3xtf32"};
 static const char *const reduce_names[] = {"det", "atomic"};
 
 static int fused_run(bench_variant *v, const bench_problem *p, cudaStream_t s)
 {
-    fused_state *st = v->state;
+    plan_state *st = v->state;
     const cgp_status rc = cgp_plan_run(st->plan, p->x, p->w, p->b, p->y, st->workspace, st->workspace_bytes, s);
     if (rc != CGP_SUCCESS) {
         fprintf(stderr, "cgp: %s: cgp_plan_run: %s (%s)\n", v->name, cgp_status_string(rc), cgp_last_error_detail());
@@ -28,15 +22,41 @@ static int fused_run(bench_variant *v, const bench_problem *p, cudaStream_t s)
     return 0;
 }
 
-static void fused_destroy(bench_variant *v)
+void plan_state_destroy(bench_variant *v)
 {
-    fused_state *st = v->state;
+    plan_state *st = v->state;
     if (!st)
         return;
     cgp_plan_destroy(st->plan);
     cudaFree(st->workspace);
     free(st);
     v->state = NULL;
+}
+
+plan_state *plan_state_create(bench_variant *v, const bench_problem *p, const cgp_options *o)
+{
+    plan_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        snprintf(v->unavailable, sizeof v->unavailable, "out of host memory");
+        return NULL;
+    }
+    cgp_status rc = cgp_plan_create(&st->plan, &p->shape, o);
+    if (rc == CGP_SUCCESS)
+        rc = cgp_plan_workspace_size(st->plan, &st->workspace_bytes);
+    if (rc != CGP_SUCCESS) {
+        snprintf(v->unavailable, sizeof v->unavailable, "%s: %s", cgp_status_string(rc), cgp_last_error_detail());
+    } else if (st->workspace_bytes > 0) {
+        const cudaError_t e = cudaMalloc(&st->workspace, st->workspace_bytes);
+        if (e == cudaSuccess)
+            return st;
+        snprintf(v->unavailable, sizeof v->unavailable, "workspace of %zu bytes: %s", st->workspace_bytes,
+                 cudaGetErrorString(e));
+    } else {
+        return st;
+    }
+    v->state = st;
+    plan_state_destroy(v);
+    return NULL;
 }
 
 int variants_fused(const bench_problem *p, const fused_selection *sel, bench_variant *out, int *count, int max)
@@ -57,28 +77,9 @@ int variants_fused(const bench_problem *p, const fused_selection *sel, bench_var
             o.reduce = (cgp_reduce)red;
             o.precision = (cgp_precision)prec;
             o.kernel = sel->kernel;
-            fused_state *st = calloc(1, sizeof *st);
-            cgp_status rc = st ? cgp_plan_create(&st->plan, &p->shape, &o) : CGP_ERROR_CUDA;
-            if (rc == CGP_SUCCESS)
-                rc = cgp_plan_workspace_size(st->plan, &st->workspace_bytes);
-            if (rc != CGP_SUCCESS) {
-                snprintf(v->unavailable, sizeof v->unavailable, "%s: %s", cgp_status_string(rc),
-                         st ? cgp_last_error_detail() : "out of host memory");
-                if (st && st->plan)
-                    cgp_plan_destroy(st->plan);
-                free(st);
+            plan_state *st = plan_state_create(v, p, &o);
+            if (!st)
                 continue;
-            }
-            if (st->workspace_bytes > 0) {
-                const cudaError_t e = cudaMalloc(&st->workspace, st->workspace_bytes);
-                if (e != cudaSuccess) {
-                    snprintf(v->unavailable, sizeof v->unavailable, "workspace of %zu bytes: %s", st->workspace_bytes,
-                             cudaGetErrorString(e));
-                    cgp_plan_destroy(st->plan);
-                    free(st);
-                    continue;
-                }
-            }
             int version = 0;
             const char *kname = "?";
             cgp_plan_kernel(st->plan, &version, &kname);
@@ -87,7 +88,7 @@ int variants_fused(const bench_problem *p, const fused_selection *sel, bench_var
             v->bytes_moved = problem_min_bytes(p) + 2.0 * (double)st->workspace_bytes;
             v->state = st;
             v->run = fused_run;
-            v->destroy = fused_destroy;
+            v->destroy = plan_state_destroy;
         }
     }
     return 0;

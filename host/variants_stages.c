@@ -18,19 +18,12 @@
 #include "kernel_api.h"
 #include "plan_stages.h"
 
-typedef struct stage_state {
-    cgp_plan *plan;
-    void *workspace;
-    size_t workspace_bytes;
-    int stages;
-} stage_state;
-
 static const char *const stage_names[] = {"neither (skeleton)", "MMA only", "epilogue only"};
 static const char *const precision_names[] = {"fp32", "tf32", "3xtf32"};
 
 static int stage_run(bench_variant *v, const bench_problem *p, cudaStream_t s)
 {
-    stage_state *st = v->state;
+    plan_state *st = v->state;
     const cgp_status rc =
         cgp_plan_run_stages(st->plan, p->x, p->w, p->b, p->y, st->workspace, st->workspace_bytes, st->stages, s);
     if (rc != CGP_SUCCESS) {
@@ -38,17 +31,6 @@ static int stage_run(bench_variant *v, const bench_problem *p, cudaStream_t s)
         return 1;
     }
     return 0;
-}
-
-static void stage_destroy(bench_variant *v)
-{
-    stage_state *st = v->state;
-    if (!st)
-        return;
-    cgp_plan_destroy(st->plan);
-    cudaFree(st->workspace);
-    free(st);
-    v->state = NULL;
 }
 
 /* One row: a det plan of the precision (and --kernel) whose launches keep only `stages`; or the row left
@@ -63,28 +45,17 @@ static void stage_row(const bench_problem *p, const fused_selection *sel, int pr
     o.padding = p->padding;
     o.precision = (cgp_precision)prec;
     o.kernel = sel->kernel;
-    stage_state *st = calloc(1, sizeof *st);
-    if (!st) {
-        snprintf(v->unavailable, sizeof v->unavailable, "out of host memory");
+    plan_state *st = plan_state_create(v, p, &o);
+    if (!st)
         return;
-    }
     st->stages = stages;
-    cgp_status rc = cgp_plan_create(&st->plan, &p->shape, &o);
-    if (rc == CGP_SUCCESS)
-        rc = cgp_plan_workspace_size(st->plan, &st->workspace_bytes);
-    cudaError_t e = cudaSuccess;
-    if (rc == CGP_SUCCESS && st->workspace_bytes > 0)
-        e = cudaMalloc(&st->workspace, st->workspace_bytes);
     /* one trial launch tells whether this kernel has a stage split for the shape */
-    if (rc == CGP_SUCCESS && e == cudaSuccess)
-        rc = cgp_plan_run_stages(st->plan, p->x, p->w, p->b, p->y, st->workspace, st->workspace_bytes, stages, 0);
-    if (rc != CGP_SUCCESS || e != cudaSuccess) {
-        snprintf(v->unavailable, sizeof v->unavailable, "%s",
-                 e != cudaSuccess ? cudaGetErrorString(e) : cgp_last_error_detail());
-        if (st->plan)
-            cgp_plan_destroy(st->plan);
-        cudaFree(st->workspace);
-        free(st);
+    const cgp_status rc =
+        cgp_plan_run_stages(st->plan, p->x, p->w, p->b, p->y, st->workspace, st->workspace_bytes, stages, 0);
+    if (rc != CGP_SUCCESS) {
+        snprintf(v->unavailable, sizeof v->unavailable, "%s", cgp_last_error_detail());
+        v->state = st;
+        plan_state_destroy(v);
         return;
     }
     int version = 0;
@@ -95,7 +66,7 @@ static void stage_row(const bench_problem *p, const fused_selection *sel, int pr
     v->bytes_moved = problem_min_bytes(p);
     v->state = st;
     v->run = stage_run;
-    v->destroy = stage_destroy;
+    v->destroy = plan_state_destroy;
 }
 
 int variants_stages(const bench_problem *p, const fused_selection *sel, bench_variant *out, int *count, int max)

@@ -43,7 +43,6 @@ constexpr int kVFloats = 16 * kCin * kTiles; /* V[xi][ci][w] */
 constexpr int kMFloats = 16 * kChunk * kTiles; /* M[xi][co][w] for one chunk */
 constexpr size_t kSmemBytes = (size_t)(2 * kInFloats + kUFloats + kVFloats + kMFloats + kCout) * sizeof(float);
 static_assert(kThreads == kCin * kTiles, "stage A: one thread per (input channel, Winograd tile)");
-static_assert(kThreads == kCout * kCin, "filter transform: one thread per (output, input channel)");
 static_assert(kWarps == 16 && kThreads == 16 * 32, "stage B: one warp per xi");
 
 /* U = G g G^T for the 3x3 filter g */
@@ -102,6 +101,54 @@ __device__ __forceinline__ void output_transform(const float m[16], float y[2][2
     }
 }
 
+/* U = G g G^T of every (output, input channel) filter into u_s[xi][ci][co], and the bias into bias_s */
+template <int kBlockThreads>
+__device__ __forceinline__ void stage_filters(const float *__restrict__ weight, const float *__restrict__ bias,
+                                              float *u_s, float *bias_s)
+{
+    for (int i = threadIdx.x; i < kCout * kCin; i += kBlockThreads) {
+        const int co = i / kCin, ci = i % kCin;
+        float gk[3][3], u[4][4];
+#pragma unroll
+        for (int k = 0; k < 9; ++k)
+            gk[k / 3][k % 3] = weight[(co * kCin + ci) * 9 + k];
+        filter_transform(gk, u);
+#pragma unroll
+        for (int xi = 0; xi < 16; ++xi)
+            u_s[(xi * kCin + ci) * kCout + co] = u[xi / 4][xi % 4];
+    }
+    if (threadIdx.x < kCout)
+        bias_s[threadIdx.x] = bias[threadIdx.x];
+}
+
+/* Starts the copies of tile `tile`'s input window into buf, if the block has that tile, and commits. */
+template <int kBlockThreads>
+__device__ __forceinline__ void prefetch_window(float *buf, const float *__restrict__ x, const cgp_problem &p,
+                                                const PersistentSchedule &g, int64_t tile, int64_t tile_end,
+                                                bool vector_ok)
+{
+    if (tile < tile_end) {
+        int64_t n, oy0, ox0;
+        persistent_tile_origin(g, tile, kTile, kTile, n, oy0, ox0);
+        load_window_async<kBlockThreads, kCin, kInRows, kInPitch>(buf, x, p, n, oy0 - p.pad, ox0 - p.pad, vector_ok);
+    }
+    cp_async_commit();
+}
+
+/* V = B^T d B of the 4x4 input patch of Winograd tile w, input channel ci, in a staged window */
+__device__ __forceinline__ void patch_transform(const float *window, int ci, int w, float v[4][4])
+{
+    const float *src = window + (ci * kInRows + 2 * (w / kWt)) * kInPitch + 2 * (w % kWt);
+    float d[4][4];
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+        const float2 a = *reinterpret_cast<const float2 *>(src + r * kInPitch);
+        const float2 b = *reinterpret_cast<const float2 *>(src + r * kInPitch + 2);
+        d[r][0] = a.x; d[r][1] = a.y; d[r][2] = b.x; d[r][3] = b.y;
+    }
+    input_transform(d, v);
+}
+
 __global__ void __launch_bounds__(kThreads, 1)
 fused_fp32_winograd(const float *__restrict__ x, const float *__restrict__ weight, const float *__restrict__ bias,
                     cgp_problem p, PersistentSchedule g, ReduceArgs red)
@@ -118,29 +165,8 @@ fused_fp32_winograd(const float *__restrict__ x, const float *__restrict__ weigh
     const int64_t tile_end = ((int64_t)blockIdx.x + 1) * g.total_tiles / gridDim.x;
     const bool vector_ok = (p.w % 4 == 0) && (p.pad == 0);
 
-    { /* U for (co, ci) = (t / 8, t % 8) */
-        const int co = t / kCin, ci = t % kCin;
-        float gk[3][3], u[4][4];
-#pragma unroll
-        for (int k = 0; k < 9; ++k)
-            gk[k / 3][k % 3] = weight[(co * kCin + ci) * 9 + k];
-        filter_transform(gk, u);
-#pragma unroll
-        for (int xi = 0; xi < 16; ++xi)
-            u_s[(xi * kCin + ci) * kCout + co] = u[xi / 4][xi % 4];
-        if (t < kCout)
-            bias_s[t] = bias[t];
-    }
-
-    auto tile_origin = [&](int64_t tile, int64_t &n, int64_t &oy0, int64_t &ox0) {
-        persistent_tile_origin(g, tile, kTile, kTile, n, oy0, ox0);
-    };
-    if (tile_begin < tile_end) {
-        int64_t n, oy0, ox0;
-        tile_origin(tile_begin, n, oy0, ox0);
-        load_window_async<kThreads, kCin, kInRows, kInPitch>(smem, x, p, n, oy0 - p.pad, ox0 - p.pad, vector_ok);
-    }
-    cp_async_commit();
+    stage_filters<kThreads>(weight, bias, u_s, bias_s);
+    prefetch_window<kThreads>(smem, x, p, g, tile_begin, tile_end, vector_ok);
 
     /* stage B mapping: warp = xi, 8 tiles (tg) x 8 chunk channels (cg) per thread */
     const int xi = warp, tg = lane % 8, cg = lane / 8;
@@ -151,28 +177,15 @@ fused_fp32_winograd(const float *__restrict__ x, const float *__restrict__ weigh
     for (int64_t tile = tile_begin; tile < tile_end; ++tile) {
         const int buf = (int)((tile - tile_begin) & 1);
         int64_t n, oy0, ox0;
-        tile_origin(tile, n, oy0, ox0);
+        persistent_tile_origin(g, tile, kTile, kTile, n, oy0, ox0);
         cp_async_wait<0>();
         __syncthreads(); /* window of this tile landed; everyone is done with the previous tile */
-        if (tile + 1 < tile_end) {
-            int64_t n1, oy1, ox1;
-            tile_origin(tile + 1, n1, oy1, ox1);
-            load_window_async<kThreads, kCin, kInRows, kInPitch>(smem + (buf ^ 1) * kInFloats, x, p, n1, oy1 - p.pad,
-                                                                 ox1 - p.pad, vector_ok);
-        }
-        cp_async_commit();
+        prefetch_window<kThreads>(smem + (buf ^ 1) * kInFloats, x, p, g, tile + 1, tile_end, vector_ok);
 
         { /* A: input transform of (ci, w) = (t / 64, t % 64) */
-            const int ci = t / kTiles, w = t % kTiles, wy = w / kWt, wx = w % kWt;
-            const float *src = smem + buf * kInFloats + (ci * kInRows + 2 * wy) * kInPitch + 2 * wx;
-            float d[4][4], v[4][4];
-#pragma unroll
-            for (int r = 0; r < 4; ++r) {
-                const float2 a = *reinterpret_cast<const float2 *>(src + r * kInPitch);
-                const float2 b = *reinterpret_cast<const float2 *>(src + r * kInPitch + 2);
-                d[r][0] = a.x; d[r][1] = a.y; d[r][2] = b.x; d[r][3] = b.y;
-            }
-            input_transform(d, v);
+            const int ci = t / kTiles, w = t % kTiles;
+            float v[4][4];
+            patch_transform(smem + buf * kInFloats, ci, w, v);
 #pragma unroll
             for (int k = 0; k < 16; ++k)
                 v_s[(k * kCin + ci) * kTiles + w] = v[k / 4][k % 4];
@@ -302,29 +315,11 @@ fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ w
     const int64_t tile_end = ((int64_t)blockIdx.x + 1) * g.total_tiles / gridDim.x;
     const bool vector_ok = (p.w % 4 == 0) && (p.pad == 0);
 
-    for (int i = t; i < kCout * kCin; i += kRegThreads) { /* U for (co, ci) = (i / 8, i % 8) */
-        const int co = i / kCin, ci = i % kCin;
-        float gk[3][3], u[4][4];
-#pragma unroll
-        for (int k = 0; k < 9; ++k)
-            gk[k / 3][k % 3] = weight[(co * kCin + ci) * 9 + k];
-        filter_transform(gk, u);
-#pragma unroll
-        for (int xi = 0; xi < 16; ++xi)
-            u_s[(xi * kCin + ci) * kCout + co] = u[xi / 4][xi % 4];
-    }
-    if (t < kCout)
-        bias_s[t] = bias[t];
+    stage_filters<kRegThreads>(weight, bias, u_s, bias_s);
 #pragma unroll
     for (int k = 0; k < kRegSums; ++k)
         dsum[k * kRegThreads + t] = 0.0;
-
-    if (tile_begin < tile_end) {
-        int64_t n, oy0, ox0;
-        persistent_tile_origin(g, tile_begin, kTile, kTile, n, oy0, ox0);
-        load_window_async<kRegThreads, kCin, kInRows, kInPitch>(smem, x, p, n, oy0 - p.pad, ox0 - p.pad, vector_ok);
-    }
-    cp_async_commit();
+    prefetch_window<kRegThreads>(smem, x, p, g, tile_begin, tile_end, vector_ok);
 
     /* this thread: Winograd tile w, channel groups row and row + 4 (8 channels each) */
     const int w = t % kTiles, row = t / kTiles, wy = w / kWt, wx = w % kWt;
@@ -337,26 +332,13 @@ fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ w
         persistent_tile_origin(g, tile, kTile, kTile, n, oy0, ox0);
         cp_async_wait<0>();
         __syncthreads(); /* window of this tile landed; everyone is done with V of the previous tile */
-        if (tile + 1 < tile_end) {
-            int64_t n1, oy1, ox1;
-            persistent_tile_origin(g, tile + 1, kTile, kTile, n1, oy1, ox1);
-            load_window_async<kRegThreads, kCin, kInRows, kInPitch>(smem + (buf ^ 1) * kInFloats, x, p, n1,
-                                                                    oy1 - p.pad, ox1 - p.pad, vector_ok);
-        }
-        cp_async_commit();
+        prefetch_window<kRegThreads>(smem + (buf ^ 1) * kInFloats, x, p, g, tile + 1, tile_end, vector_ok);
 
 #pragma unroll
         for (int half = 0; half < 2; ++half) { /* A: input transform of (ci, w), ci = row + 4 half */
             const int ci = row + kRegRows * half;
-            const float *src = smem + buf * kInFloats + (ci * kInRows + 2 * wy) * kInPitch + 2 * wx;
-            float d[4][4], v[4][4];
-#pragma unroll
-            for (int r = 0; r < 4; ++r) {
-                const float2 a = *reinterpret_cast<const float2 *>(src + r * kInPitch);
-                const float2 b = *reinterpret_cast<const float2 *>(src + r * kInPitch + 2);
-                d[r][0] = a.x; d[r][1] = a.y; d[r][2] = b.x; d[r][3] = b.y;
-            }
-            input_transform(d, v);
+            float v[4][4];
+            patch_transform(smem + buf * kInFloats, ci, w, v);
             float4 *dst = reinterpret_cast<float4 *>(v_s + (ci * kTiles + w) * kVPitch);
 #pragma unroll
             for (int r = 0; r < 4; ++r)
@@ -477,11 +459,15 @@ size_t winograd_workspace(const cgp_problem *p, const cgp_device_info *d)
     return persistent_workspace_bytes(p, persistent_schedule(p, d, kTile, kTile));
 }
 
-cudaError_t winograd_launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
+using WinogradKernel = void (*)(const float *, const float *, const float *, cgp_problem, PersistentSchedule,
+                               ReduceArgs);
+
+/* Either version on the persistent schedule: one block of `threads` per SM with `smem` bytes */
+cudaError_t launch_winograd(WinogradKernel kernel, int threads, size_t smem, const cgp_launch_args *a,
+                            const cgp_device_info *d, cudaStream_t s)
 {
     PersistentSchedule g = persistent_schedule(&a->p, d, kTile, kTile);
-    cudaError_t err = cudaFuncSetAttribute(fused_fp32_winograd, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           (int)kSmemBytes);
+    cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (err != cudaSuccess)
         return err;
     /* cudaLaunchKernel reports this launch's status only, not an error the caller left behind */
@@ -489,22 +475,17 @@ cudaError_t winograd_launch(const cgp_launch_args *a, const cgp_device_info *d, 
     cgp_problem p = a->p;
     ReduceArgs red = make_reduce_args(a, a->workspace);
     void *args[] = {&x, &w, &b, &p, &g, &red};
-    return cudaLaunchKernel((const void *)fused_fp32_winograd, dim3(g.blocks), dim3(kThreads), args, kSmemBytes, s);
+    return cudaLaunchKernel((const void *)kernel, dim3(g.blocks), dim3(threads), args, smem, s);
+}
+
+cudaError_t winograd_launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
+{
+    return launch_winograd(fused_fp32_winograd, kThreads, kSmemBytes, a, d, s);
 }
 
 cudaError_t winograd_reg_launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
 {
-    PersistentSchedule g = persistent_schedule(&a->p, d, kTile, kTile);
-    cudaError_t err = cudaFuncSetAttribute(fused_fp32_winograd_reg, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           (int)kRegSmemBytes);
-    if (err != cudaSuccess)
-        return err;
-    const float *x = a->x, *w = a->weight, *b = a->bias;
-    cgp_problem p = a->p;
-    ReduceArgs red = make_reduce_args(a, a->workspace);
-    void *args[] = {&x, &w, &b, &p, &g, &red};
-    return cudaLaunchKernel((const void *)fused_fp32_winograd_reg, dim3(g.blocks), dim3(kRegThreads), args,
-                            kRegSmemBytes, s);
+    return launch_winograd(fused_fp32_winograd_reg, kRegThreads, kRegSmemBytes, a, d, s);
 }
 
 } // namespace

@@ -550,6 +550,29 @@ template <int MT> struct TileWalk {
     }
 };
 
+/* One half of the pipelined loop. Past the last tile: the epilogue of acc_old alone, and false. Else:
+ * tile s lands in the operand tile, its MMAs run into acc_new (masks m_new) with the epilogue of
+ * acc_old (masks m_old), and true. */
+template <int P, int MT, int S>
+__device__ __forceinline__ bool pipelined_half(TileWalk<MT> &walk, float (&acc_new)[MT][kNTiles][4],
+                                               float (&m_new)[MT][2], const float (&acc_old)[MT][kNTiles][4],
+                                               const float (&m_old)[MT][2], const FastLane &fl, float *xs_warp,
+                                               float (&sum)[kNTiles][2], int &since_flush, double2 *dsum_lane)
+{
+    if (walk.s == walk.s_end) {
+        pipelined_step<P, MT, S, false, true>(acc_new, acc_old, m_old, fl, sum);
+        return false;
+    }
+    land_input<P, MT>(walk.raw_warp, xs_warp, walk.lane);
+    walk.next(m_new);
+    pipelined_step<P, MT, S, true, true>(acc_new, acc_old, m_old, fl, sum);
+    if (++since_flush == kFlushUnits) {
+        flush_sums(dsum_lane, sum);
+        since_flush = 0;
+    }
+    return true;
+}
+
 /* Fast path, software-pipelined: the epilogue of tile s - 1 runs inside the MMAs of tile s (two
  * accumulator sets, 2 x MT x 32 registers), instead of one warp alternating a tensor-core phase and an
  * FP32/MUFU phase and leaving the other pipe to the block's other warps. */
@@ -568,29 +591,9 @@ __device__ __forceinline__ void warp_tiles_pipelined(const TcParams &p, int64_t 
     int since_flush = 0;
     walk.next(m_a);
     pipelined_step<P, MT, S, true, false>(acc_a, acc_a, m_a, fl, sum);
-    for (;;) { /* unrolled twice so that the two accumulator sets swap roles without copies */
-        if (walk.s == s_end) {
-            pipelined_step<P, MT, S, false, true>(acc_a, acc_a, m_a, fl, sum);
-            break;
-        }
-        land_input<P, MT>(raw_warp, xs_warp, lane);
-        walk.next(m_b);
-        pipelined_step<P, MT, S, true, true>(acc_b, acc_a, m_a, fl, sum);
-        if (++since_flush == kFlushUnits) {
-            flush_sums(dsum_lane, sum);
-            since_flush = 0;
-        }
-        if (walk.s == s_end) {
-            pipelined_step<P, MT, S, false, true>(acc_b, acc_b, m_b, fl, sum);
-            break;
-        }
-        land_input<P, MT>(raw_warp, xs_warp, lane);
-        walk.next(m_a);
-        pipelined_step<P, MT, S, true, true>(acc_a, acc_b, m_b, fl, sum);
-        if (++since_flush == kFlushUnits) {
-            flush_sums(dsum_lane, sum);
-            since_flush = 0;
-        }
+    /* two halves per iteration, so that the accumulator sets swap roles without copies */
+    while (pipelined_half<P, MT, S>(walk, acc_b, m_b, acc_a, m_a, fl, xs_warp, sum, since_flush, dsum_lane) &&
+           pipelined_half<P, MT, S>(walk, acc_a, m_a, acc_b, m_b, fl, xs_warp, sum, since_flush, dsum_lane)) {
     }
     flush_sums(dsum_lane, sum);
 }

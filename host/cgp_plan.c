@@ -287,30 +287,31 @@ cgp_status cgp_plan_kernel(const cgp_plan *plan, int *version, const char **name
 
 static int aligned(const void *ptr, size_t alignment) { return ((uintptr_t)ptr % alignment) == 0; }
 
-/* cgp_plan_run and the stage split: stages = CGP_STAGE_ALL is the plan's kernel as it is */
-static cgp_status run_stages(cgp_plan *plan, const float *x, const float *weight, const float *bias, float *y,
-                             void *workspace, size_t workspace_bytes, int stages, cudaStream_t stream)
+/* cgp_plan_run (caller) and the stage split: stages = CGP_STAGE_ALL is the plan's kernel as it is */
+static cgp_status plan_launch(const char *caller, cgp_plan *plan, const float *x, const float *weight,
+                              const float *bias, float *y, void *workspace, size_t workspace_bytes, int stages,
+                              cudaStream_t stream)
 {
     if (!is_live(plan))
-        return fail(CGP_ERROR_INVALID_PLAN, "cgp_plan_run: not a live plan (never created, or destroyed)");
+        return fail(CGP_ERROR_INVALID_PLAN, "%s: not a live plan (never created, or destroyed)", caller);
     if (!x || !weight || !bias || !y)
-        return fail(CGP_ERROR_NULL_POINTER, "cgp_plan_run: x, weight, bias and y must not be NULL");
+        return fail(CGP_ERROR_NULL_POINTER, "%s: x, weight, bias and y must not be NULL", caller);
     if (plan->workspace_bytes > 0 && !workspace)
-        return fail(CGP_ERROR_NULL_POINTER, "cgp_plan_run: this plan needs %zu bytes of workspace, got NULL",
+        return fail(CGP_ERROR_NULL_POINTER, "%s: this plan needs %zu bytes of workspace, got NULL", caller,
                     plan->workspace_bytes);
     if (workspace_bytes < plan->workspace_bytes)
-        return fail(CGP_ERROR_WORKSPACE_TOO_SMALL, "cgp_plan_run: workspace of %zu bytes, the plan needs %zu",
+        return fail(CGP_ERROR_WORKSPACE_TOO_SMALL, "%s: workspace of %zu bytes, the plan needs %zu", caller,
                     workspace_bytes, plan->workspace_bytes);
     if (!aligned(x, 16) || (workspace && !aligned(workspace, 16)))
-        return fail(CGP_ERROR_MISALIGNED, "cgp_plan_run: x and workspace must be 16-byte aligned");
+        return fail(CGP_ERROR_MISALIGNED, "%s: x and workspace must be 16-byte aligned", caller);
     if (!aligned(weight, 4) || !aligned(bias, 4) || !aligned(y, 4))
-        return fail(CGP_ERROR_MISALIGNED, "cgp_plan_run: weight, bias and y must be 4-byte aligned");
+        return fail(CGP_ERROR_MISALIGNED, "%s: weight, bias and y must be 4-byte aligned", caller);
     int current = -1;
     cudaError_t err = cudaGetDevice(&current);
     if (err != cudaSuccess)
         return fail_cuda("cudaGetDevice", err);
     if (current != plan->device_ordinal)
-        return fail(CGP_ERROR_CUDA, "cgp_plan_run: the plan was created on device %d, the current device is %d",
+        return fail(CGP_ERROR_CUDA, "%s: the plan was created on device %d, the current device is %d", caller,
                     plan->device_ordinal, current);
     cgp_launch_args args;
     args.x = x;
@@ -325,11 +326,13 @@ static cgp_status run_stages(cgp_plan *plan, const float *x, const float *weight
     if (stages == CGP_STAGE_ALL) {
         err = plan->kernel->launch(&args, &plan->device, stream);
     } else {
-        err = plan->kernel->launch_stages ? plan->kernel->launch_stages(&args, &plan->device, stream, stages)
-                                          : cudaErrorNotSupported;
-        if (err == cudaErrorNotSupported)
-            return fail(CGP_ERROR_UNSUPPORTED, "%s has no stage split for this shape (only the tensor-core "
-                        "versions on their Cin == 8 fast path have one)", plan->kernel->name);
+        if (!plan->kernel->launch_stages)
+            return fail(CGP_ERROR_UNSUPPORTED, "%s: %s has no stage split (only the tensor-core versions have one)",
+                        caller, plan->kernel->name);
+        const char *why = plan->kernel->stages_unsupported(&plan->problem, &plan->device);
+        if (why)
+            return fail(CGP_ERROR_UNSUPPORTED, "%s: %s: %s", caller, plan->kernel->name, why);
+        err = plan->kernel->launch_stages(&args, &plan->device, stream, stages);
     }
     if (err != cudaSuccess)
         return fail(CGP_ERROR_CUDA, "launching %s failed at %s:%d: %s: %s", plan->kernel->name, __FILE__, __LINE__,
@@ -340,7 +343,7 @@ static cgp_status run_stages(cgp_plan *plan, const float *x, const float *weight
 cgp_status cgp_plan_run(cgp_plan *plan, const float *x, const float *weight, const float *bias, float *y,
                         void *workspace, size_t workspace_bytes, cudaStream_t stream)
 {
-    return run_stages(plan, x, weight, bias, y, workspace, workspace_bytes, CGP_STAGE_ALL, stream);
+    return plan_launch("cgp_plan_run", plan, x, weight, bias, y, workspace, workspace_bytes, CGP_STAGE_ALL, stream);
 }
 
 cgp_status cgp_plan_run_stages(cgp_plan *plan, const float *x, const float *weight, const float *bias, float *y,
@@ -349,7 +352,7 @@ cgp_status cgp_plan_run_stages(cgp_plan *plan, const float *x, const float *weig
     if (stages < 0 || stages > CGP_STAGE_ALL)
         return fail(CGP_ERROR_INVALID_OPTION, "cgp_plan_run_stages: stages must be in [0, %d], got %d", CGP_STAGE_ALL,
                     stages);
-    return run_stages(plan, x, weight, bias, y, workspace, workspace_bytes, stages, stream);
+    return plan_launch("cgp_plan_run_stages", plan, x, weight, bias, y, workspace, workspace_bytes, stages, stream);
 }
 
 cgp_status cgp_plan_destroy(cgp_plan *plan)

@@ -127,6 +127,10 @@ int cmd_bench(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         return EXIT_BAD_INPUT;
     }
+    if (stages && !(bo.fused.precisions & ((1u << CGP_PRECISION_TF32) | (1u << CGP_PRECISION_TF32X3)))) {
+        fprintf(stderr, "cgp bench: --stages needs --precision tf32 or 3xtf32 (the fp32 kernels have no stage split)\n");
+        return EXIT_BAD_INPUT;
+    }
     for (int k = 0; k < sweep_count; ++k) { /* every swept shape must have an output pixel */
         const int64_t h = sweep_key == 1 ? sweep_values[k] : po.h, w = sweep_key == 1 ? sweep_values[k] : po.w;
         if (h + 2 * po.padding - 2 < 1 || w + 2 * po.padding - 2 < 1) {

@@ -25,7 +25,8 @@ typedef struct bench_problem {
 typedef struct bench_variant bench_variant;
 struct bench_variant {
     char name[64];         /* row label, e.g. "fused fp32 det", "cudnn legacy fp32" */
-    char family[32];       /* what --baselines selects: "fused", "cudnn", "cudnn-graph", "unfused" */
+    char family[32];       /* "fused", "stages" (--stages), or what --baselines selects: "cudnn", "cudnn-graph",
+                            * "unfused" */
     char precision[24];    /* "fp32", "tf32", "3xtf32" */
     char detail[320];      /* algorithm, engine, workspace, intermediate bytes, notes */
     char unavailable[320]; /* non-empty: the row could not be set up, and why (then run is NULL) */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel_api.h"
 #include "variants.h"
 
 static const char *const precision_names[] = {"fp32", "tf32", "3xtf32"};
@@ -27,7 +28,8 @@ void plan_state_destroy(bench_variant *v)
     plan_state *st = v->state;
     if (!st)
         return;
-    cgp_plan_destroy(st->plan);
+    if (st->plan)
+        cgp_plan_destroy(st->plan);
     cudaFree(st->workspace);
     free(st);
     v->state = NULL;
@@ -40,6 +42,7 @@ plan_state *plan_state_create(bench_variant *v, const bench_problem *p, const cg
         snprintf(v->unavailable, sizeof v->unavailable, "out of host memory");
         return NULL;
     }
+    st->stages = CGP_STAGE_ALL;
     cgp_status rc = cgp_plan_create(&st->plan, &p->shape, o);
     if (rc == CGP_SUCCESS)
         rc = cgp_plan_workspace_size(st->plan, &st->workspace_bytes);

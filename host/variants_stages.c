@@ -18,7 +18,8 @@
 #include "kernel_api.h"
 #include "plan_stages.h"
 
-static const char *const stage_names[] = {"neither (skeleton)", "MMA only", "epilogue only"};
+static const char *const stage_names[] = {
+    [0] = "neither (skeleton)", [CGP_STAGE_MMA] = "MMA only", [CGP_STAGE_EPILOGUE] = "epilogue only"};
 static const char *const precision_names[] = {"fp32", "tf32", "3xtf32"};
 
 static int stage_run(bench_variant *v, const bench_problem *p, cudaStream_t s)
@@ -33,12 +34,17 @@ static int stage_run(bench_variant *v, const bench_problem *p, cudaStream_t s)
     return 0;
 }
 
+static void stage_row_name(char *out, size_t size, int prec, int stages)
+{
+    snprintf(out, size, "stages %s: %s", precision_names[prec], stage_names[stages]);
+}
+
 /* One row: a det plan of the precision (and --kernel) whose launches keep only `stages`; or the row left
- * unavailable with the reason. */
-static void stage_row(const bench_problem *p, const fused_selection *sel, int prec, int stages, bench_variant *v)
+ * unavailable with the reason. Returns 0, or 1 after printing a CUDA error that should stop the run. */
+static int stage_row(const bench_problem *p, const fused_selection *sel, int prec, int stages, bench_variant *v)
 {
     memset(v, 0, sizeof *v);
-    snprintf(v->name, sizeof v->name, "stages %s: %s", precision_names[prec], stage_names[stages]);
+    stage_row_name(v->name, sizeof v->name, prec, stages);
     snprintf(v->family, sizeof v->family, "stages");
     snprintf(v->precision, sizeof v->precision, "n/a"); /* timing-only: y is not the function */
     cgp_options o = cgp_default_options();
@@ -47,16 +53,24 @@ static void stage_row(const bench_problem *p, const fused_selection *sel, int pr
     o.kernel = sel->kernel;
     plan_state *st = plan_state_create(v, p, &o);
     if (!st)
-        return;
+        return 0;
     st->stages = stages;
+    v->state = st;
     /* one trial launch tells whether this kernel has a stage split for the shape */
     const cgp_status rc =
         cgp_plan_run_stages(st->plan, p->x, p->w, p->b, p->y, st->workspace, st->workspace_bytes, stages, 0);
-    if (rc != CGP_SUCCESS) {
+    if (rc == CGP_ERROR_UNSUPPORTED) {
         snprintf(v->unavailable, sizeof v->unavailable, "%s", cgp_last_error_detail());
-        v->state = st;
         plan_state_destroy(v);
-        return;
+        return 0;
+    }
+    const cudaError_t e = rc == CGP_SUCCESS ? cudaDeviceSynchronize() : cudaSuccess;
+    if (rc != CGP_SUCCESS || e != cudaSuccess) {
+        fprintf(stderr, "cgp: %s: %s\n", v->name,
+                rc != CGP_SUCCESS ? cgp_last_error_detail() : cudaGetErrorString(e));
+        snprintf(v->unavailable, sizeof v->unavailable, "the trial launch failed (see the message above)");
+        plan_state_destroy(v);
+        return 1;
     }
     int version = 0;
     const char *kname = "?";
@@ -64,9 +78,9 @@ static void stage_row(const bench_problem *p, const fused_selection *sel, int pr
     snprintf(v->detail, sizeof v->detail, "kernel %s (--kernel %d); the skipped stage is a stand-in of one "
              "instruction per output element", kname, version);
     v->bytes_moved = problem_min_bytes(p);
-    v->state = st;
     v->run = stage_run;
     v->destroy = plan_state_destroy;
+    return 0;
 }
 
 int variants_stages(const bench_problem *p, const fused_selection *sel, bench_variant *out, int *count, int max)
@@ -75,7 +89,8 @@ int variants_stages(const bench_problem *p, const fused_selection *sel, bench_va
         if (!(sel->precisions & (1u << prec)))
             continue;
         for (int stages = 0; stages < CGP_STAGE_ALL && *count < max; ++stages)
-            stage_row(p, sel, prec, stages, &out[(*count)++]);
+            if (stage_row(p, sel, prec, stages, &out[(*count)++]) != 0)
+                return 1;
     }
     return 0;
 }
@@ -95,10 +110,15 @@ void stages_print_split(FILE *f, const bench_result *r)
         const bench_row *t[CGP_STAGE_ALL + 1];
         snprintf(name, sizeof name, "fused %s det", precision_names[prec]);
         t[CGP_STAGE_ALL] = find_row(r, name);
+        int any = 0;
         for (int stages = 0; stages < CGP_STAGE_ALL; ++stages) {
-            snprintf(name, sizeof name, "stages %s: %s", precision_names[prec], stage_names[stages]);
+            stage_row_name(name, sizeof name, prec, stages);
             t[stages] = find_row(r, name);
+            any |= t[stages] != NULL;
         }
+        if (any && !t[CGP_STAGE_ALL])
+            fprintf(f, "stage split %s: no timed 'fused %s det' row to compare with (add det to --reduce)\n",
+                    precision_names[prec], precision_names[prec]);
         if (!t[0] || !t[1] || !t[2] || !t[3])
             continue;
         const double full = t[CGP_STAGE_ALL]->ms_median, none = t[0]->ms_median;

@@ -313,24 +313,24 @@ cudaError_t blocked_launch(const cgp_launch_args *a, const cgp_device_info *d, c
 extern "C" const cgp_kernel_desc cgp_kernel_fp32_v2 = {
     2, "fp32-v2", 0 /* CGP_PRECISION_FP32 */,
     "register-blocked (8 ch x 2 rows x 8 px per thread), persistent, cp.async double buffer; libdevice erff GELU",
-    blocked_unsupported<2>, blocked_workspace, blocked_launch<2>, NULL};
+    blocked_unsupported<2>, blocked_workspace, blocked_launch<2>, NULL, NULL};
 
 extern "C" const cgp_kernel_desc cgp_kernel_fp32_v3 = {
     3, "fp32-v3", 0 /* CGP_PRECISION_FP32 */,
     "v2 with the project's gelu_fast",
-    blocked_unsupported<3>, blocked_workspace, blocked_launch<3>, NULL};
+    blocked_unsupported<3>, blocked_workspace, blocked_launch<3>, NULL, NULL};
 
 extern "C" const cgp_kernel_desc cgp_kernel_fp32_v4 = {
     4, "fp32-v4", 0 /* CGP_PRECISION_FP32 */,
     "v3 with compact code: rolled channel loop and an epilogue looping over channels via shared memory",
-    blocked_unsupported<4>, blocked_workspace, blocked_launch<4>, NULL};
+    blocked_unsupported<4>, blocked_workspace, blocked_launch<4>, NULL, NULL};
 
 extern "C" const cgp_kernel_desc cgp_kernel_fp32_v5 = {
     5, "fp32-v5", 0 /* CGP_PRECISION_FP32 */,
     "v4 with one barrier per tile and a two-channel epilogue",
-    blocked_unsupported<5>, blocked_workspace, blocked_launch<5>, NULL};
+    blocked_unsupported<5>, blocked_workspace, blocked_launch<5>, NULL, NULL};
 
 extern "C" const cgp_kernel_desc cgp_kernel_fp32_v6 = {
     6, "fp32-v6", 0 /* CGP_PRECISION_FP32 */,
     "v5 with 512 threads (16 warps x 4 channels, 64 accumulators each) and a one-channel epilogue",
-    blocked_unsupported<6>, blocked_workspace, blocked_launch<6>, NULL};
+    blocked_unsupported<6>, blocked_workspace, blocked_launch<6>, NULL, NULL};

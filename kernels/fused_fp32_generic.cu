@@ -145,4 +145,4 @@ cudaError_t generic_launch(const cgp_launch_args *a, const cgp_device_info *, cu
 extern "C" const cgp_kernel_desc cgp_kernel_fp32_v1 = {
     1, "fp32-v1", 0 /* CGP_PRECISION_FP32 */,
     "generic: 16x16 pixel tile x 8 channels per block, one pixel per thread, any shape",
-    generic_unsupported, generic_workspace, generic_launch, NULL};
+    generic_unsupported, generic_workspace, generic_launch, NULL, NULL};

@@ -19,7 +19,7 @@
  * fp32-v8 keeps stage B's result in registers: a thread owns one Winograd tile and 8 output channels,
  * accumulates all 16 xi of them (128 registers) from V (shared memory, conflict-free 16-byte rows) and U
  * (warp-wide broadcast loads), and runs the output transform and the GELU on them directly: no M in
- * shared memory, two barriers per tile instead of five, 256 threads (two passes of 8 channels each).
+ * shared memory, two barriers per tile instead of six, 256 threads (two passes of 8 channels each).
  * Transforms (Lavin & Gray 2015): B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1],
  * G = [1 0 0; .5 .5 .5; .5 -.5 .5; 0 0 1], A^T = [1 1 1 0; 0 1 -1 -1].
  */
@@ -278,8 +278,9 @@ fused_fp32_winograd(const float *__restrict__ x, const float *__restrict__ weigh
 
 constexpr int kRegThreads = 256;
 constexpr int kRegChannels = 8;                                     /* output channels per thread pass */
-constexpr int kRegRows = kRegThreads / kTiles;                      /* 4 channel groups side by side */
-constexpr int kRegPasses = kCout / (kRegChannels * kRegRows);       /* 2 */
+/* threads per Winograd tile: they split the input channels in stage A and the channel groups in B, C */
+constexpr int kRegSlices = kRegThreads / kTiles;
+constexpr int kRegPasses = kCout / (kRegChannels * kRegSlices);       /* 2 */
 constexpr int kRegSums = kRegPasses * kRegChannels;                 /* float sums per thread */
 constexpr int kVPitch = 20;     /* V[ci][w][16 xi + 4]: a quarter-warp's 16-byte loads hit distinct banks */
 constexpr int kRegVFloats = kCin * kTiles * kVPitch;
@@ -321,8 +322,9 @@ fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ w
         dsum[k * kRegThreads + t] = 0.0;
     prefetch_window<kRegThreads>(smem, x, p, g, tile_begin, tile_end, vector_ok);
 
-    /* this thread: Winograd tile w, channel groups row and row + 4 (8 channels each) */
-    const int w = t % kTiles, row = t / kTiles, wy = w / kWt, wx = w % kWt;
+    /* this thread: Winograd tile w; slice s = t / 64: input channels s and s + 4 in stage A, channel
+     * groups s and s + 4 (8 channels each) in stages B and C */
+    const int w = t % kTiles, slice = t / kTiles, wy = w / kWt, wx = w % kWt;
     float sum[kRegPasses][kRegChannels] = {}; /* masked GELU sums since the last flush */
     int since_flush = 0;
 
@@ -335,8 +337,8 @@ fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ w
         prefetch_window<kRegThreads>(smem + (buf ^ 1) * kInFloats, x, p, g, tile + 1, tile_end, vector_ok);
 
 #pragma unroll
-        for (int half = 0; half < 2; ++half) { /* A: input transform of (ci, w), ci = row + 4 half */
-            const int ci = row + kRegRows * half;
+        for (int half = 0; half < 2; ++half) { /* A: input transform of (ci, w), ci = slice + 4 half */
+            const int ci = slice + kRegSlices * half;
             float v[4][4];
             patch_transform(smem + buf * kInFloats, ci, w, v);
             float4 *dst = reinterpret_cast<float4 *>(v_s + (ci * kTiles + w) * kVPitch);
@@ -357,7 +359,7 @@ fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ w
 
 #pragma unroll 1 /* one pass at a time: unrolled, ptxas overlaps the two and spills */
         for (int pass = 0; pass < kRegPasses; ++pass) { /* B and C for channels co0 .. co0 + 7 */
-            const int co0 = (row + kRegRows * pass) * kRegChannels;
+            const int co0 = (slice + kRegSlices * pass) * kRegChannels;
             float acc[16][kRegChannels]; /* [xi][channel]; the bias enters through xi 5 = (1,1) */
 #pragma unroll
             for (int xi = 0; xi < 16; ++xi)
@@ -412,9 +414,9 @@ fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ w
         }
         if (next_n != n) { /* last tile of image n in this block: publish its 64 channel sums */
             __syncthreads();
-            if (t < kCout) { /* channel t: group t / 8 = row + 4 pass, held by threads row * 64 + (0..63) */
-                const int group = t / kRegChannels, k = (group / kRegRows) * kRegChannels + t % kRegChannels;
-                const double *slot = dsum + k * kRegThreads + (group % kRegRows) * kTiles;
+            if (t < kCout) { /* channel t: group t / 8 = slice + 4 pass, held by threads slice * 64 + (0..63) */
+                const int group = t / kRegChannels, k = (group / kRegSlices) * kRegChannels + t % kRegChannels;
+                const double *slot = dsum + k * kRegThreads + (group % kRegSlices) * kTiles;
                 double total = 0.0;
                 for (int i = 0; i < kTiles; ++i)
                     total += slot[i];
@@ -450,7 +452,7 @@ const char *winograd_unsupported(const cgp_problem *p, const cgp_device_info *d)
 const char *winograd_reg_unsupported(const cgp_problem *p, const cgp_device_info *d)
 {
     if (d->smem_per_block_optin < kRegSmemBytes)
-        return "needs 130 KB of shared memory per block";
+        return "needs 127 KiB of shared memory per block";
     return winograd_shape_unsupported(p);
 }
 
@@ -494,9 +496,9 @@ extern "C" const cgp_kernel_desc cgp_kernel_fp32_v8 = {
     8, "fp32-v8", 0 /* CGP_PRECISION_FP32 */,
     "v7 with the 16 GEMMs and the output transform in registers: one Winograd tile x 8 channels per thread, "
     "no M in shared memory, 2 barriers per tile, 256 threads",
-    winograd_reg_unsupported, winograd_workspace, winograd_reg_launch, NULL};
+    winograd_reg_unsupported, winograd_workspace, winograd_reg_launch, NULL, NULL};
 
 extern "C" const cgp_kernel_desc cgp_kernel_fp32_v7 = {
     7, "fp32-v7", 0 /* CGP_PRECISION_FP32 */,
     "Winograd F(2x2,3x3) in fp32 FFMA: input transform, 16 GEMMs per tile, output transform + GELU; 16x16 tiles",
-    winograd_unsupported, winograd_workspace, winograd_launch, NULL};
+    winograd_unsupported, winograd_workspace, winograd_launch, NULL, NULL};

@@ -31,12 +31,13 @@
  *
  * Versions (TcConfig at the end): tf32-v1 MT = 4 rows, 8 warps; tf32-v2 MT = 2, 16 warps; tf32-v3
  * MT = 2, 8 warps, software-pipelined (warp_tiles_pipelined); 3xtf32-v1 MT = 2, 8 warps; 3xtf32-v2 MT = 2,
- * 12 warps; generic paths MT = 2, 8 warps: each the most that compiles without spills but 3xtf32-v2
- * (108 bytes, and still faster than v1). Fast path: Cin == 8 and the weights fit in shared memory (on
- * an H100/H200: Cout <= 448 tf32-v1, 256 tf32-v2, 512 tf32-v3, 192 3xtf32-v1, 128 3xtf32-v2). Every
- * other shape (any N, Cin, Cout, H, W with an output pixel) takes the generic path: input channels in
- * chunks of 8 (zero-filled past Cin), output channels in groups of 64 (zero weights past Cout, not
- * published). Tested by tests/gpu_tensorcore.c.
+ * 12 warps; generic paths MT = 2, 8 warps: each the most that compiles with no or small spills
+ * (tf32-v2 20 bytes, the 3xTF32 generic path 8; 3xtf32-v2 108 bytes, and still faster than v1).
+ * Fast path: Cin == 8 and the weights fit in shared memory (on an H100/H200: Cout <= 448 tf32-v1,
+ * 256 tf32-v2, 512 tf32-v3, 192 3xtf32-v1, 128 3xtf32-v2). Every other shape (any N, Cin, Cout, H,
+ * W with an output pixel) takes the generic path: input channels in chunks of 8 (zero-filled past
+ * Cin), output channels in groups of 64 (zero weights past Cout, not published). Tested by
+ * tests/gpu_tensorcore.c.
  */
 #include <stdint.h>
 
@@ -323,7 +324,7 @@ __device__ __forceinline__ void conv_tile_smem(float (&acc)[MT][kNTiles][4], con
 }
 
 /* Stand-in for the MMAs (stage split, kernel_api.h): the bias plus one input value, from the first A
- * fragment of each row: one shared load per row and one FADD per accumulator. */
+ * fragment of each row: one shared load per row, the bias quads, and one FADD per accumulator. */
 template <int P, int MT>
 __device__ __forceinline__ void stand_in_mma(float (&acc)[MT][kNTiles][4], const float *xs_lane,
                                              const float *bias_lane)
@@ -529,8 +530,8 @@ __device__ __forceinline__ void pipelined_step(float (&acc_new)[MT][kNTiles][4],
     }
 }
 
-/* The pipelined fast path's walk over the warp's tiles: tile coordinates, the copies of the tile after
- * the next, and the masks of the tile whose MMAs run now. */
+/* The pipelined fast path's walk over the warp's tiles: tile coordinates, the copies of the next tile,
+ * and the masks of the tile whose MMAs run now. */
 template <int MT> struct TileWalk {
     const TcParams &p;
     int64_t img, ty, tx, s, s_end;
@@ -873,11 +874,15 @@ template <class C> cudaError_t tc_launch(const cgp_launch_args *a, const cgp_dev
 }
 
 /* The stage split (kernel_api.h): the fast path with the stages in `stages` only */
+template <class C> const char *tc_stages_unsupported(const cgp_problem *p, const cgp_device_info *d)
+{
+    return use_fast_path<C>(p, d) ? NULL
+                                  : "the stage split runs on the fast path only (Cin = 8, weights in shared memory)";
+}
+
 template <class C>
 cudaError_t tc_launch_stages(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s, int stages)
 {
-    if (!use_fast_path<C>(&a->p, d))
-        return cudaErrorNotSupported;
     switch (stages) {
     case CGP_STAGE_ALL: return tc_launch<C>(a, d, s);
     case CGP_STAGE_MMA:
@@ -910,6 +915,7 @@ extern "C" const cgp_kernel_desc cgp_kernel_tf32_v1 = {
     tc_unsupported<Tf32V1>,
     tc_workspace_bytes<Tf32V1>,
     tc_launch<Tf32V1>,
+    tc_stages_unsupported<Tf32V1>,
     tc_launch_stages<Tf32V1>,
 };
 
@@ -922,6 +928,7 @@ extern "C" const cgp_kernel_desc cgp_kernel_tf32_v2 = {
     tc_unsupported<Tf32V2>,
     tc_workspace_bytes<Tf32V2>,
     tc_launch<Tf32V2>,
+    tc_stages_unsupported<Tf32V2>,
     tc_launch_stages<Tf32V2>,
 };
 
@@ -934,6 +941,7 @@ extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v1 = {
     tc_unsupported<Tf32x3V1>,
     tc_workspace_bytes<Tf32x3V1>,
     tc_launch<Tf32x3V1>,
+    tc_stages_unsupported<Tf32x3V1>,
     tc_launch_stages<Tf32x3V1>,
 };
 
@@ -947,6 +955,7 @@ extern "C" const cgp_kernel_desc cgp_kernel_tf32_v3 = {
     tc_unsupported<Tf32V3>,
     tc_workspace_bytes<Tf32V3>,
     tc_launch<Tf32V3>,
+    tc_stages_unsupported<Tf32V3>,
     tc_launch_stages<Tf32V3>,
 };
 
@@ -959,5 +968,6 @@ extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v2 = {
     tc_unsupported<Tf32x3V2>,
     tc_workspace_bytes<Tf32x3V2>,
     tc_launch<Tf32x3V2>,
+    tc_stages_unsupported<Tf32x3V2>,
     tc_launch_stages<Tf32x3V2>,
 };

@@ -53,8 +53,10 @@ typedef struct cgp_kernel_desc {
     const char *(*unsupported)(const cgp_problem *p, const cgp_device_info *d);
     size_t (*workspace_bytes)(const cgp_problem *p, const cgp_device_info *d);
     cudaError_t (*launch)(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s);
-    /* NULL, or a launch of only the stages in `stages` (CGP_STAGE_*): the tensor-core versions on their
-     * fast path; cudaErrorNotSupported where the problem takes another path */
+    /* The stage split, or both NULL (the tensor-core versions have one on their fast path):
+     * stages_unsupported: NULL when launch_stages runs this problem, else a sentence saying why not;
+     * launch_stages: a launch of only the stages in `stages` (CGP_STAGE_*) */
+    const char *(*stages_unsupported)(const cgp_problem *p, const cgp_device_info *d);
     cudaError_t (*launch_stages)(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s, int stages);
 } cgp_kernel_desc;
 

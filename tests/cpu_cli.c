@@ -92,6 +92,7 @@ int main(void)
     expect_bad("cli bench --precision list", "bench --precision fp32,fp16", "unknown item 'fp16'");
     expect_bad("cli bench --baselines", "bench --baselines cudnn,magic", "unknown item 'magic'");
     expect_bad("cli bench --iters 0", "bench --iters 0", "--iters must be an integer in [1, 100000]");
+    expect_bad("cli bench --stages fp32", "bench --stages", "--stages needs --precision tf32 or 3xtf32");
     expect_bad("cli bench --sweep key", "bench --sweep q=1,2", "--sweep must look like KEY=V1,V2");
     expect_bad("cli bench --sweep value", "bench --sweep n=1,x", "values must be integers");
     expect_bad("cli bench unknown option", "bench --paddin same", "unknown option '--paddin'");

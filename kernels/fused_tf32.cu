@@ -400,11 +400,9 @@ __device__ __forceinline__ void epilogue_element(const float (&acc)[MT][kNTiles]
 }
 
 template <int MT, bool kGelu>
-__device__ __forceinline__ void accumulate_tile(const float (&acc)[MT][kNTiles][4], const TcParams &p, int64_t oy0,
-                                                int64_t ox0, int group, float (&sum)[kNTiles][2])
+__device__ __forceinline__ void accumulate_tile(const float (&acc)[MT][kNTiles][4], const float (&m)[MT][2],
+                                                float (&sum)[kNTiles][2])
 {
-    float m[MT][2];
-    tile_masks<MT>(p, oy0, ox0, group, m);
 #pragma unroll
     for (int f = 0; f < MT * kNTiles * 4; ++f)
         epilogue_element<MT, kGelu>(acc, m, f, sum);
@@ -464,6 +462,43 @@ template <int P, int MT> __device__ __forceinline__ void land_input(const float 
     __syncwarp();
 }
 
+/* The fast paths' walk over a warp's tiles: tile coordinates, the copies of the next tile, and the
+ * masks of the tile whose MMAs run now. */
+template <int MT> struct TileWalk {
+    const TcParams &p;
+    int64_t img, ty, tx, s, s_end;
+    float *raw_warp;
+    int lane;
+
+    /* copies tile s (the first) and rounds it into the operand tile */
+    template <int P> __device__ __forceinline__ void land_first(float *xs_warp)
+    {
+        copy_input<MT, false>(p, img, ty * MT, tx * kTileW, 0, raw_warp, lane);
+        land_input<P, MT>(raw_warp, xs_warp, lane);
+    }
+
+    /* starts the copies of tile s + 1 (if any) and moves to it; masks of tile s into m */
+    __device__ __forceinline__ void next(float (&m)[MT][2])
+    {
+        tile_masks<MT>(p, ty * MT, tx * kTileW, lane >> 2, m);
+        if (++tx == p.tiles_x) {
+            tx = 0;
+            ++ty;
+        }
+        if (++s < s_end)
+            copy_input<MT, false>(p, img, ty * MT, tx * kTileW, 0, raw_warp, lane);
+    }
+};
+
+/* One more tile in the float sums; every kFlushUnits tiles they go into the double slots. */
+__device__ __forceinline__ void count_tile(double2 *dsum_lane, float (&sum)[kNTiles][2], int &since_flush)
+{
+    if (++since_flush == kFlushUnits) {
+        flush_sums(dsum_lane, sum);
+        since_flush = 0;
+    }
+}
+
 /* Stages S (CGP_STAGE_*): the full kernel has both; the stage split replaces one or both by stand-ins. */
 template <int P, int MT, int S>
 __device__ __forceinline__ void warp_tiles_fast(const TcParams &p, int64_t img, int grp, int64_t s_begin,
@@ -492,11 +527,10 @@ __device__ __forceinline__ void warp_tiles_fast(const TcParams &p, int64_t img, 
             conv_tile_smem<P, MT>(acc, fl.xs, fl.w, fl.bias);
         else
             stand_in_mma<P, MT>(acc, fl.xs, fl.bias);
-        accumulate_tile<MT, (S & CGP_STAGE_EPILOGUE) != 0>(acc, p, oy0, ox0, lane >> 2, sum);
-        if (++since_flush == kFlushUnits) {
-            flush_sums(dsum_lane, sum);
-            since_flush = 0;
-        }
+        float m[MT][2];
+        tile_masks<MT>(p, oy0, ox0, lane >> 2, m);
+        accumulate_tile<MT, (S & CGP_STAGE_EPILOGUE) != 0>(acc, m, sum);
+        count_tile(dsum_lane, sum, since_flush);
         if (more)
             land_input<P, MT>(raw_warp, xs_warp, lane);
     }
@@ -530,27 +564,6 @@ __device__ __forceinline__ void pipelined_step(float (&acc_new)[MT][kNTiles][4],
     }
 }
 
-/* The pipelined fast path's walk over the warp's tiles: tile coordinates, the copies of the next tile,
- * and the masks of the tile whose MMAs run now. */
-template <int MT> struct TileWalk {
-    const TcParams &p;
-    int64_t img, ty, tx, s, s_end;
-    float *raw_warp;
-    int lane;
-
-    /* starts the copies of tile s + 1 (if any) and moves to it; masks of tile s into m */
-    __device__ __forceinline__ void next(float (&m)[MT][2])
-    {
-        tile_masks<MT>(p, ty * MT, tx * kTileW, lane >> 2, m);
-        if (++tx == p.tiles_x) {
-            tx = 0;
-            ++ty;
-        }
-        if (++s < s_end)
-            copy_input<MT, false>(p, img, ty * MT, tx * kTileW, 0, raw_warp, lane);
-    }
-};
-
 /* One half of the pipelined loop. Past the last tile: the epilogue of acc_old alone, and false. Else:
  * tile s lands in the operand tile, its MMAs run into acc_new (masks m_new) with the epilogue of
  * acc_old (masks m_old), and true. */
@@ -567,10 +580,7 @@ __device__ __forceinline__ bool pipelined_half(TileWalk<MT> &walk, float (&acc_n
     land_input<P, MT>(walk.raw_warp, xs_warp, walk.lane);
     walk.next(m_new);
     pipelined_step<P, MT, S, true, true>(acc_new, acc_old, m_old, fl, sum);
-    if (++since_flush == kFlushUnits) {
-        flush_sums(dsum_lane, sum);
-        since_flush = 0;
-    }
+    count_tile(dsum_lane, sum, since_flush);
     return true;
 }
 
@@ -584,8 +594,7 @@ __device__ __forceinline__ void warp_tiles_pipelined(const TcParams &p, int64_t 
 {
     const FastLane fl = fast_lane<P>(xs_warp, wsm, bsm, grp, lane);
     TileWalk<MT> walk{p, img, s_begin / p.tiles_x, s_begin % p.tiles_x, s_begin, s_end, raw_warp, lane};
-    copy_input<MT, false>(p, img, walk.ty * MT, walk.tx * kTileW, 0, raw_warp, lane);
-    land_input<P, MT>(raw_warp, xs_warp, lane);
+    walk.template land_first<P>(xs_warp);
 
     float acc_a[MT][kNTiles][4], acc_b[MT][kNTiles][4], m_a[MT][2], m_b[MT][2];
     float sum[kNTiles][2] = {};
@@ -639,11 +648,10 @@ __device__ __forceinline__ void warp_tiles_generic(const TcParams &p, int64_t im
             __syncwarp();
             conv_chunk_global<P, MT>(acc, xs_lane, p, c_lane, (int64_t)chunk * 8 + 2 * tig);
         }
-        accumulate_tile<MT, true>(acc, p, oy0, ox0, group, sum);
-        if (++since_flush == kFlushUnits) {
-            flush_sums(dsum_lane, sum);
-            since_flush = 0;
-        }
+        float m[MT][2];
+        tile_masks<MT>(p, oy0, ox0, group, m);
+        accumulate_tile<MT, true>(acc, m, sum);
+        count_tile(dsum_lane, sum, since_flush);
     }
     flush_sums(dsum_lane, sum);
 }

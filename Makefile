@@ -61,8 +61,13 @@ VERSION_C := $(BUILD)/gen/version.c
 CFLAGS := -std=c11 -O2 -g -fPIC -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -MMD -MP \
           -Iinclude -Ihost -Ikernels -Ireference -isystem $(CUDA_HOME)/include \
           -DCGP_HAVE_CUDNN=$(HAVE_CUDNN) $(CUDNN_CFLAGS)
-NVCCFLAGS := -O3 -std=c++17 -lineinfo -Xcompiler -fPIC,-Wall -MMD -MP -Iinclude -Ikernels -Ihost \
-             -gencode arch=compute_$(SM),code=sm_$(SM) -gencode arch=compute_$(SM),code=compute_$(SM)
+NVCCFLAGS := -O3 -std=c++17 -lineinfo -Xcompiler -fPIC,-Wall -MMD -MP -Iinclude -Ikernels -Ihost
+GENCODE := -gencode arch=compute_$(SM),code=sm_$(SM) -gencode arch=compute_$(SM),code=compute_$(SM)
+# kernels/fused_wgmma.cu: wgmma exists for sm_90a only (no PTX for later GPUs), so with SM=90 that file is
+# built for sm_90a alone; with any other SM it builds without its kernels and its versions run the
+# previous ones
+comma := ,
+WGMMA_GENCODE := $(if $(filter 90,$(SM)),-gencode arch=compute_90a$(comma)code=sm_90a -DCGP_HAVE_WGMMA=1,$(GENCODE))
 LDLIBS := -L$(CUDA_LIB) -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm
 
 # ---- sources ----
@@ -88,7 +93,9 @@ all: $(BUILD)/cgp $(BUILD)/libcgp.a $(BUILD)/libcgp.so
 
 $(BUILD)/obj/%.cu.o: %.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) $(GENCODE) -c $< -o $@
+
+$(BUILD)/obj/kernels/fused_wgmma.cu.o: GENCODE = $(WGMMA_GENCODE)
 
 $(BUILD)/obj/%.c.o: %.c
 	@mkdir -p $(dir $@)
@@ -144,7 +151,8 @@ run: $(BUILD)/cgp
 
 ptxas:
 	@for f in $(LIB_CU) $(TOOL_CU); do echo "== $$f"; \
-	  $(NVCC) $(filter-out -MMD -MP,$(NVCCFLAGS)) -Xptxas -v -c $$f -o /dev/null 2>&1 | \
+	  if [ $$f = kernels/fused_wgmma.cu ]; then g='$(WGMMA_GENCODE)'; else g='$(GENCODE)'; fi; \
+	  $(NVCC) $(filter-out -MMD -MP,$(NVCCFLAGS)) $$g -Xptxas -v -c $$f -o /dev/null 2>&1 | \
 	  grep -E "Compiling entry|Used|spill|stack frame" | sed 's/ptxas info    : //'; done
 
 sass: $(LIB_OBJS)

@@ -7,8 +7,9 @@
  * With ix0 and W multiples of 4 it moves 16-byte chunks; otherwise 4-byte elements.
  *
  * The persistent schedule gives block b the contiguous tiles [b*T/B, (b+1)*T/B) of all T tiles
- * (image-major). A block publishes each image it touches once (reduction.cuh); image n's slots are
- * blockIdx + n for the blocks that touch it, unique and in a fixed order.
+ * (image-major), B = blocks_per_sm (default 1) x SMs, at most T. A block publishes each image it
+ * touches once (reduction.cuh); image n's slots are blockIdx + n for the blocks that touch it,
+ * unique and in a fixed order.
  */
 #ifndef CGP_TILE_LOADER_CUH
 #define CGP_TILE_LOADER_CUH
@@ -70,13 +71,13 @@ struct PersistentSchedule {
 };
 
 static inline PersistentSchedule persistent_schedule(const cgp_problem *p, const cgp_device_info *d, int tile_h,
-                                                     int tile_w)
+                                                     int tile_w, int blocks_per_sm = 1)
 {
     PersistentSchedule g;
     g.tiles_x = (p->wout + tile_w - 1) / tile_w;
     g.tiles_per_image = g.tiles_x * ((p->hout + tile_h - 1) / tile_h);
     g.total_tiles = p->n * g.tiles_per_image;
-    const int64_t blocks = d->sm_count > 0 ? d->sm_count : 1; /* one block per SM */
+    const int64_t blocks = (int64_t)(d->sm_count > 0 ? d->sm_count : 1) * blocks_per_sm;
     g.blocks = (int)(blocks < g.total_tiles ? blocks : g.total_tiles);
     return g;
 }

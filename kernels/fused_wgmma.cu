@@ -1,0 +1,525 @@
+/*
+ * fused_wgmma.cu - the Hopper tensor-core fused kernels, tf32-v4 and 3xtf32-v3 (kernel_api.h):
+ *
+ *     y[n, c] = mean over (h, w) of GELU(conv3x3(x, w)[n, c, h, w] + b[c])
+ *
+ * in one launch, with the convolution on wgmma.mma_async (sm_90a: H100, H200). The MMAs are
+ * asynchronous and read both operands from shared memory, so while the tensor cores compute one
+ * output row, the same warps run the previous row's GELU and sums on the FP32 and MUFU pipes.
+ * docs/design.md ("The wgmma kernels") draws the layouts; in short:
+ *
+ *   block          one warpgroup (128 threads), kBlocksPerSm blocks per SM, persistent grid over tiles
+ *                  of R output rows x 64 output columns x 64 channels (tile_loader.cuh's schedule)
+ *   operand A      for output row r and tap (ky, kx): the 64 x 8 window (64 pixels, 8 input channels)
+ *                  of the input tile starting at input row r + ky, column kx. The tile is laid out
+ *                  [channel half][row][column][4 channels], 16 bytes a pixel: wgmma's no-swizzle K-major
+ *                  layout of 8-row x 16-byte core matrices (SBO = 128 bytes to the next 8 pixels, LBO =
+ *                  one half to the next 4 channels), so a tap is only a different start address in the
+ *                  descriptor and no operand passes through registers.
+ *   operand B      the weights, [tap][channel half][64 output channels][4], rounded (3xTF32: split into
+ *                  big and small) once per block; zero past Cout.
+ *   bias           one more wgmma per row, with scale-d = 0: A = 64 rows of (1, 1, 0, ...), B = rows
+ *                  (big(b), small(b), 0, ...), so each row's accumulators start at the bias (to 2^-22).
+ *   3xTF32         the input tile is split when staged (big and small halves), the weights once:
+ *                  per tap small*big, big*small, big*big, chained in the accumulator (28 wgmmas a row).
+ *   accumulators   m64n64 fp32, 32 per thread: per n8 block j, d[4j + e] = D[16 warp + group + 8 (e / 2)]
+ *                  [8 j + 2 tig + e % 2] (group = lane / 4, tig = lane % 4), the mma.sync C layout.
+ *                  Two sets: one row in flight on the tensor cores, one in the epilogue.
+ *   pipeline       per row k: fence, issue row k's wgmmas into one set, commit; wait until only that group
+ *                  is pending (row k - 1 done); GELU (gelu_fast) of row k - 1, masked outside the output,
+ *                  into 16 float sums. Input tiles are double-buffered: tile t + 1 is copied (cp.async)
+ *                  while tile t's rows run, and converted into the other buffer when its first row is next.
+ *   reduction      the float sums go into per-thread doubles every kFlushRows rows; at each image's end the
+ *                  8 lanes holding the same channels are added by shuffles, then the 4 warps in a fixed
+ *                  order, and publish_image_sums (reduction.cuh) does det or atomic. Deterministic.
+ * The wgmma path needs Cin = 8 and Cout <= 64 on an sm_90 GPU with a build for sm_90a (SM=90); every
+ * other problem or GPU runs the previous version of the same precision (tf32-v3, 3xtf32-v2), so each
+ * version runs any shape. Tested by tests/gpu_tensorcore.c.
+ */
+#include <stdint.h>
+
+#include "cgp.h"
+#include "kernel_api.h"
+#include "reduction.cuh"
+#include "tile_loader.cuh"
+#include "gelu.cuh"
+#include "fused_tf32_device.cuh"
+
+#ifndef CGP_HAVE_WGMMA
+#define CGP_HAVE_WGMMA 0 /* the Makefile sets 1 where it builds this file for sm_90a */
+#endif
+
+extern "C" const cgp_kernel_desc cgp_kernel_tf32_v3, cgp_kernel_tf32x3_v2;
+
+namespace {
+
+enum Precision { kTf32 = CGP_PRECISION_TF32, kTf32x3 = CGP_PRECISION_TF32X3 };
+
+constexpr int kThreads = 128; /* one warpgroup */
+constexpr int kCin = 8;       /* one k8 step of the MMA = one filter tap over all input channels */
+constexpr int kN = 64;        /* output channels: the wgmma N */
+constexpr int kTileW = 64;    /* output columns of a tile: the wgmma M */
+constexpr int kPitch = 68;    /* input columns staged per row: 66 used, a multiple of 4 for load_window_async */
+constexpr int kTaps = 9;
+constexpr int kFlushRows = 8; /* rows between flushes of the float sums into doubles */
+
+/* Shared memory, floats unless said: the staged raw input [ci][row][column]; two operand tiles, each
+ * [big half 0, big half 1 (, small half 0, small half 1)] of [row][column][4]; the weights, per tap
+ * [half][channel][4] (3xTF32: all big taps, then all small ones); the bias wgmma's B and A. */
+template <int R> constexpr int kRawFloats = kCin * (R + 2) * kPitch;
+template <int R> constexpr int kHalfFloats = (R + 2) * kPitch * 4;
+template <int P, int R> constexpr int kTileFloats = 2 * kHalfFloats<R> * (P == kTf32 ? 1 : 2);
+constexpr int kTapFloats = 2 * kN * 4; /* 2 KiB: also the size of the bias wgmma's A and B */
+template <int P> constexpr int kWeightFloats = kTaps * kTapFloats * (P == kTf32 ? 1 : 2);
+constexpr int kRedDoubles = 4 * 4 * 16 + kN; /* [warp][tig][16 sums], then the image's 64 channel sums */
+
+template <int P, int R> constexpr size_t smem_bytes()
+{
+    return sizeof(double) * kRedDoubles +
+           sizeof(float) * (kRawFloats<R> + 2 * kTileFloats<P, R> + kWeightFloats<P> + 2 * kTapFloats);
+}
+
+/* ---- wgmma primitives (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate") ---- */
+
+/* Shared-memory matrix descriptor, no swizzle, K-major: the start address, LBO = bytes to the core
+ * matrix holding the next 4 K (input channels), SBO = 128 bytes to the next 8 rows (pixels or channels). */
+__device__ __forceinline__ uint64_t kmajor_desc(uint32_t addr, uint32_t lbo_bytes)
+{
+    return (uint64_t)((addr & 0x3FFFFu) >> 4) | (uint64_t)(lbo_bytes >> 4) << 16 | (uint64_t)(128u >> 4) << 32;
+}
+
+/* a descriptor moved by `bytes` (a multiple of 16) in shared memory */
+__device__ __forceinline__ uint64_t desc_add(uint64_t desc, uint32_t bytes) { return desc + (bytes >> 4); }
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int kPending> __device__ __forceinline__ void wgmma_wait()
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
+}
+
+/* Orders this thread's generic-proxy shared-memory writes before later async-proxy (wgmma) reads. */
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+
+/* Ties the accumulators to this point, so their reads after a wgmma_wait stay after it. */
+__device__ __forceinline__ void hold(float (&d)[32])
+{
+#pragma unroll
+    for (int i = 0; i < 32; ++i)
+        asm volatile("" : "+f"(d[i])::"memory");
+}
+
+/* d = A * B (+ d if kAccumulate): m64n64k8, tf32 operands from shared memory, fp32 accumulators */
+template <int kAccumulate> __device__ __forceinline__ void wgmma_tf32(float (&d)[32], uint64_t a, uint64_t b)
+{
+    asm volatile("{\n.reg .pred acc;\nsetp.ne.b32 acc, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+                 "%32, %33, acc, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
+                   "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),
+                   "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),
+                   "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                 : "l"(a), "l"(b), "n"(kAccumulate));
+}
+
+/* ---- staging ---- */
+
+__device__ __forceinline__ void split_tf32(float v, uint32_t &big, uint32_t &small)
+{
+    big = tf32_round(v);
+    small = tf32_round(v - __uint_as_float(big));
+}
+
+/* The block's weights, bias operand and ones operand, once. */
+template <int P>
+__device__ __forceinline__ void stage_operands(const float *w, const float *b, int64_t cout, float *wsm, float *bias_b,
+                                               float *ones_a)
+{
+    for (int i = threadIdx.x; i < kTaps * kTapFloats; i += kThreads) {
+        const int tap = i / kTapFloats, half = i / (kN * 4) % 2, c = i / 4 % kN, ci = 4 * half + i % 4;
+        const float v = c < cout ? __ldg(w + ((int64_t)c * kCin + ci) * kTaps + tap) : 0.0f;
+        if constexpr (P == kTf32) {
+            wsm[i] = __uint_as_float(tf32_round(v));
+        } else {
+            uint32_t big, small;
+            split_tf32(v, big, small);
+            wsm[i] = __uint_as_float(big);
+            wsm[kTaps * kTapFloats + i] = __uint_as_float(small);
+        }
+    }
+    for (int i = threadIdx.x; i < kTapFloats; i += kThreads) { /* i = (half * 64 + row) * 4 + k */
+        const int c = i / 4 % kN, k = i % 4;
+        const bool first = i < kTapFloats / 2 && k < 2;
+        uint32_t big = 0, small = 0;
+        if (first && c < cout)
+            split_tf32(__ldg(b + c), big, small);
+        bias_b[i] = __uint_as_float(k == 0 ? big : small); /* both 0 but in column 0 and 1 of half 0 */
+        ones_a[i] = first ? 1.0f : 0.0f;
+    }
+}
+
+/* Rounds (3xTF32: splits) the raw tile into an operand tile: task = (half, row, column), four channels. */
+template <int P, int R> __device__ __forceinline__ void convert_tile(const float *raw, float *tile)
+{
+    constexpr int kPixels = (R + 2) * kPitch, kTasks = 2 * kPixels;
+    for (int task = threadIdx.x; task < kTasks; task += kThreads) {
+        const int half = task / kPixels;
+        const float *src = raw + 3 * half * kPixels + task; /* channel 4 half, pixel task - half * kPixels */
+        const float v[4] = {src[0], src[kPixels], src[2 * kPixels], src[3 * kPixels]};
+        uint4 big;
+        if constexpr (P == kTf32) {
+            big = make_uint4(tf32_round(v[0]), tf32_round(v[1]), tf32_round(v[2]), tf32_round(v[3]));
+        } else {
+            uint4 small;
+            split_tf32(v[0], big.x, small.x);
+            split_tf32(v[1], big.y, small.y);
+            split_tf32(v[2], big.z, small.z);
+            split_tf32(v[3], big.w, small.w);
+            *reinterpret_cast<uint4 *>(tile + 2 * kHalfFloats<R> + 4 * task) = small;
+        }
+        *reinterpret_cast<uint4 *>(tile + 4 * task) = big;
+    }
+}
+
+/* Where a tile is: image n, first output row oy0, first output column ox0. */
+struct TileAt {
+    int64_t oy0, ox0;
+};
+
+__device__ __forceinline__ TileAt tile_at(const PersistentSchedule &g, int64_t t, int rows)
+{
+    const int64_t rem = t % g.tiles_per_image;
+    return TileAt{rem / g.tiles_x * rows, rem % g.tiles_x * kTileW};
+}
+
+template <int R>
+__device__ __forceinline__ void copy_tile(const float *x, const cgp_problem &p, int64_t n, TileAt at, float *raw)
+{
+    const bool vector_ok = p.pad == 0 && p.w % 4 == 0;
+    load_window_async<kThreads, kCin, R + 2, kPitch>(raw, x, p, n, at.oy0 - p.pad, at.ox0 - p.pad, vector_ok);
+    cp_async_commit();
+}
+
+/* The copied tile into the operand tile: after it, wgmma may read the tile. Every thread calls it. */
+template <int P, int R> __device__ __forceinline__ void land_tile(const float *raw, float *tile)
+{
+    cp_async_wait<0>();
+    __syncthreads(); /* the raw tile is complete, and no wgmma still reads this operand tile (R >= 2) */
+    convert_tile<P, R>(raw, tile);
+    fence_proxy_async();
+    __syncthreads();
+}
+
+/* ---- one output row ---- */
+
+/* The descriptors every row uses: bias operands and tap 0 of the weights. */
+struct RowDescs {
+    uint64_t ones, bias, weights;
+};
+
+/* Issues output row r of the operand tile at tile_addr: bias, then 9 taps (3xTF32: 3 products each);
+ * kMma false (the stage split): the bias alone. One commit group. */
+template <int P, int R, bool kMma>
+__device__ __forceinline__ void issue_row(float (&acc)[32], uint32_t tile_addr, int r, const RowDescs &rd)
+{
+    constexpr uint32_t kHalfBytes = kHalfFloats<R> * 4, kTapBytes = kTapFloats * 4;
+    const uint64_t a_row = kmajor_desc(tile_addr + (uint32_t)r * kPitch * 16, kHalfBytes);
+    wgmma_fence();
+    wgmma_tf32<0>(acc, rd.ones, rd.bias);
+    if constexpr (kMma) {
+#pragma unroll
+        for (int tap = 0; tap < kTaps; ++tap) {
+            const uint64_t a = desc_add(a_row, (uint32_t)((tap / 3) * kPitch + tap % 3) * 16);
+            const uint64_t b = desc_add(rd.weights, tap * kTapBytes);
+            if constexpr (P == kTf32x3) {
+                wgmma_tf32<1>(acc, desc_add(a, 2 * kHalfBytes), b);  /* small * big */
+                wgmma_tf32<1>(acc, a, desc_add(b, kTaps * kTapBytes)); /* big * small */
+            }
+            wgmma_tf32<1>(acc, a, b);
+        }
+    }
+    wgmma_commit();
+}
+
+/* The epilogue masks of a row: lo for pixel 16 warp + group, hi for 8 pixels further; 0 outside the output. */
+struct RowMask {
+    float lo, hi;
+};
+
+__device__ __forceinline__ RowMask row_mask(const cgp_problem &p, TileAt at, int r)
+{
+    const int64_t col = at.ox0 + threadIdx.x / 32 * 16 + threadIdx.x % 32 / 4;
+    const bool row_ok = at.oy0 + r < p.hout;
+    return RowMask{row_ok && col < p.wout ? 1.0f : 0.0f, row_ok && col + 8 < p.wout ? 1.0f : 0.0f};
+}
+
+/* sum[2 j + e % 2] (channel 8 j + 2 tig + e % 2) += GELU(d[4 j + e]) * mask, in increasing j, e;
+ * kGelu false (the stage split): the accumulator itself. */
+template <bool kGelu>
+__device__ __forceinline__ void epilogue_row(const float (&acc)[32], RowMask m, float (&sum)[16])
+{
+#pragma unroll
+    for (int i = 0; i < 32; ++i) {
+        const float v = kGelu ? gelu_fast(acc[i]) : acc[i];
+        sum[i / 4 * 2 + i % 2] = fmaf(v, i % 4 < 2 ? m.lo : m.hi, sum[i / 4 * 2 + i % 2]);
+    }
+}
+
+/* ---- an image's run of tiles in one block ---- */
+
+__device__ __forceinline__ void flush_sums(float (&sum)[16], double (&dsum)[16])
+{
+#pragma unroll
+    for (int i = 0; i < 16; ++i) {
+        dsum[i] += (double)sum[i];
+        sum[i] = 0.0f;
+    }
+}
+
+/* The rows of tiles [t0, t1) of image n, pipelined two rows deep; the sums go into dsum. Every thread
+ * calls it with the same arguments. */
+template <int P, int R, int S>
+__device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, const PersistentSchedule &g, int64_t n,
+                                          int64_t t0, int64_t t1, float *raw, float *tiles, const RowDescs &rd,
+                                          double (&dsum)[16])
+{
+    constexpr bool kMma = (S & CGP_STAGE_MMA) != 0, kGelu = (S & CGP_STAGE_EPILOGUE) != 0;
+    const uint32_t tiles_addr = shared_address(tiles);
+    const int64_t rows = (t1 - t0) * R;
+    int64_t k = 0; /* the next row to issue */
+    TileAt at = tile_at(g, t0, R);
+    copy_tile<R>(x, p, n, at, raw);
+
+    float sum[16] = {};
+    int since_flush = 0;
+    /* row k into acc, its masks into m; its tile lands first when it is the tile's first row, and then
+     * the copy of the tile after it starts */
+    auto issue = [&](float(&acc)[32], RowMask &m) {
+        const int64_t tile = k / R;
+        const int r = (int)(k % R);
+        if (r == 0) {
+            at = tile_at(g, t0 + tile, R);
+            land_tile<P, R>(raw, tiles + (tile & 1) * kTileFloats<P, R>);
+            if (t0 + tile + 1 < t1)
+                copy_tile<R>(x, p, n, tile_at(g, t0 + tile + 1, R), raw);
+        }
+        issue_row<P, R, kMma>(acc, tiles_addr + (uint32_t)(tile & 1) * (uint32_t)(kTileFloats<P, R> * 4), r, rd);
+        m = row_mask(p, at, r);
+        ++k;
+    };
+    auto epilogue = [&](float(&acc)[32], RowMask m) {
+        hold(acc);
+        epilogue_row<kGelu>(acc, m, sum);
+        if (++since_flush == kFlushRows) {
+            flush_sums(sum, dsum);
+            since_flush = 0;
+        }
+    };
+
+    float acc_a[32] = {}, acc_b[32] = {};
+    RowMask m_a, m_b;
+    issue(acc_a, m_a);
+    for (;;) { /* two rows an iteration, so that the accumulator sets swap roles without copies */
+        if (k == rows) {
+            wgmma_wait<0>();
+            epilogue(acc_a, m_a);
+            break;
+        }
+        issue(acc_b, m_b);
+        wgmma_wait<1>(); /* row k - 2 (in acc_a) is done */
+        epilogue(acc_a, m_a);
+        if (k == rows) {
+            wgmma_wait<0>();
+            epilogue(acc_b, m_b);
+            break;
+        }
+        issue(acc_a, m_a);
+        wgmma_wait<1>();
+        epilogue(acc_b, m_b);
+    }
+    flush_sums(sum, dsum);
+}
+
+/* The block's sums for image n: lanes of one tig hold the same 16 channels; they are added by shuffles
+ * (fixed pattern), then the 4 warps in order, into image_sums[0, 64). Every thread calls it. */
+__device__ __forceinline__ void block_image_sums(double (&dsum)[16], double *warp_sums, double *image_sums)
+{
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+#pragma unroll
+    for (int i = 0; i < 16; ++i)
+        for (int mask = 4; mask < 32; mask *= 2)
+            dsum[i] += __shfl_xor_sync(0xffffffffu, dsum[i], mask);
+    if (lane < 4)
+#pragma unroll
+        for (int i = 0; i < 16; ++i)
+            warp_sums[(warp * 4 + lane) * 16 + i] = dsum[i];
+    __syncthreads();
+    if (threadIdx.x < kN) { /* channel c = 8 j + 2 tig + e: sum 2 j + e of tig */
+        const int c = threadIdx.x, tig = c % 8 / 2, i = c / 8 * 2 + c % 2;
+        double total = 0.0;
+        for (int w = 0; w < 4; ++w)
+            total += warp_sums[(w * 4 + tig) * 16 + i];
+        image_sums[c] = total;
+    }
+    __syncthreads();
+}
+
+/* One version: precision, output rows per tile, blocks per SM (registers <= 65536 / (128 blocks)) */
+template <int P, int R, int kBlocksPerSm> struct WgConfig {
+    static constexpr int precision = P, rows = R, blocks_per_sm = kBlocksPerSm;
+    static_assert(R >= 2 && (R & (R - 1)) == 0, "the tile landing relies on R >= 2 (and R a power of 2 is cheap)");
+};
+
+/* C: a WgConfig; S: the stages run (CGP_STAGE_ALL but in the stage split) */
+template <class C, int S>
+__global__ void __launch_bounds__(kThreads, C::blocks_per_sm)
+    wgmma_conv_gelu_mean(const float *x, const float *w, const float *b, const cgp_problem p,
+                         const PersistentSchedule g, const ReduceArgs red)
+{
+    constexpr int P = C::precision, R = C::rows;
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    __trap(); /* a build without sm_90a code: the host never launches this (wgmma_path_unsupported) */
+#else
+    double *warp_sums = reinterpret_cast<double *>(dynamic_smem());
+    double *image_sums = warp_sums + 4 * 4 * 16;
+    float *raw = reinterpret_cast<float *>(warp_sums + kRedDoubles);
+    float *tiles = raw + kRawFloats<R>;
+    float *wsm = tiles + 2 * kTileFloats<P, R>;
+    float *bias_b = wsm + kWeightFloats<P>;
+    float *ones_a = bias_b + kTapFloats;
+    stage_operands<P>(w, b, p.cout, wsm, bias_b, ones_a);
+    fence_proxy_async();
+    __syncthreads();
+    constexpr uint32_t kHalfBytes = kTapFloats * 4 / 2; /* B and the ones: the next 4 K are 64 rows further */
+    const RowDescs rd{kmajor_desc(shared_address(ones_a), kHalfBytes), kmajor_desc(shared_address(bias_b), kHalfBytes),
+                      kmajor_desc(shared_address(wsm), kHalfBytes)};
+
+    const int64_t tile_begin = (int64_t)blockIdx.x * g.total_tiles / gridDim.x;
+    const int64_t tile_end = ((int64_t)blockIdx.x + 1) * g.total_tiles / gridDim.x;
+    for (int64_t t0 = tile_begin; t0 < tile_end;) {
+        const int64_t n = t0 / g.tiles_per_image;
+        const int64_t t1 = min(tile_end, (n + 1) * g.tiles_per_image);
+        double dsum[16] = {};
+        run_image<P, R, S>(x, p, g, n, t0, t1, raw, tiles, rd, dsum);
+        block_image_sums(dsum, warp_sums, image_sums);
+        publish_image_sums(red, n, 0, (int)p.cout, image_sums, persistent_image_slots(g, n));
+        t0 = t1;
+    }
+#endif
+}
+
+/* ---- host side ---- */
+
+template <class C> const cgp_kernel_desc &previous_version()
+{
+    return C::precision == kTf32 ? cgp_kernel_tf32_v3 : cgp_kernel_tf32x3_v2;
+}
+
+/* NULL when the problem runs on the wgmma path */
+template <class C> const char *wgmma_path_unsupported(const cgp_problem *p, const cgp_device_info *d)
+{
+    if (!CGP_HAVE_WGMMA)
+        return "this build has no sm_90a code (make SM=90 builds it)";
+    if (d->cc_major != 9 || d->cc_minor != 0)
+        return "wgmma needs a GPU of compute capability 9.0 (H100, H200)";
+    if (p->cin != kCin || p->cout > kN)
+        return "the wgmma path needs Cin = 8 and Cout <= 64";
+    if (smem_bytes<C::precision, C::rows>() > d->smem_per_block_optin)
+        return "the wgmma path needs more shared memory per block than this GPU allows";
+    return NULL;
+}
+
+template <class C> PersistentSchedule wgmma_schedule(const cgp_problem *p, const cgp_device_info *d)
+{
+    return persistent_schedule(p, d, C::rows, kTileW, C::blocks_per_sm);
+}
+
+template <class C> const char *wg_unsupported(const cgp_problem *p, const cgp_device_info *d)
+{
+    return wgmma_path_unsupported<C>(p, d) ? previous_version<C>().unsupported(p, d) : NULL;
+}
+
+template <class C> size_t wg_workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
+{
+    if (wgmma_path_unsupported<C>(p, d))
+        return previous_version<C>().workspace_bytes(p, d);
+    return persistent_workspace_bytes(p, wgmma_schedule<C>(p, d));
+}
+
+template <class C, int S> cudaError_t launch_stages(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
+{
+    constexpr size_t smem = smem_bytes<C::precision, C::rows>();
+    const void *kernel = reinterpret_cast<const void *>(&wgmma_conv_gelu_mean<C, S>);
+    cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (err != cudaSuccess)
+        return err;
+    const float *x = a->x, *w = a->weight, *b = a->bias;
+    cgp_problem p = a->p;
+    PersistentSchedule g = wgmma_schedule<C>(&a->p, d);
+    ReduceArgs red = make_reduce_args(a, a->workspace);
+    void *args[] = {&x, &w, &b, &p, &g, &red};
+    /* cudaLaunchKernel reports this launch's status only, not an error the caller left behind */
+    return cudaLaunchKernel(kernel, dim3((unsigned)g.blocks), dim3(kThreads), args, smem, s);
+}
+
+template <class C> cudaError_t wg_launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
+{
+    if (wgmma_path_unsupported<C>(&a->p, d))
+        return previous_version<C>().launch(a, d, s);
+    return launch_stages<C, CGP_STAGE_ALL>(a, d, s);
+}
+
+/* The stage split (kernel_api.h), on the wgmma path */
+template <class C> const char *wg_stages_unsupported(const cgp_problem *p, const cgp_device_info *d)
+{
+    return wgmma_path_unsupported<C>(p, d) ? "the stage split runs on the wgmma path only (Cin = 8, Cout <= 64, "
+                                             "an sm_90 GPU)"
+                                           : NULL;
+}
+
+template <class C>
+cudaError_t wg_launch_stages(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s, int stages)
+{
+    switch (stages) {
+    case CGP_STAGE_ALL: return wg_launch<C>(a, d, s);
+    case CGP_STAGE_MMA: return launch_stages<C, CGP_STAGE_MMA>(a, d, s);
+    case CGP_STAGE_EPILOGUE: return launch_stages<C, CGP_STAGE_EPILOGUE>(a, d, s);
+    case 0: return launch_stages<C, 0>(a, d, s);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+using Tf32V4 = WgConfig<kTf32, 4, 3>;   /* 62 KiB a block */
+using Tf32x3V3 = WgConfig<kTf32x3, 4, 2>; /* 106 KiB a block */
+
+} // namespace
+
+extern "C" const cgp_kernel_desc cgp_kernel_tf32_v4 = {
+    14,
+    "tf32-v4",
+    CGP_PRECISION_TF32,
+    "Hopper wgmma (sm_90a, m64n64k8 tf32, both operands from shared memory), one warpgroup per block, "
+    "3 blocks per SM; the GELU/mean epilogue of one output row runs while the tensor cores compute the next "
+    "(Cin = 8, Cout <= 64; other shapes run tf32-v3)",
+    wg_unsupported<Tf32V4>,
+    wg_workspace_bytes<Tf32V4>,
+    wg_launch<Tf32V4>,
+    wg_stages_unsupported<Tf32V4>,
+    wg_launch_stages<Tf32V4>,
+};
+
+extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v3 = {
+    23,
+    "3xtf32-v3",
+    CGP_PRECISION_TF32X3,
+    "tf32-v4's wgmma design with the 3xTF32 split: input split when staged, weights once, 27 product wgmmas "
+    "a row chained in the accumulator, 2 blocks per SM (Cin = 8, Cout <= 64; other shapes run 3xtf32-v2)",
+    wg_unsupported<Tf32x3V3>,
+    wg_workspace_bytes<Tf32x3V3>,
+    wg_launch<Tf32x3V3>,
+    wg_stages_unsupported<Tf32x3V3>,
+    wg_launch_stages<Tf32x3V3>,
+};

@@ -20,8 +20,9 @@
  *                  big and small) once per block; zero past Cout.
  *   bias           one more wgmma per row, with scale-d = 0: A = 64 rows of (1, 1, 0, ...), B = rows
  *                  (big(b), small(b), 0, ...), so each row's accumulators start at the bias (to 2^-22).
- *   3xTF32         the input tile is split when staged (big and small halves), the weights once:
- *                  per tap small*big, big*small, big*big, chained in the accumulator (28 wgmmas a row).
+ *   3xTF32         the input tile is split when staged (big and small halves), the weights once: the 18
+ *                  correction products (small*big, big*small) first, then the bias and the 9 big*big
+ *                  products, chained in one accumulator (28 wgmmas a row; issue_row says why this order).
  *   accumulators   m64n64 fp32, 32 per thread: per n8 block j, d[4j + e] = D[16 warp + group + 8 (e / 2)]
  *                  [8 j + 2 tig + e % 2] (group = lane / 4, tig = lane % 4), the mma.sync C layout.
  *                  Two sets: one row in flight on the tensor cores, one in the epilogue.
@@ -220,26 +221,37 @@ struct RowDescs {
     uint64_t ones, bias, weights;
 };
 
-/* Issues output row r of the operand tile at tile_addr: bias, then 9 taps (3xTF32: 3 products each);
- * kMma false (the stage split): the bias alone. One commit group. */
+/* Issues output row r of the operand tile at tile_addr, one commit group; kMma false (the stage split):
+ * the bias alone. TF32: the bias (scale-d = 0 starts the accumulator), then the 9 taps. 3xTF32: the 18
+ * correction products first (small * big, big * small: the accumulator stays 2^-11 of the result, so
+ * their truncating accumulation costs nothing), then the bias and the 9 big * big products: 10
+ * accumulations at full size instead of 28 (docs/perf-log.md: the error fell from 7.7e-7 to ...). */
 template <int P, int R, bool kMma>
 __device__ __forceinline__ void issue_row(float (&acc)[32], uint32_t tile_addr, int r, const RowDescs &rd)
 {
     constexpr uint32_t kHalfBytes = kHalfFloats<R> * 4, kTapBytes = kTapFloats * 4;
     const uint64_t a_row = kmajor_desc(tile_addr + (uint32_t)r * kPitch * 16, kHalfBytes);
+    /* operand A of a tap: the window moved by ky rows and kx columns */
+    auto a_tap = [&](int tap) { return desc_add(a_row, (uint32_t)((tap / 3) * kPitch + tap % 3) * 16); };
     wgmma_fence();
-    wgmma_tf32<0>(acc, rd.ones, rd.bias);
-    if constexpr (kMma) {
+    if constexpr (kMma && P == kTf32x3) {
 #pragma unroll
         for (int tap = 0; tap < kTaps; ++tap) {
-            const uint64_t a = desc_add(a_row, (uint32_t)((tap / 3) * kPitch + tap % 3) * 16);
             const uint64_t b = desc_add(rd.weights, tap * kTapBytes);
-            if constexpr (P == kTf32x3) {
-                wgmma_tf32<1>(acc, desc_add(a, 2 * kHalfBytes), b);  /* small * big */
-                wgmma_tf32<1>(acc, a, desc_add(b, kTaps * kTapBytes)); /* big * small */
-            }
-            wgmma_tf32<1>(acc, a, b);
+            if (tap == 0)
+                wgmma_tf32<0>(acc, desc_add(a_tap(tap), 2 * kHalfBytes), b); /* small * big */
+            else
+                wgmma_tf32<1>(acc, desc_add(a_tap(tap), 2 * kHalfBytes), b);
+            wgmma_tf32<1>(acc, a_tap(tap), desc_add(b, kTaps * kTapBytes)); /* big * small */
         }
+        wgmma_tf32<1>(acc, rd.ones, rd.bias);
+    } else {
+        wgmma_tf32<0>(acc, rd.ones, rd.bias);
+    }
+    if constexpr (kMma) {
+#pragma unroll
+        for (int tap = 0; tap < kTaps; ++tap)
+            wgmma_tf32<1>(acc, a_tap(tap), desc_add(rd.weights, tap * kTapBytes)); /* big * big */
     }
     wgmma_commit();
 }
@@ -492,7 +504,11 @@ cudaError_t wg_launch_stages(const cgp_launch_args *a, const cgp_device_info *d,
     }
 }
 
-using Tf32V4 = WgConfig<kTf32, 4, 3>;   /* 62 KiB a block */
+#ifndef CGP_WG_TF32_ROWS /* TEMPORARY experiment knobs */
+#define CGP_WG_TF32_ROWS 4
+#define CGP_WG_TF32_BLOCKS 3
+#endif
+using Tf32V4 = WgConfig<kTf32, CGP_WG_TF32_ROWS, CGP_WG_TF32_BLOCKS>;   /* 62 KiB a block */
 using Tf32x3V3 = WgConfig<kTf32x3, 4, 2>; /* 106 KiB a block */
 
 } // namespace

@@ -185,22 +185,62 @@ template <int P, int R> __device__ __forceinline__ void convert_tile(const float
     }
 }
 
-/* Where a tile is: image n, first output row oy0, first output column ox0. */
+/* Where a tile is: its first output row and column, and its column tile index. Tiles of one image are
+ * visited in order, so the next one is a step, not a division. */
 struct TileAt {
-    int64_t oy0, ox0;
+    int64_t oy0, ox0, tx;
 };
 
 __device__ __forceinline__ TileAt tile_at(const PersistentSchedule &g, int64_t t, int rows)
 {
-    const int64_t rem = t % g.tiles_per_image;
-    return TileAt{rem / g.tiles_x * rows, rem % g.tiles_x * kTileW};
+    const int64_t rem = t % g.tiles_per_image, tx = rem % g.tiles_x;
+    return TileAt{rem / g.tiles_x * rows, tx * kTileW, tx};
 }
 
+__device__ __forceinline__ TileAt next_tile(const PersistentSchedule &g, TileAt at, int rows)
+{
+    return at.tx + 1 == g.tiles_x ? TileAt{at.oy0 + rows, 0, 0} : TileAt{at.oy0, at.ox0 + kTileW, at.tx + 1};
+}
+
+/* Starts the copies of the tile's input window into raw [ci][row][column]: 8 channels x (R + 2) rows x
+ * kPitch columns from input pixel (oy0 - pad, ox0 - pad), zeros outside the image. In 16-byte chunks
+ * where the rows are 16-byte aligned (pad 0, W a multiple of 4), else in 4-byte elements. Offsets within
+ * an image are 32-bit (wgmma_path_unsupported: Cin H W < 2^31). */
 template <int R>
 __device__ __forceinline__ void copy_tile(const float *x, const cgp_problem &p, int64_t n, TileAt at, float *raw)
 {
-    const bool vector_ok = p.pad == 0 && p.w % 4 == 0;
-    load_window_async<kThreads, kCin, R + 2, kPitch>(raw, x, p, n, at.oy0 - p.pad, at.ox0 - p.pad, vector_ok);
+    const int h = (int)p.h, w = (int)p.w, iy0 = (int)(at.oy0 - p.pad), ix0 = (int)(at.ox0 - p.pad);
+    const float *image = x + n * kCin * p.h * p.w;
+    const uint32_t raw_addr = shared_address(raw);
+    if (p.pad == 0 && w % 4 == 0) {
+        constexpr int kLineChunks = kPitch / 4, kChunks = kCin * (R + 2) * kLineChunks;
+#pragma unroll
+        for (int j = 0; j < (kChunks + kThreads - 1) / kThreads; ++j) {
+            const int i = (int)threadIdx.x + j * kThreads;
+            const int line = i / kLineChunks, col = 4 * (i % kLineChunks); /* line = ci * (R + 2) + row */
+            const int ci = line / (R + 2), iy = iy0 + line % (R + 2), ix = ix0 + col;
+            const float *src = image + ci * h * w + iy * w + ix;
+            const uint32_t dst = raw_addr + 4u * (uint32_t)(line * kPitch + col);
+            const bool row_ok = i < kChunks && (unsigned)iy < (unsigned)h;
+            if (row_ok && ix + 4 <= w) {
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+            } else if (i < kChunks) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const bool ok = row_ok && ix + e < w;
+                    cp_async_f32<0, 0>(dst + 4 * e, ok ? src + e : x, ok ? 4u : 0u);
+                }
+            }
+        }
+    } else {
+        constexpr int kElems = kCin * (R + 2) * kPitch;
+        for (int i = threadIdx.x; i < kElems; i += kThreads) {
+            const int line = i / kPitch, col = i % kPitch;
+            const int ci = line / (R + 2), iy = iy0 + line % (R + 2), ix = ix0 + col;
+            const bool ok = (unsigned)iy < (unsigned)h && (unsigned)ix < (unsigned)w;
+            cp_async_f32<0, 0>(raw_addr + 4u * (uint32_t)i, ok ? image + ci * h * w + iy * w + ix : x, ok ? 4u : 0u);
+        }
+    }
     cp_async_commit();
 }
 
@@ -301,8 +341,9 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
     constexpr bool kMma = (S & CGP_STAGE_MMA) != 0, kGelu = (S & CGP_STAGE_EPILOGUE) != 0;
     const uint32_t tiles_addr = shared_address(tiles);
     const int64_t rows = (t1 - t0) * R;
-    int64_t k = 0; /* the next row to issue */
-    TileAt at = tile_at(g, t0, R);
+    int64_t k = 0;                      /* the next row to issue */
+    TileAt at = tile_at(g, t0, R);      /* the tile of row k */
+    TileAt next = next_tile(g, at, R);  /* the tile after it */
     copy_tile<R>(x, p, n, at, raw);
 
     float sum[16] = {};
@@ -313,10 +354,13 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
         const int64_t tile = k / R;
         const int r = (int)(k % R);
         if (r == 0) {
-            at = tile_at(g, t0 + tile, R);
+            if (tile > 0) {
+                at = next;
+                next = next_tile(g, next, R);
+            }
             land_tile<P, R>(raw, tiles + (tile & 1) * kTileFloats<P, R>);
             if (t0 + tile + 1 < t1)
-                copy_tile<R>(x, p, n, tile_at(g, t0 + tile + 1, R), raw);
+                copy_tile<R>(x, p, n, next, raw);
         }
         issue_row<P, R, kMma>(acc, tiles_addr + (uint32_t)(tile & 1) * (uint32_t)(kTileFloats<P, R> * 4), r, rd);
         m = row_mask(p, at, r);
@@ -439,6 +483,8 @@ template <class C> const char *wgmma_path_unsupported(const cgp_problem *p, cons
         return "wgmma needs a GPU of compute capability 9.0 (H100, H200)";
     if (p->cin != kCin || p->cout > kN)
         return "the wgmma path needs Cin = 8 and Cout <= 64";
+    if (p->h * p->w > INT32_MAX / kCin)
+        return "the wgmma path needs Cin x H x W < 2^31 (32-bit offsets within an image)";
     if (smem_bytes<C::precision, C::rows>() > d->smem_per_block_optin)
         return "the wgmma path needs more shared memory per block than this GPU allows";
     return NULL;
@@ -505,8 +551,8 @@ cudaError_t wg_launch_stages(const cgp_launch_args *a, const cgp_device_info *d,
 }
 
 #ifndef CGP_WG_TF32_ROWS /* TEMPORARY experiment knobs */
-#define CGP_WG_TF32_ROWS 4
-#define CGP_WG_TF32_BLOCKS 3
+#define CGP_WG_TF32_ROWS 8
+#define CGP_WG_TF32_BLOCKS 2
 #endif
 using Tf32V4 = WgConfig<kTf32, CGP_WG_TF32_ROWS, CGP_WG_TF32_BLOCKS>;   /* 62 KiB a block */
 using Tf32x3V3 = WgConfig<kTf32x3, 4, 2>; /* 106 KiB a block */

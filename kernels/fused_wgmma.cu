@@ -309,13 +309,14 @@ __device__ __forceinline__ RowMask row_mask(const cgp_problem &p, TileAt at, int
 }
 
 /* sum[2 j + e % 2] (channel 8 j + 2 tig + e % 2) += GELU(d[4 j + e]) * mask, in increasing j, e;
- * kGelu false (the stage split): the accumulator itself. */
-template <bool kGelu>
+ * kGelu false (the stage split): the accumulator itself. The GELU: gelu_tf32 (2^-20 absolute, 2 FFMA
+ * fewer) for TF32, whose inputs are rounded to 2^-11 anyway; gelu_fast for 3xTF32. */
+template <int P, bool kGelu>
 __device__ __forceinline__ void epilogue_row(const float (&acc)[32], RowMask m, float (&sum)[16])
 {
 #pragma unroll
     for (int i = 0; i < 32; ++i) {
-        const float v = kGelu ? gelu_fast(acc[i]) : acc[i];
+        const float v = !kGelu ? acc[i] : P == kTf32 ? gelu_tf32(acc[i]) : gelu_fast(acc[i]);
         sum[i / 4 * 2 + i % 2] = fmaf(v, i % 4 < 2 ? m.lo : m.hi, sum[i / 4 * 2 + i % 2]);
     }
 }
@@ -368,7 +369,7 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
     };
     auto epilogue = [&](float(&acc)[32], RowMask m) {
         hold(acc);
-        epilogue_row<kGelu>(acc, m, sum);
+        epilogue_row<P, kGelu>(acc, m, sum);
         if (++since_flush == kFlushRows) {
             flush_sums(sum, dsum);
             since_flush = 0;
@@ -550,11 +551,9 @@ cudaError_t wg_launch_stages(const cgp_launch_args *a, const cgp_device_info *d,
     }
 }
 
-#ifndef CGP_WG_TF32_ROWS /* TEMPORARY experiment knobs */
-#define CGP_WG_TF32_ROWS 8
-#define CGP_WG_TF32_BLOCKS 2
-#endif
-using Tf32V4 = WgConfig<kTf32, CGP_WG_TF32_ROWS, CGP_WG_TF32_BLOCKS>;   /* 62 KiB a block */
+/* Measured on the H200 (docs/perf-log.md): 8 rows and 2 blocks of 88 KiB beat 4 rows and 3 blocks of
+ * 62 KiB, which must fit 168 registers and spill. 3xTF32's 8-row tiles would leave room for one block. */
+using Tf32V4 = WgConfig<kTf32, 8, 2>;     /* 88 KiB a block, 254 registers */
 using Tf32x3V3 = WgConfig<kTf32x3, 4, 2>; /* 106 KiB a block */
 
 } // namespace
@@ -564,7 +563,7 @@ extern "C" const cgp_kernel_desc cgp_kernel_tf32_v4 = {
     "tf32-v4",
     CGP_PRECISION_TF32,
     "Hopper wgmma (sm_90a, m64n64k8 tf32, both operands from shared memory), one warpgroup per block, "
-    "3 blocks per SM; the GELU/mean epilogue of one output row runs while the tensor cores compute the next "
+    "2 blocks per SM, 8-row tiles, gelu_tf32; the GELU/mean epilogue of one output row runs while the tensor cores compute the next "
     "(Cin = 8, Cout <= 64; other shapes run tf32-v3)",
     wg_unsupported<Tf32V4>,
     wg_workspace_bytes<Tf32V4>,

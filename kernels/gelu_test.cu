@@ -1,6 +1,7 @@
 /*
  * gelu_test.cu - the exhaustive accuracy sweep behind tests/gpu_gelu.c: every one of the 2^32 float
- * bit patterns through gelu_fast (or gelu_erff), compared with a double-precision erf GELU.
+ * bit patterns through gelu_fast (or gelu_erff, gelu_tf32), compared with a double-precision erf GELU.
+ * The bound is max(8 ulp, 2^-26), or for gelu_tf32 GELU_TF32_ABS_BOUND (absolute).
  * Each thread keeps its worst case; blocks fold them with 64-bit atomicMax on (error bits << 32 |
  * input bits), so the result is the worst error and an input that produces it.
  */
@@ -17,6 +18,11 @@ __device__ __forceinline__ double ulp_of(double r)
     return ldexp(1.0, e - 23);
 }
 
+template <int kWhich> __device__ __forceinline__ float gelu_which(float v)
+{
+    return kWhich == 0 ? gelu_fast(v) : kWhich == 1 ? gelu_erff(v) : gelu_tf32(v);
+}
+
 template <int kWhich>
 __global__ void gelu_sweep(unsigned long long *worst_ratio, unsigned long long *worst_ulp, unsigned *mismatches)
 {
@@ -26,7 +32,7 @@ __global__ void gelu_sweep(unsigned long long *worst_ratio, unsigned long long *
     for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < (1ull << 32); i += stride) {
         const unsigned bits = (unsigned)i;
         const float v = __uint_as_float(bits);
-        const float got = kWhich == 0 ? gelu_fast(v) : gelu_erff(v);
+        const float got = gelu_which<kWhich>(v);
         const double want = gelu_double((double)v);
         if (isnan(want) || isinf(want)) { /* NaN -> NaN, +inf -> +inf, -inf -> NaN: exactly */
             const bool same = isnan(want) ? isnan(got) : (double)got == want;
@@ -38,7 +44,9 @@ __global__ void gelu_sweep(unsigned long long *worst_ratio, unsigned long long *
             continue;
         }
         const double err = fabs((double)got - want);
-        const double ratio = err / fmax(8.0 * ulp_of(want), 1.4901161193847656e-08); /* 2^-26 */
+        const double bound = kWhich == 2 ? (double)GELU_TF32_ABS_BOUND
+                                         : fmax(8.0 * ulp_of(want), 1.4901161193847656e-08); /* 2^-26 */
+        const double ratio = err / bound;
         const double ulps = err / ulp_of(want);
         const unsigned long long r = ((unsigned long long)__float_as_uint((float)ratio) << 32) | bits;
         const unsigned long long u = ((unsigned long long)__float_as_uint((float)ulps) << 32) | bits;
@@ -63,8 +71,10 @@ extern "C" cudaError_t gelu_exhaustive(int which, gelu_sweep_result *out)
     if ((e = cudaMemset(d, 0, 3 * sizeof(unsigned long long))) == cudaSuccess) {
         if (which == 0)
             gelu_sweep<0><<<sms * 8, 256>>>(d, d + 1, reinterpret_cast<unsigned *>(d + 2));
-        else
+        else if (which == 1)
             gelu_sweep<1><<<sms * 8, 256>>>(d, d + 1, reinterpret_cast<unsigned *>(d + 2));
+        else
+            gelu_sweep<2><<<sms * 8, 256>>>(d, d + 1, reinterpret_cast<unsigned *>(d + 2));
         e = cudaGetLastError();
     }
     if (e == cudaSuccess)
@@ -86,7 +96,7 @@ __global__ void gelu_points(const float *in, float *out, int count, int which)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < count)
-        out[i] = which == 0 ? gelu_fast(in[i]) : gelu_erff(in[i]);
+        out[i] = which == 0 ? gelu_which<0>(in[i]) : which == 1 ? gelu_which<1>(in[i]) : gelu_which<2>(in[i]);
 }
 
 extern "C" cudaError_t gelu_evaluate(int which, const float *in_host, float *out_host, int count)

@@ -3,7 +3,8 @@
  * erf GELU: the error must be at most 8 ulp of the result or 2^-26 absolute, whichever is larger;
  * NaN -> NaN, +inf -> +inf, -inf -> NaN (what 0.5 v (1 + erf(v / sqrt 2)) gives). The plain
  * libdevice form gelu_erff is measured the same way and reported (it misses the bound slightly,
- * which is why gelu_fast exists), without failing the test.
+ * which is why gelu_fast exists), without failing the test. gelu_tf32 (the TF32 kernels' GELU) must
+ * stay within 2^-20 absolute over all finite floats, with the same special values.
  */
 #include <math.h>
 
@@ -32,6 +33,23 @@ int main(void)
     float out[6];
     e = gelu_evaluate(0, in, out, 6);
     TEST_EXPECT("gelu_fast special values", e == cudaSuccess && isnan(out[0]) && out[1] == INFINITY && isnan(out[2]) &&
+                                                out[3] == 0.0f && out[4] == 0.0f && out[5] == in[5],
+                "got %g %g %g %g %g %g", out[0], out[1], out[2], out[3], out[4], out[5]);
+
+    gelu_sweep_result t;
+    e = gelu_exhaustive(2, &t);
+    if (e != cudaSuccess) {
+        TEST_FAIL("gelu_tf32 exhaustive", "%s", cudaGetErrorString(e));
+        return test_exit_code();
+    }
+    printf("# gelu_tf32: worst absolute error %.3g (%.3f of 2^-20) at v = %.9g; %u special-value mismatches\n",
+           t.worst_ratio * 0x1p-20, t.worst_ratio, t.worst_ratio_input, t.special_mismatches);
+    TEST_EXPECT("gelu_tf32 exhaustive: <= 2^-20 absolute over all finite floats", t.worst_ratio <= 1.0f,
+                "worst error %.3f x 2^-20 at v = %.9g", t.worst_ratio, t.worst_ratio_input);
+    TEST_EXPECT("gelu_tf32 exhaustive: NaN and infinities", t.special_mismatches == 0, "%u mismatches",
+                t.special_mismatches);
+    e = gelu_evaluate(2, in, out, 6);
+    TEST_EXPECT("gelu_tf32 special values", e == cudaSuccess && isnan(out[0]) && out[1] == INFINITY && isnan(out[2]) &&
                                                 out[3] == 0.0f && out[4] == 0.0f && out[5] == in[5],
                 "got %g %g %g %g %g %g", out[0], out[1], out[2], out[3], out[4], out[5]);
 

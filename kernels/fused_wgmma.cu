@@ -38,6 +38,8 @@
  * version runs any shape. Tested by tests/gpu_tensorcore.c.
  */
 #include <stdint.h>
+#include <type_traits>
+#include <utility>
 
 #include "cgp.h"
 #include "kernel_api.h"
@@ -332,9 +334,15 @@ __device__ __forceinline__ void flush_sums(float (&sum)[16], double (&dsum)[16])
     }
 }
 
-/* The rows of tiles [t0, t1) of image n, pipelined two rows deep; the sums go into dsum. Every thread
- * calls it with the same arguments. */
-template <int P, int R, int S>
+/* step(integral_constant<int, 0>), ..., step(integral_constant<int, kSets - 1>) while they return true */
+template <class Step, int... kSet> __device__ __forceinline__ bool each_set(Step &step, std::integer_sequence<int, kSet...>)
+{
+    return (step(std::integral_constant<int, kSet>{}) && ...);
+}
+
+/* The rows of tiles [t0, t1) of image n, pipelined kSets - 1 rows deep; the sums go into dsum. Every
+ * thread calls it with the same arguments. */
+template <int P, int R, int S, int kSets>
 __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, const PersistentSchedule &g, int64_t n,
                                           int64_t t0, int64_t t1, float *raw, float *tiles, const RowDescs &rd,
                                           double (&dsum)[16])
@@ -376,26 +384,31 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
         }
     };
 
-    float acc_a[32] = {}, acc_b[32] = {};
-    RowMask m_a, m_b;
-    issue(acc_a, m_a);
-    for (;;) { /* two rows an iteration, so that the accumulator sets swap roles without copies */
-        if (k == rows) {
+    /* kSets accumulator sets: kSets - 1 rows in flight on the tensor cores while one is in the epilogue */
+    float acc[kSets][32] = {};
+    RowMask m[kSets];
+    int64_t retired = 0; /* rows through the epilogue */
+#pragma unroll
+    for (int set = 0; set < kSets - 1; ++set)
+        if (k < rows)
+            issue(acc[set], m[set]);
+    /* retires the row in `set` (a std::integral_constant), after issuing the next row into the set the step
+     * before retired; false when every row is through */
+    auto step = [&](auto set) {
+        constexpr int kSet = decltype(set)::value, kFree = (kSet + kSets - 1) % kSets;
+        if (retired == rows)
+            return false;
+        if (k < rows) {
+            issue(acc[kFree], m[kFree]);
+            wgmma_wait<kSets - 1>(); /* the oldest row, in acc[kSet], is done */
+        } else {
             wgmma_wait<0>();
-            epilogue(acc_a, m_a);
-            break;
         }
-        issue(acc_b, m_b);
-        wgmma_wait<1>(); /* row k - 2 (in acc_a) is done */
-        epilogue(acc_a, m_a);
-        if (k == rows) {
-            wgmma_wait<0>();
-            epilogue(acc_b, m_b);
-            break;
-        }
-        issue(acc_a, m_a);
-        wgmma_wait<1>();
-        epilogue(acc_b, m_b);
+        epilogue(acc[kSet], m[kSet]);
+        ++retired;
+        return true;
+    };
+    while (each_set(step, std::make_integer_sequence<int, kSets>{})) { /* kSets rows an iteration: no copies */
     }
     flush_sums(sum, dsum);
 }
@@ -424,10 +437,13 @@ __device__ __forceinline__ void block_image_sums(double (&dsum)[16], double *war
     __syncthreads();
 }
 
-/* One version: precision, output rows per tile, blocks per SM (registers <= 65536 / (128 blocks)) */
-template <int P, int R, int kBlocksPerSm> struct WgConfig {
-    static constexpr int precision = P, rows = R, blocks_per_sm = kBlocksPerSm;
-    static_assert(R >= 2 && (R & (R - 1)) == 0, "the tile landing relies on R >= 2 (and R a power of 2 is cheap)");
+/* One version: precision, output rows per tile, blocks per SM (registers <= 65536 / (128 blocks)),
+ * accumulator sets (rows in flight + 1) */
+template <int P, int R, int kBlocksPerSm, int kSets> struct WgConfig {
+    static constexpr int precision = P, rows = R, blocks_per_sm = kBlocksPerSm, sets = kSets;
+    static_assert((R & (R - 1)) == 0 && R >= kSets - 1 && kSets >= 2,
+                  "R a power of 2 (cheap row arithmetic); landing a tile needs the tile two before it done: R >= "
+                  "the rows in flight");
 };
 
 /* C: a WgConfig; S: the stages run (CGP_STAGE_ALL but in the stage split) */
@@ -460,7 +476,7 @@ __global__ void __launch_bounds__(kThreads, C::blocks_per_sm)
         const int64_t n = t0 / g.tiles_per_image;
         const int64_t t1 = min(tile_end, (n + 1) * g.tiles_per_image);
         double dsum[16] = {};
-        run_image<P, R, S>(x, p, g, n, t0, t1, raw, tiles, rd, dsum);
+        run_image<P, R, S, C::sets>(x, p, g, n, t0, t1, raw, tiles, rd, dsum);
         block_image_sums(dsum, warp_sums, image_sums);
         publish_image_sums(red, n, 0, (int)p.cout, image_sums, persistent_image_slots(g, n));
         t0 = t1;
@@ -553,8 +569,12 @@ cudaError_t wg_launch_stages(const cgp_launch_args *a, const cgp_device_info *d,
 
 /* Measured on the H200 (docs/perf-log.md): 8 rows and 2 blocks of 88 KiB beat 4 rows and 3 blocks of
  * 62 KiB, which must fit 168 registers and spill. 3xTF32's 8-row tiles would leave room for one block. */
-using Tf32V4 = WgConfig<kTf32, 8, 2>;     /* 88 KiB a block, 254 registers */
-using Tf32x3V3 = WgConfig<kTf32x3, 4, 2>; /* 106 KiB a block */
+#ifndef CGP_WG_TF32_SETS /* TEMPORARY experiment knobs */
+#define CGP_WG_TF32_SETS 2
+#define CGP_WG_X3_SETS 2
+#endif
+using Tf32V4 = WgConfig<kTf32, 8, 2, CGP_WG_TF32_SETS>;     /* 88 KiB a block, 254 registers */
+using Tf32x3V3 = WgConfig<kTf32x3, 4, 2, CGP_WG_X3_SETS>; /* 106 KiB a block */
 
 } // namespace
 

@@ -389,24 +389,28 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
     RowMask m[kSets];
     int64_t retired = 0; /* rows through the epilogue */
 #pragma unroll
-    for (int set = 0; set < kSets - 1; ++set)
-        if (k < rows)
-            issue(acc[set], m[set]);
-    /* retires the row in `set` (a std::integral_constant), after issuing the next row into the set the step
-     * before retired; false when every row is through */
+    for (int set = 0; set < kSets - 1; ++set) /* rows >= R >= kSets - 1 (WgConfig) */
+        issue(acc[set], m[set]);
+    /* retires the row in `set` (a std::integral_constant) after issuing the next row into the set the step
+     * before retired; with no row left to issue, waits for all and retires the rest (the sets from `set`
+     * on, in order) and returns false. Every exit follows a wait for all: so ptxas keeps the pipeline. */
     auto step = [&](auto set) {
         constexpr int kSet = decltype(set)::value, kFree = (kSet + kSets - 1) % kSets;
-        if (retired == rows)
-            return false;
         if (k < rows) {
             issue(acc[kFree], m[kFree]);
             wgmma_wait<kSets - 1>(); /* the oldest row, in acc[kSet], is done */
-        } else {
-            wgmma_wait<0>();
+            epilogue(acc[kSet], m[kSet]);
+            ++retired;
+            return true;
         }
-        epilogue(acc[kSet], m[kSet]);
-        ++retired;
-        return true;
+        wgmma_wait<0>();
+#pragma unroll
+        for (int j = 0; j < kSets - 1; ++j)
+            if (retired < rows) {
+                epilogue(acc[(kSet + j) % kSets], m[(kSet + j) % kSets]);
+                ++retired;
+            }
+        return false;
     };
     while (each_set(step, std::make_integer_sequence<int, kSets>{})) { /* kSets rows an iteration: no copies */
     }

@@ -113,12 +113,6 @@ template <> struct BFrag<kTf32x3> {
     uint32_t big[2], small[2];
 };
 
-__device__ __forceinline__ void split_tf32(float v, uint32_t &big, uint32_t &small)
-{
-    big = tf32_round(v);
-    small = tf32_round(v - __uint_as_float(big));
-}
-
 /* A fragment of one m16 tile: p = this lane's quad in the operand tile (pixels group and group + 8 of an
  * input row, channels 2 tig and 2 tig + 1); the small parts are one plane further. */
 template <int P, int MT> __device__ __forceinline__ AFrag<P> load_a(const float *p)

@@ -1,11 +1,13 @@
 /*
- * fused_tf32_device.cuh - the few device primitives under the tensor-core kernels (fused_tf32.cu):
+ * fused_tf32_device.cuh - the few device primitives under the tensor-core kernels (fused_tf32.cu, fused_wgmma.cu):
  *   tf32_round      fp32 -> tf32, round to nearest, ties away (cvt.rna.tf32.f32); the result is an
  *                   fp32 bit pattern whose low 13 mantissa bits are zero
+ *   split_tf32      v = big + small (3xTF32): big = tf32_round(v), small = tf32_round(v - big)
  *   mma_tf32        D = A * B + C on one m16n8k8 tile, tf32 inputs, fp32 accumulation
  *                   (mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32, sm_80 and newer)
  *   cp_async_f32    an asynchronous 4-byte global -> shared copy, or a 0.0f store when its src-size is 0
  *                   (cp.async.ca); cp_async_wait_all waits for this thread's copies
+ *   cp_async_16     an asynchronous 16-byte global -> shared copy (cp.async.cg), both addresses 16-byte aligned
  *   dynamic_smem    the block's dynamic shared memory, 16-byte aligned
  * Fragment layout of the MMA (lane = 4 * group + tig, group = lane / 4, tig = lane % 4):
  *   a[0] = A[group][tig]      a[1] = A[group + 8][tig]   a[2] = A[group][tig + 4]   a[3] = A[group + 8][tig + 4]
@@ -23,6 +25,12 @@ __device__ __forceinline__ uint32_t tf32_round(float v)
     uint32_t r;
     asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(v));
     return r;
+}
+
+__device__ __forceinline__ void split_tf32(float v, uint32_t &big, uint32_t &small)
+{
+    big = tf32_round(v);
+    small = tf32_round(v - __uint_as_float(big));
 }
 
 __device__ __forceinline__ void mma_tf32(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2],
@@ -46,6 +54,11 @@ __device__ __forceinline__ void cp_async_f32(uint32_t dst, const float *src, uin
     asm volatile("cp.async.ca.shared.global [%0+%3], [%1+%4], 4, %2;" ::"r"(dst), "l"(src), "r"(src_bytes),
                  "n"(kDstOffset), "n"(kSrcOffset)
                  : "memory");
+}
+
+__device__ __forceinline__ void cp_async_16(uint32_t dst, const float *src)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
 }
 
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }

@@ -8,8 +8,8 @@
  * output row, the same warps run the previous row's GELU and sums on the FP32 and MUFU pipes.
  * docs/design.md ("The wgmma kernels") draws the layouts; in short:
  *
- *   block          one warpgroup (128 threads), kBlocksPerSm blocks per SM, persistent grid over tiles
- *                  of R output rows x 64 output columns x 64 channels (tile_loader.cuh's schedule)
+ *   block          one warpgroup (128 threads), 2 blocks per SM, persistent grid over tiles of R output rows
+ *                  (TF32 8, 3xTF32 4) x 64 output columns x 64 channels (tile_loader.cuh's schedule)
  *   operand A      for output row r and tap (ky, kx): the 64 x 8 window (64 pixels, 8 input channels)
  *                  of the input tile starting at input row r + ky, column kx. The tile is laid out
  *                  [channel half][row][column][4 channels], 16 bytes a pixel: wgmma's no-swizzle K-major
@@ -27,8 +27,8 @@
  *                  [8 j + 2 tig + e % 2] (group = lane / 4, tig = lane % 4), the mma.sync C layout.
  *                  Two sets: one row in flight on the tensor cores, one in the epilogue.
  *   pipeline       per row k: fence, issue row k's wgmmas into one set, commit; wait until only that group
- *                  is pending (row k - 1 done); GELU (gelu_fast) of row k - 1, masked outside the output,
- *                  into 16 float sums. Input tiles are double-buffered: tile t + 1 is copied (cp.async)
+ *                  is pending (row k - 1 done); GELU of row k - 1 (gelu_tf32 for TF32, gelu_fast for 3xTF32),
+ *                  masked outside the output, into 16 float sums. Input tiles are double-buffered: tile t + 1 is copied (cp.async)
  *                  while tile t's rows run, and converted into the other buffer when its first row is next.
  *   reduction      the float sums go into per-thread doubles every kFlushRows rows; at each image's end the
  *                  8 lanes holding the same channels are added by shuffles, then the 4 warps in a fixed
@@ -62,7 +62,7 @@ constexpr int kThreads = 128; /* one warpgroup */
 constexpr int kCin = 8;       /* one k8 step of the MMA = one filter tap over all input channels */
 constexpr int kN = 64;        /* output channels: the wgmma N */
 constexpr int kTileW = 64;    /* output columns of a tile: the wgmma M */
-constexpr int kPitch = 68;    /* input columns staged per row: 66 used, a multiple of 4 for load_window_async */
+constexpr int kPitch = 68;    /* input columns staged per row: 66 used, a multiple of 4 for 16-byte copies */
 constexpr int kTaps = 9;
 constexpr int kFlushRows = 8; /* rows between flushes of the float sums into doubles */
 
@@ -129,12 +129,6 @@ template <int kAccumulate> __device__ __forceinline__ void wgmma_tf32(float (&d)
 }
 
 /* ---- staging ---- */
-
-__device__ __forceinline__ void split_tf32(float v, uint32_t &big, uint32_t &small)
-{
-    big = tf32_round(v);
-    small = tf32_round(v - __uint_as_float(big));
-}
 
 /* The block's weights, bias operand and ones operand, once. */
 template <int P>
@@ -225,7 +219,7 @@ __device__ __forceinline__ void copy_tile(const float *x, const cgp_problem &p, 
             const uint32_t dst = raw_addr + 4u * (uint32_t)(line * kPitch + col);
             const bool row_ok = i < kChunks && (unsigned)iy < (unsigned)h;
             if (row_ok && ix + 4 <= w) {
-                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+                cp_async_16(dst, src);
             } else if (i < kChunks) {
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
@@ -250,7 +244,7 @@ __device__ __forceinline__ void copy_tile(const float *x, const cgp_problem &p, 
 template <int P, int R> __device__ __forceinline__ void land_tile(const float *raw, float *tile)
 {
     cp_async_wait<0>();
-    __syncthreads(); /* the raw tile is complete, and no wgmma still reads this operand tile (R >= 2) */
+    __syncthreads(); /* the raw tile is complete, and no wgmma still reads this operand tile (WgConfig) */
     convert_tile<P, R>(raw, tile);
     fence_proxy_async();
     __syncthreads();
@@ -267,7 +261,7 @@ struct RowDescs {
  * the bias alone. TF32: the bias (scale-d = 0 starts the accumulator), then the 9 taps. 3xTF32: the 18
  * correction products first (small * big, big * small: the accumulator stays 2^-11 of the result, so
  * their truncating accumulation costs nothing), then the bias and the 9 big * big products: 10
- * accumulations at full size instead of 28 (docs/perf-log.md: the error fell from 7.7e-7 to ...). */
+ * accumulations at full size instead of 28 (on the default problem the error fell from 7.7e-7 to 3.0e-7). */
 template <int P, int R, bool kMma>
 __device__ __forceinline__ void issue_row(float (&acc)[32], uint32_t tile_addr, int r, const RowDescs &rd)
 {
@@ -573,12 +567,8 @@ cudaError_t wg_launch_stages(const cgp_launch_args *a, const cgp_device_info *d,
 
 /* Measured on the H200 (docs/perf-log.md): 8 rows and 2 blocks of 88 KiB beat 4 rows and 3 blocks of
  * 62 KiB, which must fit 168 registers and spill. 3xTF32's 8-row tiles would leave room for one block. */
-#ifndef CGP_WG_TF32_SETS /* TEMPORARY experiment knobs */
-#define CGP_WG_TF32_SETS 2
-#define CGP_WG_X3_SETS 2
-#endif
-using Tf32V4 = WgConfig<kTf32, 8, 2, CGP_WG_TF32_SETS>;     /* 88 KiB a block, 254 registers */
-using Tf32x3V3 = WgConfig<kTf32x3, 4, 2, CGP_WG_X3_SETS>; /* 106 KiB a block */
+using Tf32V4 = WgConfig<kTf32, 8, 2, 2>;   /* 88 KiB a block, 255 registers */
+using Tf32x3V3 = WgConfig<kTf32x3, 4, 2, 2>; /* 106 KiB a block, 255 registers, 56 bytes of spills */
 
 } // namespace
 

@@ -1,6 +1,6 @@
 /*
  * tile_loader.cuh - staging input windows in shared memory with cp.async, and the static
- * persistent tile schedule, shared by the fp32 fast kernels.
+ * persistent tile schedule, shared by the fp32 fast kernels (the schedule also by the wgmma kernels).
  *
  * load_window_async copies the kCin x kRows x kPitch window of image n whose top-left input
  * pixel is (iy0, ix0) (negative for padding) into buf, zero-filling everything outside the image.

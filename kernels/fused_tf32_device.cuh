@@ -1,5 +1,6 @@
 /*
- * fused_tf32_device.cuh - the few device primitives under the tensor-core kernels (fused_tf32.cu, fused_wgmma.cu):
+ * fused_tf32_device.cuh - the few device primitives under the tensor-core kernels (fused_tf32.cu and
+ * fused_wgmma.cu):
  *   tf32_round      fp32 -> tf32, round to nearest, ties away (cvt.rna.tf32.f32); the result is an
  *                   fp32 bit pattern whose low 13 mantissa bits are zero
  *   split_tf32      v = big + small (3xTF32): big = tf32_round(v), small = tf32_round(v - big)

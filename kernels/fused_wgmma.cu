@@ -28,8 +28,9 @@
  *                  Two sets: one row in flight on the tensor cores, one in the epilogue.
  *   pipeline       per row k: fence, issue row k's wgmmas into one set, commit; wait until only that group
  *                  is pending (row k - 1 done); GELU of row k - 1 (gelu_tf32 for TF32, gelu_fast for 3xTF32),
- *                  masked outside the output, into 16 float sums. Input tiles are double-buffered: tile t + 1 is copied (cp.async)
- *                  while tile t's rows run, and converted into the other buffer when its first row is next.
+ *                  masked outside the output, into 16 float sums. Input tiles are double-buffered: tile
+ *                  t + 1 is copied (cp.async) while tile t's rows run, and converted into the other buffer
+ *                  when its first row is next.
  *   reduction      the float sums go into per-thread doubles every kFlushRows rows; at each image's end the
  *                  8 lanes holding the same channels are added by shuffles, then the 4 warps in a fixed
  *                  order, and publish_image_sums (reduction.cuh) does det or atomic. Deterministic.
@@ -329,7 +330,8 @@ __device__ __forceinline__ void flush_sums(float (&sum)[16], double (&dsum)[16])
 }
 
 /* step(integral_constant<int, 0>), ..., step(integral_constant<int, kSets - 1>) while they return true */
-template <class Step, int... kSet> __device__ __forceinline__ bool each_set(Step &step, std::integer_sequence<int, kSet...>)
+template <class Step, int... kSet>
+__device__ __forceinline__ bool each_set(Step &step, std::integer_sequence<int, kSet...>)
 {
     return (step(std::integral_constant<int, kSet>{}) && ...);
 }
@@ -577,8 +579,8 @@ extern "C" const cgp_kernel_desc cgp_kernel_tf32_v4 = {
     "tf32-v4",
     CGP_PRECISION_TF32,
     "Hopper wgmma (sm_90a, m64n64k8 tf32, both operands from shared memory), one warpgroup per block, "
-    "2 blocks per SM, 8-row tiles, gelu_tf32; the GELU/mean epilogue of one output row runs while the tensor cores compute the next "
-    "(Cin = 8, Cout <= 64; other shapes run tf32-v3)",
+    "2 blocks per SM, 8-row tiles, gelu_tf32; the GELU/mean epilogue of one output row runs while the tensor "
+    "cores compute the next (Cin = 8, Cout <= 64; other shapes run tf32-v3)",
     wg_unsupported<Tf32V4>,
     wg_workspace_bytes<Tf32V4>,
     wg_launch<Tf32V4>,

@@ -31,7 +31,7 @@
  *                  masked outside the output, into 16 float sums. Input tiles are double-buffered: tile
  *                  t + 1 is copied (cp.async) while tile t's rows run, and converted into the other buffer
  *                  when its first row is next.
- *   reduction      the float sums go into per-thread doubles every kFlushRows rows; at each image's end the
+ *   reduction      the float sums go into per-thread doubles every 8 rows; at each image's end the
  *                  8 lanes holding the same channels are added by shuffles, then the 4 warps in a fixed
  *                  order, and publish_image_sums (reduction.cuh) does det or atomic. Deterministic.
  * The wgmma path needs Cin = 8 and Cout <= 64 on an sm_90 GPU with a build for sm_90a (SM=90); every
@@ -65,7 +65,6 @@ constexpr int kN = 64;        /* output channels: the wgmma N */
 constexpr int kTileW = 64;    /* output columns of a tile: the wgmma M */
 constexpr int kPitch = 68;    /* input columns staged per row: 66 used, a multiple of 4 for 16-byte copies */
 constexpr int kTaps = 9;
-constexpr int kFlushRows = 8; /* rows between flushes of the float sums into doubles */
 
 /* Shared memory, floats unless said: the staged raw input [ci][row][column]; two operand tiles, each
  * [big half 0, big half 1 (, small half 0, small half 1)] of [row][column][4]; the weights, per tap
@@ -85,6 +84,14 @@ template <int P, int R> constexpr size_t smem_bytes()
 
 /* ---- wgmma primitives (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate") ---- */
 
+/* These instructions exist for sm_90a only: a device build for anything else (SM != 90) compiles a
+ * trap in their place, and the host never launches those kernels (wgmma_path_unsupported). */
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define SM90A_ASM(...) asm volatile(__VA_ARGS__)
+#else
+#define SM90A_ASM(...) __trap()
+#endif
+
 /* Shared-memory matrix descriptor, no swizzle, K-major: the start address, LBO = bytes to the core
  * matrix holding the next 4 K (input channels), SBO = 128 bytes to the next 8 rows (pixels or channels). */
 __device__ __forceinline__ uint64_t kmajor_desc(uint32_t addr, uint32_t lbo_bytes)
@@ -95,15 +102,15 @@ __device__ __forceinline__ uint64_t kmajor_desc(uint32_t addr, uint32_t lbo_byte
 /* a descriptor moved by `bytes` (a multiple of 16) in shared memory */
 __device__ __forceinline__ uint64_t desc_add(uint64_t desc, uint32_t bytes) { return desc + (bytes >> 4); }
 
-__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
-__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_fence() { SM90A_ASM("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { SM90A_ASM("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 template <int kPending> __device__ __forceinline__ void wgmma_wait()
 {
-    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
+    SM90A_ASM("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
 }
 
 /* Orders this thread's generic-proxy shared-memory writes before later async-proxy (wgmma) reads. */
-__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+__device__ __forceinline__ void fence_proxy_async() { SM90A_ASM("fence.proxy.async.shared::cta;" ::: "memory"); }
 
 /* Ties the accumulators to this point, so their reads after a wgmma_wait stay after it. */
 __device__ __forceinline__ void hold(float (&d)[32])
@@ -116,7 +123,7 @@ __device__ __forceinline__ void hold(float (&d)[32])
 /* d = A * B (+ d if kAccumulate): m64n64k8, tf32 operands from shared memory, fp32 accumulators */
 template <int kAccumulate> __device__ __forceinline__ void wgmma_tf32(float (&d)[32], uint64_t a, uint64_t b)
 {
-    asm volatile("{\n.reg .pred acc;\nsetp.ne.b32 acc, %34, 0;\n"
+    SM90A_ASM("{\n.reg .pred acc;\nsetp.ne.b32 acc, %34, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
                  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
                  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
@@ -344,6 +351,7 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
                                           double (&dsum)[16])
 {
     constexpr bool kMma = (S & CGP_STAGE_MMA) != 0, kGelu = (S & CGP_STAGE_EPILOGUE) != 0;
+    constexpr int kFlushRows = 8; /* rows between flushes of the float sums into doubles */
     const uint32_t tiles_addr = shared_address(tiles);
     const int64_t rows = (t1 - t0) * R;
     int64_t k = 0;                      /* the next row to issue */
@@ -453,9 +461,6 @@ __global__ void __launch_bounds__(kThreads, C::blocks_per_sm)
                          const PersistentSchedule g, const ReduceArgs red)
 {
     constexpr int P = C::precision, R = C::rows;
-#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    __trap(); /* a build without sm_90a code: the host never launches this (wgmma_path_unsupported) */
-#else
     double *warp_sums = reinterpret_cast<double *>(dynamic_smem());
     double *image_sums = warp_sums + 4 * 4 * 16;
     float *raw = reinterpret_cast<float *>(warp_sums + kRedDoubles);
@@ -481,7 +486,6 @@ __global__ void __launch_bounds__(kThreads, C::blocks_per_sm)
         publish_image_sums(red, n, 0, (int)p.cout, image_sums, persistent_image_slots(g, n));
         t0 = t1;
     }
-#endif
 }
 
 /* ---- host side ---- */
@@ -569,7 +573,7 @@ cudaError_t wg_launch_stages(const cgp_launch_args *a, const cgp_device_info *d,
 
 /* Measured on the H200 (docs/perf-log.md): 8 rows and 2 blocks of 88 KiB beat 4 rows and 3 blocks of
  * 62 KiB, which must fit 168 registers and spill. 3xTF32's 8-row tiles would leave room for one block. */
-using Tf32V4 = WgConfig<kTf32, 8, 2, 2>;   /* 88 KiB a block, 255 registers */
+using Tf32V4 = WgConfig<kTf32, 8, 2, 2>;     /* 88 KiB a block, 251 registers */
 using Tf32x3V3 = WgConfig<kTf32x3, 4, 2, 2>; /* 106 KiB a block, 255 registers, 56 bytes of spills */
 
 } // namespace

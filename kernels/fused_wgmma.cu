@@ -138,14 +138,16 @@ template <int kAccumulate> __device__ __forceinline__ void wgmma_tf32(float (&d)
 
 /* ---- staging ---- */
 
-/* The block's weights, bias operand and ones operand, once. */
-template <int P>
+/* The block's weights, bias operand and ones operand, once; kScaled: weights and bias times GELU_SIGMA
+ * (so the accumulators hold u = sigma v, gelu_scaled's input). */
+template <int P, bool kScaled>
 __device__ __forceinline__ void stage_operands(const float *w, const float *b, int64_t cout, float *wsm, float *bias_b,
                                                float *ones_a)
 {
+    const float scale = kScaled ? GELU_SIGMA : 1.0f;
     for (int i = threadIdx.x; i < kTaps * kTapFloats; i += kThreads) {
         const int tap = i / kTapFloats, half = i / (kN * 4) % 2, c = i / 4 % kN, ci = 4 * half + i % 4;
-        const float v = c < cout ? __ldg(w + ((int64_t)c * kCin + ci) * kTaps + tap) : 0.0f;
+        const float v = c < cout ? scale * __ldg(w + ((int64_t)c * kCin + ci) * kTaps + tap) : 0.0f;
         if constexpr (P == kTf32) {
             wsm[i] = __uint_as_float(tf32_round(v));
         } else {
@@ -160,7 +162,7 @@ __device__ __forceinline__ void stage_operands(const float *w, const float *b, i
         const bool first = i < kTapFloats / 2 && k < 2;
         uint32_t big = 0, small = 0;
         if (first && c < cout)
-            split_tf32(__ldg(b + c), big, small);
+            split_tf32(scale * __ldg(b + c), big, small);
         bias_b[i] = __uint_as_float(k == 0 ? big : small); /* both 0 but in column 0 and 1 of half 0 */
         ones_a[i] = first ? 1.0f : 0.0f;
     }
@@ -313,25 +315,31 @@ __device__ __forceinline__ RowMask row_mask(const cgp_problem &p, TileAt at, int
 }
 
 /* sum[2 j + e % 2] (channel 8 j + 2 tig + e % 2) += GELU(d[4 j + e]) * mask, in increasing j, e;
- * kGelu false (the stage split): the accumulator itself. The GELU: gelu_tf32 (2^-20 absolute, 2 FFMA
- * fewer) for TF32, whose inputs are rounded to 2^-11 anyway; gelu_fast for 3xTF32. */
-template <int P, bool kGelu>
+ * kGelu false (the stage split): the accumulator itself. The GELU: kScaled, gelu_scaled (the accumulators
+ * are sigma v, the sums 2 sigma GELU: flush_sums divides); else gelu_tf32 (2^-20 absolute, 2 FFMA fewer) for
+ * TF32, whose inputs are rounded to 2^-11 anyway, and gelu_fast for 3xTF32. */
+template <int P, bool kGelu, bool kScaled>
 __device__ __forceinline__ void epilogue_row(const float (&acc)[32], RowMask m, float (&sum)[16])
 {
 #pragma unroll
     for (int i = 0; i < 32; ++i) {
-        const float v = !kGelu ? acc[i] : P == kTf32 ? gelu_tf32(acc[i]) : gelu_fast(acc[i]);
+        const float v = !kGelu     ? acc[i]
+                        : kScaled  ? gelu_scaled(acc[i])
+                        : P == kTf32 ? gelu_tf32(acc[i])
+                                     : gelu_fast(acc[i]);
         sum[i / 4 * 2 + i % 2] = fmaf(v, i % 4 < 2 ? m.lo : m.hi, sum[i / 4 * 2 + i % 2]);
     }
 }
 
 /* ---- an image's run of tiles in one block ---- */
 
-__device__ __forceinline__ void flush_sums(float (&sum)[16], double (&dsum)[16])
+/* kScaled: the float sums are 2 sigma GELU (gelu_scaled), the double ones GELU */
+template <bool kScaled> __device__ __forceinline__ void flush_sums(float (&sum)[16], double (&dsum)[16])
 {
+    const double scale = kScaled ? 0.5 / (double)GELU_SIGMA : 1.0;
 #pragma unroll
     for (int i = 0; i < 16; ++i) {
-        dsum[i] += (double)sum[i];
+        dsum[i] += kScaled ? scale * (double)sum[i] : (double)sum[i];
         sum[i] = 0.0f;
     }
 }
@@ -345,7 +353,7 @@ __device__ __forceinline__ bool each_set(Step &step, std::integer_sequence<int, 
 
 /* The rows of tiles [t0, t1) of image n, pipelined kSets - 1 rows deep; the sums go into dsum. Every
  * thread calls it with the same arguments. */
-template <int P, int R, int S, int kSets>
+template <int P, int R, int S, int kSets, bool kScaled>
 __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, const PersistentSchedule &g, int64_t n,
                                           int64_t t0, int64_t t1, float *raw, float *tiles, const RowDescs &rd,
                                           double (&dsum)[16])
@@ -381,9 +389,9 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
     };
     auto epilogue = [&](float(&acc)[32], RowMask m) {
         hold(acc);
-        epilogue_row<P, kGelu>(acc, m, sum);
+        epilogue_row<P, kGelu, kScaled>(acc, m, sum);
         if (++since_flush == kFlushRows) {
-            flush_sums(sum, dsum);
+            flush_sums<kScaled>(sum, dsum);
             since_flush = 0;
         }
     };
@@ -418,7 +426,7 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
     };
     while (each_set(step, std::make_integer_sequence<int, kSets>{})) { /* kSets rows an iteration: no copies */
     }
-    flush_sums(sum, dsum);
+    flush_sums<kScaled>(sum, dsum);
 }
 
 /* The block's sums for image n: lanes of one tig hold the same 16 channels; they are added by shuffles
@@ -446,9 +454,10 @@ __device__ __forceinline__ void block_image_sums(double (&dsum)[16], double *war
 }
 
 /* One version: precision, output rows per tile, blocks per SM (registers <= 65536 / (128 blocks)),
- * accumulator sets (rows in flight + 1) */
-template <int P, int R, int kBlocksPerSm, int kSets> struct WgConfig {
+ * accumulator sets (rows in flight + 1), and whether it scales by sigma for gelu_scaled */
+template <int P, int R, int kBlocksPerSm, int kSets, bool kScaled = false> struct WgConfig {
     static constexpr int precision = P, rows = R, blocks_per_sm = kBlocksPerSm, sets = kSets;
+    static constexpr bool scaled = kScaled;
     static_assert((R & (R - 1)) == 0 && R >= kSets - 1 && kSets >= 2,
                   "R a power of 2 (cheap row arithmetic); landing a tile needs the tile two before it done: R >= "
                   "the rows in flight");
@@ -468,7 +477,7 @@ __global__ void __launch_bounds__(kThreads, C::blocks_per_sm)
     float *wsm = tiles + 2 * kTileFloats<P, R>;
     float *bias_b = wsm + kWeightFloats<P>;
     float *ones_a = bias_b + kTapFloats;
-    stage_operands<P>(w, b, p.cout, wsm, bias_b, ones_a);
+    stage_operands<P, C::scaled>(w, b, p.cout, wsm, bias_b, ones_a);
     fence_proxy_async();
     __syncthreads();
     constexpr uint32_t kHalfBytes = kTapFloats * 4 / 2; /* B and the ones: the next 4 K are 64 rows further */
@@ -481,7 +490,7 @@ __global__ void __launch_bounds__(kThreads, C::blocks_per_sm)
         const int64_t n = t0 / g.tiles_per_image;
         const int64_t t1 = min(tile_end, (n + 1) * g.tiles_per_image);
         double dsum[16] = {};
-        run_image<P, R, S, C::sets>(x, p, g, n, t0, t1, raw, tiles, rd, dsum);
+        run_image<P, R, S, C::sets, C::scaled>(x, p, g, n, t0, t1, raw, tiles, rd, dsum);
         block_image_sums(dsum, warp_sums, image_sums);
         publish_image_sums(red, n, 0, (int)p.cout, image_sums, persistent_image_slots(g, n));
         t0 = t1;
@@ -575,6 +584,7 @@ cudaError_t wg_launch_stages(const cgp_launch_args *a, const cgp_device_info *d,
  * 62 KiB, which must fit 168 registers and spill. 3xTF32's 8-row tiles would leave room for one block. */
 using Tf32V4 = WgConfig<kTf32, 8, 2, 2>;     /* 88 KiB a block, 251 registers */
 using Tf32x3V3 = WgConfig<kTf32x3, 4, 2, 2>; /* 106 KiB a block, 255 registers, 56 bytes of spills */
+using Tf32V5 = WgConfig<kTf32, 8, 2, 2, true>; /* tf32-v4 with gelu_scaled: 88 KiB a block */
 
 } // namespace
 
@@ -590,6 +600,19 @@ extern "C" const cgp_kernel_desc cgp_kernel_tf32_v4 = {
     wg_launch<Tf32V4>,
     wg_stages_unsupported<Tf32V4>,
     wg_launch_stages<Tf32V4>,
+};
+
+extern "C" const cgp_kernel_desc cgp_kernel_tf32_v5 = {
+    15,
+    "tf32-v5",
+    CGP_PRECISION_TF32,
+    "tf32-v4 with weights and bias scaled by sigma = sqrt(log2(e) / 2) and gelu_scaled: 10 instructions and one "
+    "MUFU per GELU instead of 14 and two (Cin = 8, Cout <= 64; other shapes run tf32-v3)",
+    wg_unsupported<Tf32V5>,
+    wg_workspace_bytes<Tf32V5>,
+    wg_launch<Tf32V5>,
+    wg_stages_unsupported<Tf32V5>,
+    wg_launch_stages<Tf32V5>,
 };
 
 extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v3 = {

@@ -1,7 +1,9 @@
 /*
  * gelu_test.cu - the exhaustive accuracy sweep behind tests/gpu_gelu.c: every one of the 2^32 float
- * bit patterns through gelu_fast (or gelu_erff, gelu_tf32), compared with a double-precision erf GELU.
- * The bound is max(8 ulp, 2^-26), or for gelu_tf32 GELU_TF32_ABS_BOUND (absolute).
+ * bit patterns through gelu_fast (or gelu_erff, gelu_tf32, gelu_scaled), compared with a double-precision
+ * erf GELU. The bound is max(8 ulp, 2^-26), or for gelu_tf32 GELU_TF32_ABS_BOUND (absolute); gelu_scaled
+ * takes u = sigma v and returns 2 sigma GELU(v): its error is |G(u) / (2 sigma) - GELU(u / sigma)|, against
+ * GELU_SCALED_ABS_BOUND. which: 0 gelu_fast, 1 gelu_erff, 2 gelu_tf32, 3 gelu_scaled.
  * Each thread keeps its worst case; blocks fold them with 64-bit atomicMax on (error bits << 32 |
  * input bits), so the result is the worst error and an input that produces it.
  */
@@ -20,7 +22,17 @@ __device__ __forceinline__ double ulp_of(double r)
 
 template <int kWhich> __device__ __forceinline__ float gelu_which(float v)
 {
-    return kWhich == 0 ? gelu_fast(v) : kWhich == 1 ? gelu_erff(v) : gelu_tf32(v);
+    return kWhich == 0 ? gelu_fast(v) : kWhich == 1 ? gelu_erff(v) : kWhich == 2 ? gelu_tf32(v) : gelu_scaled(v);
+}
+
+/* gelu_which's result and the GELU it approximates, both in v units (gelu_scaled: divided by 2 sigma) */
+template <int kWhich> __device__ __forceinline__ void result_and_reference(float in, double &got, double &want)
+{
+    const float g = gelu_which<kWhich>(in);
+    got = kWhich == 3 ? (double)g / (2.0 * (double)GELU_SIGMA) : (double)g;
+    want = gelu_double(kWhich == 3 ? (double)in / (double)GELU_SIGMA : (double)in);
+    if (kWhich == 3 && in > 0x1.fffffep126f) /* u + |u| overflows: G is +inf, as a float sum of it would be */
+        want = INFINITY;
 }
 
 template <int kWhich>
@@ -32,10 +44,10 @@ __global__ void gelu_sweep(unsigned long long *worst_ratio, unsigned long long *
     for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < (1ull << 32); i += stride) {
         const unsigned bits = (unsigned)i;
         const float v = __uint_as_float(bits);
-        const float got = gelu_which<kWhich>(v);
-        const double want = gelu_double((double)v);
+        double got, want;
+        result_and_reference<kWhich>(v, got, want);
         if (isnan(want) || isinf(want)) { /* NaN -> NaN, +inf -> +inf, -inf -> NaN: exactly */
-            const bool same = isnan(want) ? isnan(got) : (double)got == want;
+            const bool same = isnan(want) ? isnan(got) : got == want;
             bad += !same;
             continue;
         }
@@ -43,8 +55,8 @@ __global__ void gelu_sweep(unsigned long long *worst_ratio, unsigned long long *
             ++bad;
             continue;
         }
-        const double err = fabs((double)got - want);
-        const double bound = kWhich == 2 ? (double)GELU_TF32_ABS_BOUND
+        const double err = fabs(got - want);
+        const double bound = kWhich == 2 ? (double)GELU_TF32_ABS_BOUND : kWhich == 3 ? (double)GELU_SCALED_ABS_BOUND
                                          : fmax(8.0 * ulp_of(want), 1.4901161193847656e-08); /* 2^-26 */
         const double ratio = err / bound;
         const double ulps = err / ulp_of(want);
@@ -73,8 +85,10 @@ extern "C" cudaError_t gelu_exhaustive(int which, gelu_sweep_result *out)
             gelu_sweep<0><<<sms * 8, 256>>>(d, d + 1, reinterpret_cast<unsigned *>(d + 2));
         else if (which == 1)
             gelu_sweep<1><<<sms * 8, 256>>>(d, d + 1, reinterpret_cast<unsigned *>(d + 2));
-        else
+        else if (which == 2)
             gelu_sweep<2><<<sms * 8, 256>>>(d, d + 1, reinterpret_cast<unsigned *>(d + 2));
+        else
+            gelu_sweep<3><<<sms * 8, 256>>>(d, d + 1, reinterpret_cast<unsigned *>(d + 2));
         e = cudaGetLastError();
     }
     if (e == cudaSuccess)
@@ -96,7 +110,10 @@ __global__ void gelu_points(const float *in, float *out, int count, int which)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < count)
-        out[i] = which == 0 ? gelu_which<0>(in[i]) : which == 1 ? gelu_which<1>(in[i]) : gelu_which<2>(in[i]);
+        out[i] = which == 0 ? gelu_which<0>(in[i])
+                 : which == 1 ? gelu_which<1>(in[i])
+                 : which == 2 ? gelu_which<2>(in[i])
+                              : gelu_which<3>(in[i]);
 }
 
 extern "C" cudaError_t gelu_evaluate(int which, const float *in_host, float *out_host, int count)

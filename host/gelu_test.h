@@ -1,8 +1,8 @@
 /*
  * gelu_test.h - the device GELUs seen from host code: the exhaustive sweep of all 2^32 float
  * inputs against double precision (kernels/gelu_test.cu) and evaluation at chosen points.
- * which: 0 = gelu_fast, 1 = gelu_erff, 2 = gelu_tf32 (bound: GELU_TF32_ABS_BOUND absolute), 3 = gelu_scaled
- * (input u = sigma v, result 2 sigma GELU(v); bound: GELU_SCALED_ABS_BOUND absolute on GELU(v)).
+ * which: 0 = gelu_fast, 1 = gelu_erff, 2 = gelu_tf32 (bound: GELU_TF32_ABS_BOUND absolute), 3 = gelu_x2
+ * (2 GELU(v), halved for the check; bound GELU_X2_ABS_BOUND absolute).
  */
 #ifndef CGP_GELU_TEST_H
 #define CGP_GELU_TEST_H

@@ -9,7 +9,7 @@
 extern "C" const cgp_kernel_desc cgp_kernel_fp32_v1, cgp_kernel_fp32_v2, cgp_kernel_fp32_v3, cgp_kernel_fp32_v4,
     cgp_kernel_fp32_v5, cgp_kernel_fp32_v6, cgp_kernel_fp32_v7, cgp_kernel_fp32_v8;
 extern "C" const cgp_kernel_desc cgp_kernel_tf32_v1, cgp_kernel_tf32_v2, cgp_kernel_tf32_v3, cgp_kernel_tf32_v4,
-    cgp_kernel_tf32_v5, cgp_kernel_tf32x3_v1, cgp_kernel_tf32x3_v2, cgp_kernel_tf32x3_v3;
+    cgp_kernel_tf32_v5, cgp_kernel_tf32_v6, cgp_kernel_tf32x3_v1, cgp_kernel_tf32x3_v2, cgp_kernel_tf32x3_v3;
 
 static const cgp_kernel_desc *const kernel_table[] = {
     &cgp_kernel_fp32_v8, /* fp32: Winograd F(2x2,3x3), GEMMs and output transform in registers */
@@ -20,7 +20,8 @@ static const cgp_kernel_desc *const kernel_table[] = {
     &cgp_kernel_fp32_v3, /*       fully unrolled (large code) */
     &cgp_kernel_fp32_v2, /*       the same with libdevice erff */
     &cgp_kernel_fp32_v1, /*       generic, any shape */
-    &cgp_kernel_tf32_v5,   /* tf32: tf32-v4 with sigma-scaled operands and gelu_scaled (one MUFU) */
+    &cgp_kernel_tf32_v6,   /* tf32: tf32-v5 at 3 blocks per SM, 4-row tiles, sums in shared memory */
+    &cgp_kernel_tf32_v5,   /*       tf32-v4 with gelu_x2 (exponential form, one MUFU) */
     &cgp_kernel_tf32_v4,   /*       wgmma (sm_90a), one row's epilogue while the next row's MMAs run */
     &cgp_kernel_tf32_v3,   /*       2-row warp tiles, one tile's epilogue inside the next one's MMAs */
     &cgp_kernel_tf32_v1,   /*       mma.sync implicit GEMM, 4-row warp tiles, 8 warps (generic path inside) */

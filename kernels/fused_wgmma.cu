@@ -138,16 +138,14 @@ template <int kAccumulate> __device__ __forceinline__ void wgmma_tf32(float (&d)
 
 /* ---- staging ---- */
 
-/* The block's weights, bias operand and ones operand, once; kScaled: weights and bias times GELU_SIGMA
- * (so the accumulators hold u = sigma v, gelu_scaled's input). */
-template <int P, bool kScaled>
+/* The block's weights, bias operand and ones operand, once. */
+template <int P>
 __device__ __forceinline__ void stage_operands(const float *w, const float *b, int64_t cout, float *wsm, float *bias_b,
                                                float *ones_a)
 {
-    const float scale = kScaled ? GELU_SIGMA : 1.0f;
     for (int i = threadIdx.x; i < kTaps * kTapFloats; i += kThreads) {
         const int tap = i / kTapFloats, half = i / (kN * 4) % 2, c = i / 4 % kN, ci = 4 * half + i % 4;
-        const float v = c < cout ? scale * __ldg(w + ((int64_t)c * kCin + ci) * kTaps + tap) : 0.0f;
+        const float v = c < cout ? __ldg(w + ((int64_t)c * kCin + ci) * kTaps + tap) : 0.0f;
         if constexpr (P == kTf32) {
             wsm[i] = __uint_as_float(tf32_round(v));
         } else {
@@ -162,7 +160,7 @@ __device__ __forceinline__ void stage_operands(const float *w, const float *b, i
         const bool first = i < kTapFloats / 2 && k < 2;
         uint32_t big = 0, small = 0;
         if (first && c < cout)
-            split_tf32(scale * __ldg(b + c), big, small);
+            split_tf32(__ldg(b + c), big, small);
         bias_b[i] = __uint_as_float(k == 0 ? big : small); /* both 0 but in column 0 and 1 of half 0 */
         ones_a[i] = first ? 1.0f : 0.0f;
     }
@@ -302,29 +300,30 @@ __device__ __forceinline__ void issue_row(float (&acc)[32], uint32_t tile_addr, 
     wgmma_commit();
 }
 
-/* The epilogue masks of a row: lo for pixel 16 warp + group, hi for 8 pixels further; 0 outside the output. */
+/* The epilogue masks of a row: lo for pixel 16 warp + group, hi for 8 pixels further; 0 outside the output,
+ * else `in` (1, or 0.5 to halve gelu_x2). */
 struct RowMask {
     float lo, hi;
 };
 
-__device__ __forceinline__ RowMask row_mask(const cgp_problem &p, TileAt at, int r)
+__device__ __forceinline__ RowMask row_mask(const cgp_problem &p, TileAt at, int r, float in)
 {
     const int64_t col = at.ox0 + threadIdx.x / 32 * 16 + threadIdx.x % 32 / 4;
     const bool row_ok = at.oy0 + r < p.hout;
-    return RowMask{row_ok && col < p.wout ? 1.0f : 0.0f, row_ok && col + 8 < p.wout ? 1.0f : 0.0f};
+    return RowMask{row_ok && col < p.wout ? in : 0.0f, row_ok && col + 8 < p.wout ? in : 0.0f};
 }
 
 /* sum[2 j + e % 2] (channel 8 j + 2 tig + e % 2) += GELU(d[4 j + e]) * mask, in increasing j, e;
- * kGelu false (the stage split): the accumulator itself. The GELU: kScaled, gelu_scaled (the accumulators
- * are sigma v, the sums 2 sigma GELU: flush_sums divides); else gelu_tf32 (2^-20 absolute, 2 FFMA fewer) for
- * TF32, whose inputs are rounded to 2^-11 anyway, and gelu_fast for 3xTF32. */
-template <int P, bool kGelu, bool kScaled>
+ * kGelu false (the stage split): the accumulator itself. The GELU: kX2, gelu_x2 (twice the GELU, within
+ * 2^-20; the mask is 0.5); else gelu_tf32 (2^-20 absolute, 2 FFMA fewer than gelu_fast) for TF32, whose
+ * inputs are rounded to 2^-11 anyway, and gelu_fast for 3xTF32. */
+template <int P, bool kGelu, bool kX2>
 __device__ __forceinline__ void epilogue_row(const float (&acc)[32], RowMask m, float (&sum)[16])
 {
 #pragma unroll
     for (int i = 0; i < 32; ++i) {
         const float v = !kGelu     ? acc[i]
-                        : kScaled  ? gelu_scaled(acc[i])
+                        : kX2      ? gelu_x2(acc[i])
                         : P == kTf32 ? gelu_tf32(acc[i])
                                      : gelu_fast(acc[i]);
         sum[i / 4 * 2 + i % 2] = fmaf(v, i % 4 < 2 ? m.lo : m.hi, sum[i / 4 * 2 + i % 2]);
@@ -333,13 +332,24 @@ __device__ __forceinline__ void epilogue_row(const float (&acc)[32], RowMask m, 
 
 /* ---- an image's run of tiles in one block ---- */
 
-/* kScaled: the float sums are 2 sigma GELU (gelu_scaled), the double ones GELU */
-template <bool kScaled> __device__ __forceinline__ void flush_sums(float (&sum)[16], double (&dsum)[16])
+/* The float sums into the image's double sums. kShared false: into this thread's dsum. kShared true (32
+ * registers fewer): the 8 lanes of one tig add theirs by shuffles (fixed pattern) and lanes 0-3 add the
+ * result into the warp's doubles in shared memory, warp_sums[(warp * 4 + tig) * 16 + i]. */
+template <bool kShared>
+__device__ __forceinline__ void flush_sums(float (&sum)[16], double (&dsum)[16], double *warp_sums)
 {
-    const double scale = kScaled ? 0.5 / (double)GELU_SIGMA : 1.0;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 #pragma unroll
     for (int i = 0; i < 16; ++i) {
-        dsum[i] += kScaled ? scale * (double)sum[i] : (double)sum[i];
+        if constexpr (kShared) {
+            float v = sum[i];
+            for (int mask = 4; mask < 32; mask *= 2)
+                v += __shfl_xor_sync(0xffffffffu, v, mask);
+            if (lane < 4)
+                warp_sums[(warp * 4 + lane) * 16 + i] += (double)v;
+        } else {
+            dsum[i] += (double)sum[i];
+        }
         sum[i] = 0.0f;
     }
 }
@@ -353,10 +363,10 @@ __device__ __forceinline__ bool each_set(Step &step, std::integer_sequence<int, 
 
 /* The rows of tiles [t0, t1) of image n, pipelined kSets - 1 rows deep; the sums go into dsum. Every
  * thread calls it with the same arguments. */
-template <int P, int R, int S, int kSets, bool kScaled>
+template <int P, int R, int S, int kSets, bool kX2, bool kSharedSums>
 __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, const PersistentSchedule &g, int64_t n,
                                           int64_t t0, int64_t t1, float *raw, float *tiles, const RowDescs &rd,
-                                          double (&dsum)[16])
+                                          double (&dsum)[16], double *warp_sums)
 {
     constexpr bool kMma = (S & CGP_STAGE_MMA) != 0, kGelu = (S & CGP_STAGE_EPILOGUE) != 0;
     constexpr int kFlushRows = 8; /* rows between flushes of the float sums into doubles */
@@ -384,14 +394,14 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
                 copy_tile<R>(x, p, n, next, raw);
         }
         issue_row<P, R, kMma>(acc, tiles_addr + (uint32_t)(tile & 1) * (uint32_t)(kTileFloats<P, R> * 4), r, rd);
-        m = row_mask(p, at, r);
+        m = row_mask(p, at, r, kX2 ? 0.5f : 1.0f);
         ++k;
     };
     auto epilogue = [&](float(&acc)[32], RowMask m) {
         hold(acc);
-        epilogue_row<P, kGelu, kScaled>(acc, m, sum);
+        epilogue_row<P, kGelu, kX2>(acc, m, sum);
         if (++since_flush == kFlushRows) {
-            flush_sums<kScaled>(sum, dsum);
+            flush_sums<kSharedSums>(sum, dsum, warp_sums);
             since_flush = 0;
         }
     };
@@ -426,22 +436,26 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
     };
     while (each_set(step, std::make_integer_sequence<int, kSets>{})) { /* kSets rows an iteration: no copies */
     }
-    flush_sums<kScaled>(sum, dsum);
+    flush_sums<kSharedSums>(sum, dsum, warp_sums);
 }
 
 /* The block's sums for image n: lanes of one tig hold the same 16 channels; they are added by shuffles
- * (fixed pattern), then the 4 warps in order, into image_sums[0, 64). Every thread calls it. */
+ * (fixed pattern), then the 4 warps in order, into image_sums[0, 64). kShared: flush_sums did the first
+ * step into warp_sums, which this zeroes for the next image. Every thread calls it. */
+template <bool kShared>
 __device__ __forceinline__ void block_image_sums(double (&dsum)[16], double *warp_sums, double *image_sums)
 {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-#pragma unroll
-    for (int i = 0; i < 16; ++i)
-        for (int mask = 4; mask < 32; mask *= 2)
-            dsum[i] += __shfl_xor_sync(0xffffffffu, dsum[i], mask);
-    if (lane < 4)
+    if constexpr (!kShared) {
 #pragma unroll
         for (int i = 0; i < 16; ++i)
-            warp_sums[(warp * 4 + lane) * 16 + i] = dsum[i];
+            for (int mask = 4; mask < 32; mask *= 2)
+                dsum[i] += __shfl_xor_sync(0xffffffffu, dsum[i], mask);
+        if (lane < 4)
+#pragma unroll
+            for (int i = 0; i < 16; ++i)
+                warp_sums[(warp * 4 + lane) * 16 + i] = dsum[i];
+    }
     __syncthreads();
     if (threadIdx.x < kN) { /* channel c = 8 j + 2 tig + e: sum 2 j + e of tig */
         const int c = threadIdx.x, tig = c % 8 / 2, i = c / 8 * 2 + c % 2;
@@ -451,13 +465,17 @@ __device__ __forceinline__ void block_image_sums(double (&dsum)[16], double *war
         image_sums[c] = total;
     }
     __syncthreads();
+    if (kShared && lane < 4)
+        for (int i = 0; i < 16; ++i)
+            warp_sums[(warp * 4 + lane) * 16 + i] = 0.0;
 }
 
 /* One version: precision, output rows per tile, blocks per SM (registers <= 65536 / (128 blocks)),
- * accumulator sets (rows in flight + 1), and whether it scales by sigma for gelu_scaled */
-template <int P, int R, int kBlocksPerSm, int kSets, bool kScaled = false> struct WgConfig {
+ * accumulator sets (rows in flight + 1), whether the GELU is gelu_x2, whether the image sums are in shared
+ * memory (flush_sums) */
+template <int P, int R, int kBlocksPerSm, int kSets, bool kX2 = false, bool kSharedSums = false> struct WgConfig {
     static constexpr int precision = P, rows = R, blocks_per_sm = kBlocksPerSm, sets = kSets;
-    static constexpr bool scaled = kScaled;
+    static constexpr bool x2 = kX2, shared_sums = kSharedSums;
     static_assert((R & (R - 1)) == 0 && R >= kSets - 1 && kSets >= 2,
                   "R a power of 2 (cheap row arithmetic); landing a tile needs the tile two before it done: R >= "
                   "the rows in flight");
@@ -477,7 +495,10 @@ __global__ void __launch_bounds__(kThreads, C::blocks_per_sm)
     float *wsm = tiles + 2 * kTileFloats<P, R>;
     float *bias_b = wsm + kWeightFloats<P>;
     float *ones_a = bias_b + kTapFloats;
-    stage_operands<P, C::scaled>(w, b, p.cout, wsm, bias_b, ones_a);
+    stage_operands<P>(w, b, p.cout, wsm, bias_b, ones_a);
+    if (C::shared_sums && threadIdx.x % 32 < 4) /* this lane's warp_sums slots (flush_sums) */
+        for (int i = 0; i < 16; ++i)
+            warp_sums[(threadIdx.x / 32 * 4 + threadIdx.x % 32) * 16 + i] = 0.0;
     fence_proxy_async();
     __syncthreads();
     constexpr uint32_t kHalfBytes = kTapFloats * 4 / 2; /* B and the ones: the next 4 K are 64 rows further */
@@ -490,8 +511,8 @@ __global__ void __launch_bounds__(kThreads, C::blocks_per_sm)
         const int64_t n = t0 / g.tiles_per_image;
         const int64_t t1 = min(tile_end, (n + 1) * g.tiles_per_image);
         double dsum[16] = {};
-        run_image<P, R, S, C::sets, C::scaled>(x, p, g, n, t0, t1, raw, tiles, rd, dsum);
-        block_image_sums(dsum, warp_sums, image_sums);
+        run_image<P, R, S, C::sets, C::x2, C::shared_sums>(x, p, g, n, t0, t1, raw, tiles, rd, dsum, warp_sums);
+        block_image_sums<C::shared_sums>(dsum, warp_sums, image_sums);
         publish_image_sums(red, n, 0, (int)p.cout, image_sums, persistent_image_slots(g, n));
         t0 = t1;
     }
@@ -584,7 +605,8 @@ cudaError_t wg_launch_stages(const cgp_launch_args *a, const cgp_device_info *d,
  * 62 KiB, which must fit 168 registers and spill. 3xTF32's 8-row tiles would leave room for one block. */
 using Tf32V4 = WgConfig<kTf32, 8, 2, 2>;     /* 88 KiB a block, 251 registers */
 using Tf32x3V3 = WgConfig<kTf32x3, 4, 2, 2>; /* 106 KiB a block, 255 registers, 56 bytes of spills */
-using Tf32V5 = WgConfig<kTf32, 8, 2, 2, true>; /* tf32-v4 with gelu_scaled: 88 KiB a block */
+using Tf32V5 = WgConfig<kTf32, 8, 2, 2, true>; /* tf32-v4 with gelu_x2: 88 KiB a block */
+using Tf32V6 = WgConfig<kTf32, 4, 3, 2, true, true>; /* 3 blocks of 62 KiB, sums in shared memory */
 
 } // namespace
 
@@ -606,13 +628,26 @@ extern "C" const cgp_kernel_desc cgp_kernel_tf32_v5 = {
     15,
     "tf32-v5",
     CGP_PRECISION_TF32,
-    "tf32-v4 with weights and bias scaled by sigma = sqrt(log2(e) / 2) and gelu_scaled: 10 instructions and one "
-    "MUFU per GELU instead of 14 and two (Cin = 8, Cout <= 64; other shapes run tf32-v3)",
+    "tf32-v4 with gelu_x2, the exponential-form GELU: 9 instructions and one MUFU per GELU instead of 14 and two "
+    "(Cin = 8, Cout <= 64; other shapes run tf32-v3)",
     wg_unsupported<Tf32V5>,
     wg_workspace_bytes<Tf32V5>,
     wg_launch<Tf32V5>,
     wg_stages_unsupported<Tf32V5>,
     wg_launch_stages<Tf32V5>,
+};
+
+extern "C" const cgp_kernel_desc cgp_kernel_tf32_v6 = {
+    16,
+    "tf32-v6",
+    CGP_PRECISION_TF32,
+    "tf32-v5 with 3 blocks per SM (3 warps per scheduler instead of 2): 4-row tiles, 168 registers, the image "
+    "sums in shared memory (Cin = 8, Cout <= 64; other shapes run tf32-v3)",
+    wg_unsupported<Tf32V6>,
+    wg_workspace_bytes<Tf32V6>,
+    wg_launch<Tf32V6>,
+    wg_stages_unsupported<Tf32V6>,
+    wg_launch_stages<Tf32V6>,
 };
 
 extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v3 = {

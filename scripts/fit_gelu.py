@@ -5,6 +5,7 @@ Optional tooling (numpy + scipy), not part of the build. docs/gelu.md explains t
 
     python3 scripts/fit_gelu.py fit             derive the constants, print them as CUDA #defines
     python3 scripts/fit_gelu.py fit-tf32        the same for gelu_tf32 (degree 4, absolute error)
+    python3 scripts/fit_gelu.py fit-x2          gelu_x2's constants (tf32-v5: exponential form, one MUFU)
     python3 scripts/fit_gelu.py check [--full]  emulate kernels/gelu.cuh in fp32, print worst errors
 
 The form. With a = |v| and q(a) = a Phi(-a) (Phi the normal CDF), GELU(v) = relu(v) - q(a) exactly
@@ -306,64 +307,50 @@ def cmd_fit_tf32(_args):
     return 0
 
 
-# ------------------------------------------------------------------ gelu_scaled (tf32-v5)
-# The scaled form. u = SIGMA v with SIGMA^2 = log2(e) / 2 (the kernel multiplies weights and bias by
-# SIGMA), so that exp(-v^2 / 2) = 2^(-u^2). With b = min(|u|, B) and a = |v|:
-#     2 SIGMA q(a) = b 2^(M(b) - u^2),    M(b) = log2(erfc(b / (SIGMA sqrt 2))) + b^2
-# (exact for |u| <= B), M a polynomial, so the kernel computes G(u) = 2 SIGMA GELU(u / SIGMA) as
-#     b = min(|u|, B)          FMNMX
-#     M = Horner in b          SCALED_DEGREE FFMA
-#     E = ex2(fma(-u, u, M))   FFMA, MUFU.EX2
-#     G = fma(-b, E, u + |u|)  FADD, FFMA
-# one MUFU and no reciprocal; the sums are divided by 2 SIGMA once, at the end.
-SIGMA = f32(math.sqrt(math.log2(math.e) / 2))
-SCALED_DEGREE = 5
-SCALED_CLAMP = f32(5.5) * SIGMA  # B: past it G is u + |u| - B 2^(M(B) - u^2), off by < 1e-8 (a > 5.5)
-SCALED_BOUND = 2.0 ** -20         # |G / (2 SIGMA) - GELU(v)|, absolute
+# ------------------------------------------------------------------ gelu_x2 (tf32-v5)
+# The exponential form. With b = min(|v|, A), 2 q(b) = b 2^N(b) exactly, N(b) = log2(erfc(b / sqrt 2)):
+# N is smooth (the log of a Mills ratio plus the Gaussian's parabola), and a degree-5 polynomial in b
+# fits it, weighted by q, to the TF32 kernels' bound. The kernel computes twice the GELU:
+#     b = min(|v|, A)           FMNMX
+#     N = Horner in b           X2_DEGREE FFMA
+#     E = ex2(N)                MUFU.EX2
+#     G = fma(-b, E, v + |v|)   FADD, FFMA      (= 2 GELU(v); the kernel's sum takes G * 0.5, exact)
+# one MUFU, no reciprocal, no v^2. Past the clamp, q(v) is replaced by q(A): |error| <= q(A) = 1e-7.
+X2_DEGREE = 5
+X2_CLAMP = f32(5.5)  # A
+X2_BOUND = 2.0 ** -20  # |G / 2 - GELU(v)|, absolute
 
 
-def scaled_target(b):
-    """M(b) in double, b >= 0 (b = 0 gives log2(erfc(0)) = 0)"""
-    return np.log2(erfc(b / (float(SIGMA) * math.sqrt(2)))) + b * b
-
-
-def gelu_scaled_kernel(u, coef, ex2_model=None):
-    """kernels/gelu.cuh gelu_scaled, operation by operation in float32: G(u) = 2 SIGMA GELU(u / SIGMA)"""
-    u = np.asarray(u, f32)
-    b = np.where(np.isnan(u), SCALED_CLAMP, np.minimum(np.abs(u), SCALED_CLAMP)).astype(f32)
-    M = np.full_like(b, coef[-1])
+def gelu_x2_kernel(v, coef, ex2_model=None):
+    """kernels/gelu.cuh gelu_x2, operation by operation in float32: 2 GELU(v)"""
+    v = np.asarray(v, f32)
+    b = np.where(np.isnan(v), X2_CLAMP, np.minimum(np.abs(v), X2_CLAMP)).astype(f32)
+    N = np.full_like(b, coef[-1])
     for ck in coef[-2::-1]:
-        M = fma32(M, b, ck)
+        N = fma32(N, b, ck)
     with np.errstate(invalid="ignore", over="ignore"):
-        E = ex2_approx_ftz(fma32(-u, u, M), ex2_model)
-        return fma32(-b, E, (u + np.abs(u)).astype(f32))
+        return fma32(-b, ex2_approx_ftz(N, ex2_model), (v + np.abs(v)).astype(f32))
 
 
-def scaled_error(u, coef, ex2_model=None):
-    """|G(u) / (2 SIGMA) - GELU(u / SIGMA)| in double, finite u"""
-    got = gelu_scaled_kernel(u, coef, ex2_model).astype(f64) / (2 * float(SIGMA))
-    return np.abs(got - gelu_reference_of_double(np.asarray(u, f32).astype(f64) / float(SIGMA)))
+def x2_error(v, coef, ex2_model=None):
+    """|G(v) / 2 - GELU(v)| in double, finite v"""
+    return np.abs(gelu_x2_kernel(v, coef, ex2_model).astype(f64) / 2 - gelu_reference(v))
 
 
-def gelu_reference_of_double(v):
-    return 0.5 * v * erfc(-v * math.sqrt(0.5))
-
-
-def cmd_fit_scaled(_args):
-    """gelu_scaled: M as a degree-SCALED_DEGREE polynomial in b, weighted minimax of the GELU's absolute error
-    ln2 q |dM| (linear programming on a dense grid, Chebyshev basis), the coefficients then rounded to float
-    one at a time from the lowest (both neighbours, refitting the higher ones, a beam of 3) and polished by
-    +-1, +-2 ulp steps on the error of the emulated fp32 evaluation."""
-    hi = float(SCALED_CLAMP)
+def cmd_fit_x2(_args):
+    """gelu_x2: N as a degree-X2_DEGREE polynomial in b, weighted minimax of the GELU's absolute error
+    ln2 q |dN| (linear programming on a dense grid, Chebyshev basis); the coefficients are then rounded to
+    float one at a time from the lowest (both neighbours, refitting the higher ones, a beam of 3) and
+    polished by +-1, +-2 ulp steps, all on the error of the emulated fp32 evaluation."""
+    hi = float(X2_CLAMP)
     b = np.sort(np.r_[np.linspace(0, hi, 6000), hi / 2 + hi / 2 * np.cos(np.pi * (np.arange(2000) + 0.5) / 2000)])
-    F = scaled_target(b)
-    W = math.log(2) * q_exact(b / float(SIGMA))
-    W[0] = 1e-9
+    F = np.log2(erfc(b / math.sqrt(2)))
+    W = np.maximum(math.log(2) * q_exact(b), 1e-12)
 
     def fit_rest(fixed):
         j0 = len(fixed)
         g = F - sum(fixed[j] * b ** j for j in range(j0))
-        n = SCALED_DEGREE - j0
+        n = X2_DEGREE - j0
         basis = np.polynomial.chebyshev.chebvander(2 * b / hi - 1, n) * ((b / hi) ** j0)[:, None]
         c, e = lp_minimax(basis * W[:, None], g * W)
         poly = np.polynomial.Polynomial(np.polynomial.chebyshev.cheb2poly(c))(np.polynomial.Polynomial([-1, 2 / hi]))
@@ -373,19 +360,19 @@ def cmd_fit_scaled(_args):
         return coef, e
 
     start, e_real = fit_rest([])
-    u_check = np.r_[np.linspace(-hi * 1.3, hi * 1.3, 200001), np.linspace(-1, 1, 20001)].astype(f32)
+    v_check = np.r_[np.linspace(-hi * 1.3, hi * 1.3, 200001), np.linspace(-1, 1, 20001)].astype(f32)
 
     def emulated(coef):
-        return float(scaled_error(u_check, np.array(coef, dtype=f32)).max())
+        return float(x2_error(v_check, np.array(coef, dtype=f32)).max())
 
     states = [(e_real, start)]
-    for j in range(SCALED_DEGREE + 1):
+    for j in range(X2_DEGREE + 1):
         new = []
         for _, coef in states:
             r = f32(coef[j])
             for cand in {float(r), float(np.nextafter(r, f32(np.inf if r < coef[j] else -np.inf)))}:
                 fixed = [float(c) for c in coef[:j]] + [cand]
-                sol = fit_rest(fixed)[0] if j < SCALED_DEGREE else fixed
+                sol = fit_rest(fixed)[0] if j < X2_DEGREE else fixed
                 new.append((emulated(sol), sol))
         states = sorted(new, key=lambda s: s[0])[:3]
     best_e, coef = states[0]
@@ -393,7 +380,7 @@ def cmd_fit_scaled(_args):
     improved = True
     while improved:
         improved = False
-        for j in range(SCALED_DEGREE + 1):
+        for j in range(X2_DEGREE + 1):
             for steps in (-2, -1, 1, 2):
                 trial = coef.copy()
                 for _ in range(abs(steps)):
@@ -401,13 +388,15 @@ def cmd_fit_scaled(_args):
                 e = emulated(trial)
                 if e < best_e:
                     best_e, coef, improved = e, trial, True
-    print("/* generated by scripts/fit_gelu.py fit-scaled */")
-    print("/* GELU_SCALED: max |GELU error| %.3g with real coefficients, %.3g emulated in fp32 (%.3f of 2^-20) */"
-          % (e_real, best_e, best_e / SCALED_BOUND))
-    print("#define GELU_SIGMA %s /* %.9g: sqrt(log2(e) / 2) */" % (cuda_literal(SIGMA), float(SIGMA)))
-    print("#define GELU_SCALED_CLAMP %s /* %.9g: 5.5 sigma */" % (cuda_literal(SCALED_CLAMP), float(SCALED_CLAMP)))
+    stress = max(float(x2_error(v_check, coef, (k, a, sgn)).max()) for k, a in (("ulp", 2), ("rel", 2 ** -22.5))
+                 for sgn in (1, -1))
+    print("/* generated by scripts/fit_gelu.py fit-x2 */")
+    print("/* GELU_X2: max |GELU error| %.3g with real coefficients; emulated in fp32 %.3g (%.3f of 2^-20) with a "
+          "correctly rounded ex2, %.3g (%.3f) with ex2 2 ulp off; q(A) = %.3g */"
+          % (e_real, best_e, best_e / X2_BOUND, stress, stress / X2_BOUND, q_exact(hi)))
+    print("#define GELU_X2_CLAMP %s /* %.9g */" % (cuda_literal(X2_CLAMP), float(X2_CLAMP)))
     for j, c in enumerate(coef):
-        print("#define GELU_SCALED_M%d %s /* %.9g */" % (j, cuda_literal(c), float(c)))
+        print("#define GELU_X2_N%d %s /* %.9g */" % (j, cuda_literal(c), float(c)))
     return 0
 
 
@@ -501,10 +490,11 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("fit", help="derive the constants, print them as CUDA #defines")
     sub.add_parser("fit-tf32", help="derive gelu_tf32's constants (degree 4, absolute error)")
+    sub.add_parser("fit-x2", help="derive gelu_x2's constants (exponential form, degree 5, absolute error)")
     chk = sub.add_parser("check", help="emulate kernels/gelu.cuh in fp32 and print the worst errors")
     chk.add_argument("--full", action="store_true", help="every float at the binade tops, every 7th elsewhere (~15 min)")
     args = ap.parse_args()
-    return {"fit": cmd_fit, "fit-tf32": cmd_fit_tf32, "check": cmd_check}[args.cmd](args)
+    return {"fit": cmd_fit, "fit-tf32": cmd_fit_tf32, "fit-x2": cmd_fit_x2, "check": cmd_check}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -4,8 +4,8 @@
  * NaN -> NaN, +inf -> +inf, -inf -> NaN (what 0.5 v (1 + erf(v / sqrt 2)) gives). The plain
  * libdevice form gelu_erff is measured the same way and reported (it misses the bound slightly,
  * which is why gelu_fast exists), without failing the test. gelu_tf32 (the TF32 kernels' GELU) must
- * stay within 2^-20 absolute over all finite floats, with the same special values; so must gelu_scaled
- * (tf32-v5's GELU, G(u) = 2 sigma GELU(u / sigma)) after its division by 2 sigma.
+ * stay within 2^-20 absolute over all finite floats, with the same special values; so must gelu_x2
+ * (tf32-v5's GELU, twice the GELU) after halving, and v > FLT_MAX / 2 must give +inf (v + |v| overflows).
  */
 #include <math.h>
 
@@ -57,17 +57,17 @@ int main(void)
     gelu_sweep_result g;
     e = gelu_exhaustive(3, &g);
     if (e != cudaSuccess) {
-        TEST_FAIL("gelu_scaled exhaustive", "%s", cudaGetErrorString(e));
+        TEST_FAIL("gelu_x2 exhaustive", "%s", cudaGetErrorString(e));
         return test_exit_code();
     }
-    printf("# gelu_scaled: worst absolute error %.3g (%.3f of 2^-20) at u = %.9g; %u special-value mismatches\n",
+    printf("# gelu_x2: worst absolute error %.3g (%.3f of 2^-20) at v = %.9g; %u special-value mismatches\n",
            g.worst_ratio * 0x1p-20, g.worst_ratio, g.worst_ratio_input, g.special_mismatches);
-    TEST_EXPECT("gelu_scaled exhaustive: <= 2^-20 absolute over all finite floats", g.worst_ratio <= 1.0f,
-                "worst error %.3f x 2^-20 at u = %.9g", g.worst_ratio, g.worst_ratio_input);
-    TEST_EXPECT("gelu_scaled exhaustive: NaN, infinities and overflow", g.special_mismatches == 0, "%u mismatches",
+    TEST_EXPECT("gelu_x2 exhaustive: <= 2^-20 absolute over all finite floats", g.worst_ratio <= 1.0f,
+                "worst error %.3f x 2^-20 at v = %.9g", g.worst_ratio, g.worst_ratio_input);
+    TEST_EXPECT("gelu_x2 exhaustive: NaN, infinities and overflow", g.special_mismatches == 0, "%u mismatches",
                 g.special_mismatches);
     e = gelu_evaluate(3, in, out, 6);
-    TEST_EXPECT("gelu_scaled special values", e == cudaSuccess && isnan(out[0]) && out[1] == INFINITY && isnan(out[2]) &&
+    TEST_EXPECT("gelu_x2 special values", e == cudaSuccess && isnan(out[0]) && out[1] == INFINITY && isnan(out[2]) &&
                                                   out[3] == 0.0f && out[4] == 0.0f && out[5] == INFINITY,
                 "got %g %g %g %g %g %g", out[0], out[1], out[2], out[3], out[4], out[5]);
 

@@ -38,6 +38,8 @@
  * other problem or GPU runs the previous version of the same precision (tf32-v3, 3xtf32-v2), so each
  * version runs any shape. Tested by tests/gpu_tensorcore.c.
  */
+#include <cuda.h> /* CUtensorMap (a type only: the encoder comes through cudaGetDriverEntryPointByVersion) */
+#include <cudaTypedefs.h>
 #include <stdint.h>
 #include <type_traits>
 #include <utility>
@@ -76,9 +78,10 @@ constexpr int kTapFloats = 2 * kN * 4; /* 2 KiB: also the size of the bias wgmma
 template <int P> constexpr int kWeightFloats = kTaps * kTapFloats * (P == kTf32 ? 1 : 2);
 constexpr int kRedDoubles = 4 * 4 * 16 + kN; /* [warp][tig][16 sums], then the image's 64 channel sums */
 
-template <int P, int R> constexpr size_t smem_bytes()
+/* kTma: one 8-byte mbarrier after the doubles, and up to 128 bytes to align the raw tile (TMA's destination) */
+template <int P, int R, bool kTma> constexpr size_t smem_bytes()
 {
-    return sizeof(double) * kRedDoubles +
+    return sizeof(double) * kRedDoubles + (kTma ? 8 + 128 : 0) +
            sizeof(float) * (kRawFloats<R> + 2 * kTileFloats<P, R> + kWeightFloats<P> + 2 * kTapFloats);
 }
 
@@ -111,6 +114,39 @@ template <int kPending> __device__ __forceinline__ void wgmma_wait()
 
 /* Orders this thread's generic-proxy shared-memory writes before later async-proxy (wgmma) reads. */
 __device__ __forceinline__ void fence_proxy_async() { SM90A_ASM("fence.proxy.async.shared::cta;" ::: "memory"); }
+
+/* ---- TMA primitives (PTX ISA, "cp.async.bulk.tensor", "mbarrier") ---- */
+
+__device__ __forceinline__ void mbarrier_init(uint32_t bar)
+{
+    SM90A_ASM("mbarrier.init.shared::cta.b64 [%0], 1;\nfence.mbarrier_init.release.cluster;" ::"r"(bar) : "memory");
+}
+
+/* The one arrival of this phase, expecting `bytes` from the copies that complete on it */
+__device__ __forceinline__ void mbarrier_arrive_expect(uint32_t bar, uint32_t bytes)
+{
+    SM90A_ASM("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+
+__device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity)
+{
+    uint32_t done = 0;
+    while (!done)
+        SM90A_ASM("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}"
+                  : "=r"(done)
+                  : "r"(bar), "r"(parity)
+                  : "memory");
+}
+
+/* The box of the tensor map at (x, y, 0, n) into shared memory at dst (128-byte aligned), completing on bar;
+ * the parts outside the tensor arrive as zeros */
+__device__ __forceinline__ void tma_load_4d(uint32_t dst, const CUtensorMap *map, int x, int y, int n, uint32_t bar)
+{
+    SM90A_ASM("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], "
+              "[%6];" ::"r"(dst),
+              "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(0), "r"(n), "r"(bar)
+              : "memory");
+}
 
 /* Ties the accumulators to this point, so their reads after a wgmma_wait stay after it. */
 __device__ __forceinline__ void hold(float (&d)[32])
@@ -189,6 +225,40 @@ template <int P, int R> __device__ __forceinline__ void convert_tile(const float
     }
 }
 
+/* convert_tile in 4 x 4 blocks: task = (half, row, 4 columns): four 16-byte loads (one a channel), four
+ * 16-byte stores (one a pixel), a third of convert_tile's shared-memory instructions. */
+template <int P, int R> __device__ __forceinline__ void convert_tile_4x4(const float *raw, float *tile)
+{
+    constexpr int kQuads = kPitch / 4, kPlaneQuads = (R + 2) * kQuads, kTasks = 2 * kPlaneQuads;
+    const float4 *raw4 = reinterpret_cast<const float4 *>(raw);
+    uint4 *tile4 = reinterpret_cast<uint4 *>(tile);
+    for (int task = threadIdx.x; task < kTasks; task += kThreads) {
+        const int half = task / kPlaneQuads, quad = task % kPlaneQuads; /* quad = row * kQuads + column / 4 */
+        float4 c[4];                                                    /* channels 4 half .. 4 half + 3 */
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+            c[k] = raw4[(4 * half + k) * kPlaneQuads + quad];
+        const float px[4][4] = {{c[0].x, c[1].x, c[2].x, c[3].x}, {c[0].y, c[1].y, c[2].y, c[3].y},
+                                {c[0].z, c[1].z, c[2].z, c[3].z}, {c[0].w, c[1].w, c[2].w, c[3].w}};
+        uint4 *dst = tile4 + half * (kHalfFloats<R> / 4) + 4 * quad; /* pixel 4 quad + j */
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            if constexpr (P == kTf32) {
+                dst[j] = make_uint4(tf32_round(px[j][0]), tf32_round(px[j][1]), tf32_round(px[j][2]),
+                                    tf32_round(px[j][3]));
+            } else {
+                uint4 big, small;
+                split_tf32(px[j][0], big.x, small.x);
+                split_tf32(px[j][1], big.y, small.y);
+                split_tf32(px[j][2], big.z, small.z);
+                split_tf32(px[j][3], big.w, small.w);
+                dst[j] = big;
+                dst[j + 2 * kHalfFloats<R> / 4] = small;
+            }
+        }
+    }
+}
+
 /* Where a tile is: its first output row and column, and its column tile index. Tiles of one image are
  * visited in order, so the next one is a step, not a division. */
 struct TileAt {
@@ -248,12 +318,40 @@ __device__ __forceinline__ void copy_tile(const float *x, const cgp_problem &p, 
     cp_async_commit();
 }
 
-/* The copied tile into the operand tile: after it, wgmma may read the tile. Every thread calls it. */
-template <int P, int R> __device__ __forceinline__ void land_tile(const float *raw, float *tile)
+/* copy_tile by TMA: thread 0 starts one 4D box copy (8 channels x R + 2 rows x kPitch columns), which
+ * lands on the mbarrier bar; the hardware writes the zeros outside the image. */
+template <int R>
+__device__ __forceinline__ void tma_tile(const CUtensorMap *map, const cgp_problem &p, int64_t n, TileAt at,
+                                         uint32_t raw_addr, uint32_t bar)
 {
-    cp_async_wait<0>();
+    if (threadIdx.x == 0) {
+        mbarrier_arrive_expect(bar, kRawFloats<R> * 4);
+        tma_load_4d(raw_addr, map, (int)(at.ox0 - p.pad), (int)(at.oy0 - p.pad), (int)n, bar);
+    }
+}
+
+/* How a block stages its tiles: by TMA (tensor map and mbarrier, with the parity of the next phase), or
+ * by cp.async (copy_tile) */
+struct TileSource {
+    const CUtensorMap *map;
+    uint32_t bar, parity;
+};
+
+/* The copied tile into the operand tile: after it, wgmma may read the tile. Every thread calls it. */
+template <int P, int R, bool kTma, bool kConvert4x4>
+__device__ __forceinline__ void land_tile(const float *raw, float *tile, TileSource &src)
+{
+    if constexpr (kTma) {
+        mbarrier_wait(src.bar, src.parity);
+        src.parity ^= 1;
+    } else {
+        cp_async_wait<0>();
+    }
     __syncthreads(); /* the raw tile is complete, and no wgmma still reads this operand tile (WgConfig) */
-    convert_tile<P, R>(raw, tile);
+    if constexpr (kConvert4x4)
+        convert_tile_4x4<P, R>(raw, tile);
+    else
+        convert_tile<P, R>(raw, tile);
     fence_proxy_async();
     __syncthreads();
 }
@@ -332,24 +430,11 @@ __device__ __forceinline__ void epilogue_row(const float (&acc)[32], RowMask m, 
 
 /* ---- an image's run of tiles in one block ---- */
 
-/* The float sums into the image's double sums. kShared false: into this thread's dsum. kShared true (32
- * registers fewer): the 8 lanes of one tig add theirs by shuffles (fixed pattern) and lanes 0-3 add the
- * result into the warp's doubles in shared memory, warp_sums[(warp * 4 + tig) * 16 + i]. */
-template <bool kShared>
-__device__ __forceinline__ void flush_sums(float (&sum)[16], double (&dsum)[16], double *warp_sums)
+__device__ __forceinline__ void flush_sums(float (&sum)[16], double (&dsum)[16])
 {
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 #pragma unroll
     for (int i = 0; i < 16; ++i) {
-        if constexpr (kShared) {
-            float v = sum[i];
-            for (int mask = 4; mask < 32; mask *= 2)
-                v += __shfl_xor_sync(0xffffffffu, v, mask);
-            if (lane < 4)
-                warp_sums[(warp * 4 + lane) * 16 + i] += (double)v;
-        } else {
-            dsum[i] += (double)sum[i];
-        }
+        dsum[i] += (double)sum[i];
         sum[i] = 0.0f;
     }
 }
@@ -363,19 +448,26 @@ __device__ __forceinline__ bool each_set(Step &step, std::integer_sequence<int, 
 
 /* The rows of tiles [t0, t1) of image n, pipelined kSets - 1 rows deep; the sums go into dsum. Every
  * thread calls it with the same arguments. */
-template <int P, int R, int S, int kSets, bool kX2, bool kSharedSums>
+template <class C, int S, bool kTma>
 __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, const PersistentSchedule &g, int64_t n,
                                           int64_t t0, int64_t t1, float *raw, float *tiles, const RowDescs &rd,
-                                          double (&dsum)[16], double *warp_sums)
+                                          TileSource &src, double (&dsum)[16])
 {
-    constexpr bool kMma = (S & CGP_STAGE_MMA) != 0, kGelu = (S & CGP_STAGE_EPILOGUE) != 0;
+    constexpr int P = C::precision, R = C::rows, kSets = C::sets;
+    constexpr bool kMma = (S & CGP_STAGE_MMA) != 0, kGelu = (S & CGP_STAGE_EPILOGUE) != 0, kX2 = C::x2;
     constexpr int kFlushRows = 8; /* rows between flushes of the float sums into doubles */
     const uint32_t tiles_addr = shared_address(tiles);
     const int64_t rows = (t1 - t0) * R;
     int64_t k = 0;                      /* the next row to issue */
     TileAt at = tile_at(g, t0, R);      /* the tile of row k */
     TileAt next = next_tile(g, at, R);  /* the tile after it */
-    copy_tile<R>(x, p, n, at, raw);
+    auto start_copy = [&](TileAt t) {
+        if constexpr (kTma)
+            tma_tile<R>(src.map, p, n, t, shared_address(raw), src.bar);
+        else
+            copy_tile<R>(x, p, n, t, raw);
+    };
+    start_copy(at);
 
     float sum[16] = {};
     int since_flush = 0;
@@ -389,9 +481,9 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
                 at = next;
                 next = next_tile(g, next, R);
             }
-            land_tile<P, R>(raw, tiles + (tile & 1) * kTileFloats<P, R>);
+            land_tile<P, R, kTma, C::convert_4x4>(raw, tiles + (tile & 1) * kTileFloats<P, R>, src);
             if (t0 + tile + 1 < t1)
-                copy_tile<R>(x, p, n, next, raw);
+                start_copy(next);
         }
         issue_row<P, R, kMma>(acc, tiles_addr + (uint32_t)(tile & 1) * (uint32_t)(kTileFloats<P, R> * 4), r, rd);
         m = row_mask(p, at, r, kX2 ? 0.5f : 1.0f);
@@ -401,7 +493,7 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
         hold(acc);
         epilogue_row<P, kGelu, kX2>(acc, m, sum);
         if (++since_flush == kFlushRows) {
-            flush_sums<kSharedSums>(sum, dsum, warp_sums);
+            flush_sums(sum, dsum);
             since_flush = 0;
         }
     };
@@ -436,26 +528,22 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
     };
     while (each_set(step, std::make_integer_sequence<int, kSets>{})) { /* kSets rows an iteration: no copies */
     }
-    flush_sums<kSharedSums>(sum, dsum, warp_sums);
+    flush_sums(sum, dsum);
 }
 
 /* The block's sums for image n: lanes of one tig hold the same 16 channels; they are added by shuffles
- * (fixed pattern), then the 4 warps in order, into image_sums[0, 64). kShared: flush_sums did the first
- * step into warp_sums, which this zeroes for the next image. Every thread calls it. */
-template <bool kShared>
+ * (fixed pattern), then the 4 warps in order, into image_sums[0, 64). Every thread calls it. */
 __device__ __forceinline__ void block_image_sums(double (&dsum)[16], double *warp_sums, double *image_sums)
 {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    if constexpr (!kShared) {
+#pragma unroll
+    for (int i = 0; i < 16; ++i)
+        for (int mask = 4; mask < 32; mask *= 2)
+            dsum[i] += __shfl_xor_sync(0xffffffffu, dsum[i], mask);
+    if (lane < 4)
 #pragma unroll
         for (int i = 0; i < 16; ++i)
-            for (int mask = 4; mask < 32; mask *= 2)
-                dsum[i] += __shfl_xor_sync(0xffffffffu, dsum[i], mask);
-        if (lane < 4)
-#pragma unroll
-            for (int i = 0; i < 16; ++i)
-                warp_sums[(warp * 4 + lane) * 16 + i] = dsum[i];
-    }
+            warp_sums[(warp * 4 + lane) * 16 + i] = dsum[i];
     __syncthreads();
     if (threadIdx.x < kN) { /* channel c = 8 j + 2 tig + e: sum 2 j + e of tig */
         const int c = threadIdx.x, tig = c % 8 / 2, i = c / 8 * 2 + c % 2;
@@ -465,40 +553,44 @@ __device__ __forceinline__ void block_image_sums(double (&dsum)[16], double *war
         image_sums[c] = total;
     }
     __syncthreads();
-    if (kShared && lane < 4)
-        for (int i = 0; i < 16; ++i)
-            warp_sums[(warp * 4 + lane) * 16 + i] = 0.0;
 }
 
 /* One version: precision, output rows per tile, blocks per SM (registers <= 65536 / (128 blocks)),
- * accumulator sets (rows in flight + 1), whether the GELU is gelu_x2, whether the image sums are in shared
- * memory (flush_sums) */
-template <int P, int R, int kBlocksPerSm, int kSets, bool kX2 = false, bool kSharedSums = false> struct WgConfig {
+ * accumulator sets (rows in flight + 1), whether the GELU is gelu_x2, whether tiles come by TMA where the
+ * problem allows it (tma_possible) and are converted in 4 x 4 blocks */
+template <int P, int R, int kBlocksPerSm, int kSets, bool kX2 = false, bool kTma = false, bool kConvert4x4 = false>
+struct WgConfig {
     static constexpr int precision = P, rows = R, blocks_per_sm = kBlocksPerSm, sets = kSets;
-    static constexpr bool x2 = kX2, shared_sums = kSharedSums;
+    static constexpr bool x2 = kX2, tma = kTma, convert_4x4 = kConvert4x4;
     static_assert((R & (R - 1)) == 0 && R >= kSets - 1 && kSets >= 2,
                   "R a power of 2 (cheap row arithmetic); landing a tile needs the tile two before it done: R >= "
                   "the rows in flight");
 };
 
-/* C: a WgConfig; S: the stages run (CGP_STAGE_ALL but in the stage split) */
-template <class C, int S>
+/* C: a WgConfig; S: the stages run (CGP_STAGE_ALL but in the stage split); kTma: tiles by TMA through map
+ * (else by cp.async; map unused) */
+template <class C, int S, bool kTma>
 __global__ void __launch_bounds__(kThreads, C::blocks_per_sm)
     wgmma_conv_gelu_mean(const float *x, const float *w, const float *b, const cgp_problem p,
-                         const PersistentSchedule g, const ReduceArgs red)
+                         const PersistentSchedule g, const ReduceArgs red, const __grid_constant__ CUtensorMap map)
 {
     constexpr int P = C::precision, R = C::rows;
     double *warp_sums = reinterpret_cast<double *>(dynamic_smem());
     double *image_sums = warp_sums + 4 * 4 * 16;
     float *raw = reinterpret_cast<float *>(warp_sums + kRedDoubles);
+    TileSource src{&map, 0, 0};
+    if constexpr (kTma) { /* the mbarrier after the doubles, the raw tile 128-byte aligned after it */
+        src.bar = shared_address(warp_sums + kRedDoubles);
+        raw = reinterpret_cast<float *>(warp_sums + kRedDoubles + 1);
+        raw += (128 - shared_address(raw) % 128) % 128 / 4;
+        if (threadIdx.x == 0)
+            mbarrier_init(src.bar);
+    }
     float *tiles = raw + kRawFloats<R>;
     float *wsm = tiles + 2 * kTileFloats<P, R>;
     float *bias_b = wsm + kWeightFloats<P>;
     float *ones_a = bias_b + kTapFloats;
     stage_operands<P>(w, b, p.cout, wsm, bias_b, ones_a);
-    if (C::shared_sums && threadIdx.x % 32 < 4) /* this lane's warp_sums slots (flush_sums) */
-        for (int i = 0; i < 16; ++i)
-            warp_sums[(threadIdx.x / 32 * 4 + threadIdx.x % 32) * 16 + i] = 0.0;
     fence_proxy_async();
     __syncthreads();
     constexpr uint32_t kHalfBytes = kTapFloats * 4 / 2; /* B and the ones: the next 4 K are 64 rows further */
@@ -511,8 +603,8 @@ __global__ void __launch_bounds__(kThreads, C::blocks_per_sm)
         const int64_t n = t0 / g.tiles_per_image;
         const int64_t t1 = min(tile_end, (n + 1) * g.tiles_per_image);
         double dsum[16] = {};
-        run_image<P, R, S, C::sets, C::x2, C::shared_sums>(x, p, g, n, t0, t1, raw, tiles, rd, dsum, warp_sums);
-        block_image_sums<C::shared_sums>(dsum, warp_sums, image_sums);
+        run_image<C, S, kTma>(x, p, g, n, t0, t1, raw, tiles, rd, src, dsum);
+        block_image_sums(dsum, warp_sums, image_sums);
         publish_image_sums(red, n, 0, (int)p.cout, image_sums, persistent_image_slots(g, n));
         t0 = t1;
     }
@@ -536,7 +628,7 @@ template <class C> const char *wgmma_path_unsupported(const cgp_problem *p, cons
         return "the wgmma path needs Cin = 8 and Cout <= 64";
     if (p->h * p->w > INT32_MAX / kCin)
         return "the wgmma path needs Cin x H x W < 2^31 (32-bit offsets within an image)";
-    if (smem_bytes<C::precision, C::rows>() > d->smem_per_block_optin)
+    if (smem_bytes<C::precision, C::rows, C::tma>() > d->smem_per_block_optin)
         return "the wgmma path needs more shared memory per block than this GPU allows";
     return NULL;
 }
@@ -558,10 +650,44 @@ template <class C> size_t wg_workspace_bytes(const cgp_problem *p, const cgp_dev
     return persistent_workspace_bytes(p, wgmma_schedule<C>(p, d));
 }
 
-template <class C, int S> cudaError_t launch_stages(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
+/* cuTensorMapEncodeTiled from the driver, once; NULL where the driver has none */
+PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder()
 {
-    constexpr size_t smem = smem_bytes<C::precision, C::rows>();
-    const void *kernel = reinterpret_cast<const void *>(&wgmma_conv_gelu_mean<C, S>);
+    static PFN_cuTensorMapEncodeTiled_v12000 encode = NULL;
+    static bool looked = false;
+    if (!looked) {
+        void *fn = NULL;
+        cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) ==
+                cudaSuccess &&
+            found == cudaDriverEntryPointSuccess)
+            encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+        looked = true;
+    }
+    return encode;
+}
+
+/* The tensor map of x for tma_tile: dims (W, H, 8, N), box (kPitch, R + 2, 8, 1), zeros outside. False where
+ * TMA cannot read x: rows not a multiple of 16 bytes (W % 4), x not 16-byte aligned, or no encoder. */
+template <int R> bool make_tensor_map(CUtensorMap *map, const cgp_launch_args *a)
+{
+    const cgp_problem &p = a->p;
+    PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
+    if (p.w % 4 != 0 || reinterpret_cast<uintptr_t>(a->x) % 16 != 0 || encode == NULL)
+        return false;
+    const cuuint64_t dims[4] = {(cuuint64_t)p.w, (cuuint64_t)p.h, (cuuint64_t)kCin, (cuuint64_t)p.n};
+    const cuuint64_t strides[3] = {(cuuint64_t)p.w * 4, (cuuint64_t)(p.h * p.w) * 4, (cuuint64_t)(kCin * p.h * p.w) * 4};
+    const cuuint32_t box[4] = {kPitch, R + 2, kCin, 1}, unit[4] = {1, 1, 1, 1};
+    return encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, const_cast<float *>(a->x), dims, strides, box, unit,
+                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+template <class C, int S, bool kTma>
+cudaError_t launch_kernel(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s, const CUtensorMap &map)
+{
+    constexpr size_t smem = smem_bytes<C::precision, C::rows, kTma>();
+    const void *kernel = reinterpret_cast<const void *>(&wgmma_conv_gelu_mean<C, S, kTma>);
     cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (err != cudaSuccess)
         return err;
@@ -569,9 +695,19 @@ template <class C, int S> cudaError_t launch_stages(const cgp_launch_args *a, co
     cgp_problem p = a->p;
     PersistentSchedule g = wgmma_schedule<C>(&a->p, d);
     ReduceArgs red = make_reduce_args(a, a->workspace);
-    void *args[] = {&x, &w, &b, &p, &g, &red};
+    CUtensorMap m = map;
+    void *args[] = {&x, &w, &b, &p, &g, &red, &m};
     /* cudaLaunchKernel reports this launch's status only, not an error the caller left behind */
     return cudaLaunchKernel(kernel, dim3((unsigned)g.blocks), dim3(kThreads), args, smem, s);
+}
+
+/* C::tma: by TMA where the problem allows it, else by cp.async */
+template <class C, int S> cudaError_t launch_stages(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
+{
+    CUtensorMap map = {};
+    if (C::tma && make_tensor_map<C::rows>(&map, a))
+        return launch_kernel<C, S, C::tma>(a, d, s, map);
+    return launch_kernel<C, S, false>(a, d, s, map);
 }
 
 template <class C> cudaError_t wg_launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
@@ -606,7 +742,7 @@ cudaError_t wg_launch_stages(const cgp_launch_args *a, const cgp_device_info *d,
 using Tf32V4 = WgConfig<kTf32, 8, 2, 2>;     /* 88 KiB a block, 251 registers */
 using Tf32x3V3 = WgConfig<kTf32x3, 4, 2, 2>; /* 106 KiB a block, 255 registers, 56 bytes of spills */
 using Tf32V5 = WgConfig<kTf32, 8, 2, 2, true>; /* tf32-v4 with gelu_x2: 88 KiB a block */
-using Tf32V6 = WgConfig<kTf32, 4, 3, 2, true, true>; /* 3 blocks of 62 KiB, sums in shared memory */
+using Tf32V6 = WgConfig<kTf32, 8, 2, 2, true, true, true>; /* tf32-v5, tiles by TMA, 4 x 4 conversion */
 
 } // namespace
 
@@ -641,8 +777,8 @@ extern "C" const cgp_kernel_desc cgp_kernel_tf32_v6 = {
     16,
     "tf32-v6",
     CGP_PRECISION_TF32,
-    "tf32-v5 with 3 blocks per SM (3 warps per scheduler instead of 2): 4-row tiles, 168 registers, the image "
-    "sums in shared memory (Cin = 8, Cout <= 64; other shapes run tf32-v3)",
+    "tf32-v5 with its input tiles loaded by TMA (one 4D box copy a tile, issued by one thread, where W % 4 = 0) "
+    "and converted in 4 x 4 blocks (Cin = 8, Cout <= 64; other shapes run tf32-v3)",
     wg_unsupported<Tf32V6>,
     wg_workspace_bytes<Tf32V6>,
     wg_launch<Tf32V6>,

@@ -20,7 +20,7 @@ static const cgp_kernel_desc *const kernel_table[] = {
     &cgp_kernel_fp32_v3, /*       fully unrolled (large code) */
     &cgp_kernel_fp32_v2, /*       the same with libdevice erff */
     &cgp_kernel_fp32_v1, /*       generic, any shape */
-    &cgp_kernel_tf32_v6,   /* tf32: tf32-v5 at 3 blocks per SM, 4-row tiles, sums in shared memory */
+    &cgp_kernel_tf32_v6,   /* tf32: tf32-v5 with TMA tile loads (valid padding, W % 4 = 0), 4x4 conversion */
     &cgp_kernel_tf32_v5,   /*       tf32-v4 with gelu_x2 (exponential form, one MUFU) */
     &cgp_kernel_tf32_v4,   /*       wgmma (sm_90a), one row's epilogue while the next row's MMAs run */
     &cgp_kernel_tf32_v3,   /*       2-row warp tiles, one tile's epilogue inside the next one's MMAs */

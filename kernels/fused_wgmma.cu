@@ -668,12 +668,14 @@ PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder()
 }
 
 /* The tensor map of x for tma_tile: dims (W, H, 8, N), box (kPitch, R + 2, 8, 1), zeros outside. False where
- * TMA cannot read x: rows not a multiple of 16 bytes (W % 4), x not 16-byte aligned, or no encoder. */
+ * TMA cannot read x: rows not a multiple of 16 bytes (W % 4), x not 16-byte aligned, padding 1 (a box must
+ * start at a column that is a multiple of 4: on the H200 a box at column -1 or 1 is an illegal instruction,
+ * while -4, 0 and row -1 work), or no encoder. */
 template <int R> bool make_tensor_map(CUtensorMap *map, const cgp_launch_args *a)
 {
     const cgp_problem &p = a->p;
     PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
-    if (p.w % 4 != 0 || reinterpret_cast<uintptr_t>(a->x) % 16 != 0 || encode == NULL)
+    if (p.w % 4 != 0 || p.pad != 0 || reinterpret_cast<uintptr_t>(a->x) % 16 != 0 || encode == NULL)
         return false;
     const cuuint64_t dims[4] = {(cuuint64_t)p.w, (cuuint64_t)p.h, (cuuint64_t)kCin, (cuuint64_t)p.n};
     const cuuint64_t strides[3] = {(cuuint64_t)p.w * 4, (cuuint64_t)(p.h * p.w) * 4, (cuuint64_t)(kCin * p.h * p.w) * 4};

@@ -471,12 +471,19 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
 
     float sum[16] = {};
     int since_flush = 0;
+    /* Row k goes into set k % kSets. Where kSets divides R, only set 0 takes a tile's first row, and where it
+     * divides kFlushRows, only the last set's epilogue flushes: the code for the others is left out (smaller
+     * loop, fewer instruction-cache misses). `set` is a std::integral_constant, -1 for any set. */
+    auto may_land = [](auto set) { return decltype(set)::value <= 0 || R % kSets != 0; };
+    auto may_flush = [](auto set) {
+        return decltype(set)::value < 0 || kFlushRows % kSets != 0 || decltype(set)::value == kSets - 1;
+    };
     /* row k into acc, its masks into m; its tile lands first when it is the tile's first row, and then
      * the copy of the tile after it starts */
-    auto issue = [&](float(&acc)[32], RowMask &m) {
+    auto issue = [&](float(&acc)[32], RowMask &m, auto set) {
         const int64_t tile = k / R;
         const int r = (int)(k % R);
-        if (r == 0) {
+        if (may_land(set) && r == 0) {
             if (tile > 0) {
                 at = next;
                 next = next_tile(g, next, R);
@@ -489,10 +496,11 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
         m = row_mask(p, at, r, kX2 ? 0.5f : 1.0f);
         ++k;
     };
-    auto epilogue = [&](float(&acc)[32], RowMask m) {
+    auto epilogue = [&](float(&acc)[32], RowMask m, auto set) {
         hold(acc);
         epilogue_row<P, kGelu, kX2>(acc, m, sum);
-        if (++since_flush == kFlushRows) {
+        ++since_flush;
+        if (may_flush(set) && since_flush == kFlushRows) {
             flush_sums(sum, dsum);
             since_flush = 0;
         }
@@ -502,18 +510,20 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
     float acc[kSets][32] = {};
     RowMask m[kSets];
     int64_t retired = 0; /* rows through the epilogue */
-#pragma unroll
-    for (int set = 0; set < kSets - 1; ++set) /* rows >= R >= kSets - 1 (WgConfig) */
-        issue(acc[set], m[set]);
+    auto issue_first = [&](auto set) { /* rows >= R >= kSets - 1 (WgConfig) */
+        issue(acc[decltype(set)::value], m[decltype(set)::value], set);
+        return true;
+    };
+    each_set(issue_first, std::make_integer_sequence<int, kSets - 1>{});
     /* retires the row in `set` (a std::integral_constant) after issuing the next row into the set the step
      * before retired; with no row left to issue, waits for all and retires the rest (the sets from `set`
      * on, in order) and returns false. Every exit follows a wait for all: so ptxas keeps the pipeline. */
     auto step = [&](auto set) {
         constexpr int kSet = decltype(set)::value, kFree = (kSet + kSets - 1) % kSets;
         if (k < rows) {
-            issue(acc[kFree], m[kFree]);
+            issue(acc[kFree], m[kFree], std::integral_constant<int, kFree>{});
             wgmma_wait<kSets - 1>(); /* the oldest row, in acc[kSet], is done */
-            epilogue(acc[kSet], m[kSet]);
+            epilogue(acc[kSet], m[kSet], set);
             ++retired;
             return true;
         }
@@ -521,7 +531,7 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
 #pragma unroll
         for (int j = 0; j < kSets - 1; ++j)
             if (retired < rows) {
-                epilogue(acc[(kSet + j) % kSets], m[(kSet + j) % kSets]);
+                epilogue(acc[(kSet + j) % kSets], m[(kSet + j) % kSets], std::integral_constant<int, -1>{});
                 ++retired;
             }
         return false;

@@ -226,18 +226,31 @@ template <int P, int R> __device__ __forceinline__ void convert_tile(const float
 }
 
 /* convert_tile in 4 x 4 blocks: task = (half, row, 4 columns): four 16-byte loads (one a channel), four
- * 16-byte stores (one a pixel), a third of convert_tile's shared-memory instructions. */
+ * 16-byte stores (one a pixel), a third of convert_tile's shared-memory instructions. A thread's loads of
+ * all its tasks go first, so their latencies overlap. */
 template <int P, int R> __device__ __forceinline__ void convert_tile_4x4(const float *raw, float *tile)
 {
     constexpr int kQuads = kPitch / 4, kPlaneQuads = (R + 2) * kQuads, kTasks = 2 * kPlaneQuads;
+    constexpr int kPerThread = (kTasks + kThreads - 1) / kThreads;
     const float4 *raw4 = reinterpret_cast<const float4 *>(raw);
     uint4 *tile4 = reinterpret_cast<uint4 *>(tile);
-    for (int task = threadIdx.x; task < kTasks; task += kThreads) {
+    float4 loaded[kPerThread][4]; /* [task][channel 4 half + k] */
+#pragma unroll
+    for (int j = 0; j < kPerThread; ++j) {
+        const int task = (int)threadIdx.x + j * kThreads;
         const int half = task / kPlaneQuads, quad = task % kPlaneQuads; /* quad = row * kQuads + column / 4 */
-        float4 c[4];                                                    /* channels 4 half .. 4 half + 3 */
 #pragma unroll
         for (int k = 0; k < 4; ++k)
-            c[k] = raw4[(4 * half + k) * kPlaneQuads + quad];
+            if (task < kTasks)
+                loaded[j][k] = raw4[(4 * half + k) * kPlaneQuads + quad];
+    }
+#pragma unroll
+    for (int j = 0; j < kPerThread; ++j) {
+        const int task = (int)threadIdx.x + j * kThreads;
+        if (task >= kTasks)
+            break;
+        const int half = task / kPlaneQuads, quad = task % kPlaneQuads;
+        const float4(&c)[4] = loaded[j];
         const float px[4][4] = {{c[0].x, c[1].x, c[2].x, c[3].x}, {c[0].y, c[1].y, c[2].y, c[3].y},
                                 {c[0].z, c[1].z, c[2].z, c[3].z}, {c[0].w, c[1].w, c[2].w, c[3].w}};
         uint4 *dst = tile4 + half * (kHalfFloats<R> / 4) + 4 * quad; /* pixel 4 quad + j */
@@ -341,13 +354,16 @@ struct TileSource {
 template <int P, int R, bool kTma, bool kConvert4x4>
 __device__ __forceinline__ void land_tile(const float *raw, float *tile, TileSource &src)
 {
+    /* No wgmma still reads this operand tile: every thread's wgmma_wait since the last row of the tile two
+     * before (WgConfig) saw it done. The raw tile is complete: TMA, each thread waits on the mbarrier;
+     * cp.async, each waits for its own copies and the barrier for the others'. */
     if constexpr (kTma) {
         mbarrier_wait(src.bar, src.parity);
         src.parity ^= 1;
     } else {
         cp_async_wait<0>();
+        __syncthreads();
     }
-    __syncthreads(); /* the raw tile is complete, and no wgmma still reads this operand tile (WgConfig) */
     if constexpr (kConvert4x4)
         convert_tile_4x4<P, R>(raw, tile);
     else
@@ -455,7 +471,8 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
 {
     constexpr int P = C::precision, R = C::rows, kSets = C::sets;
     constexpr bool kMma = (S & CGP_STAGE_MMA) != 0, kGelu = (S & CGP_STAGE_EPILOGUE) != 0, kX2 = C::x2;
-    constexpr int kFlushRows = 8; /* rows between flushes of the float sums into doubles */
+    /* rows between flushes of the float sums into doubles: 16 for tf32-v6 (C::tma), 32 sums a thread */
+    constexpr int kFlushRows = C::tma ? 16 : 8;
     const uint32_t tiles_addr = shared_address(tiles);
     const int64_t rows = (t1 - t0) * R;
     int64_t k = 0;                      /* the next row to issue */

@@ -415,16 +415,26 @@ __device__ __forceinline__ void issue_row(float (&acc)[32], uint32_t tile_addr, 
 }
 
 /* The epilogue masks of a row: lo for pixel 16 warp + group, hi for 8 pixels further; 0 outside the output,
- * else `in` (1, or 0.5 to halve gelu_x2). */
+ * else 1 (0.5 to halve gelu_x2). */
 struct RowMask {
     float lo, hi;
 };
 
-__device__ __forceinline__ RowMask row_mask(const cgp_problem &p, TileAt at, int r, float in)
+/* A tile's masks: its first row's (the others' are these or 0), and how many of its rows are in the output */
+struct TileMask {
+    RowMask cols;
+    int rows;
+};
+
+template <int R> __device__ __forceinline__ TileMask tile_mask(const cgp_problem &p, TileAt at, float in)
 {
     const int64_t col = at.ox0 + threadIdx.x / 32 * 16 + threadIdx.x % 32 / 4;
-    const bool row_ok = at.oy0 + r < p.hout;
-    return RowMask{row_ok && col < p.wout ? in : 0.0f, row_ok && col + 8 < p.wout ? in : 0.0f};
+    return TileMask{RowMask{col < p.wout ? in : 0.0f, col + 8 < p.wout ? in : 0.0f}, (int)min(p.hout - at.oy0, (int64_t)R)};
+}
+
+__device__ __forceinline__ RowMask row_mask(const TileMask &t, int r)
+{
+    return r < t.rows ? t.cols : RowMask{0.0f, 0.0f};
 }
 
 /* sum[2 j + e % 2] (channel 8 j + 2 tig + e % 2) += GELU(d[4 j + e]) * mask, in increasing j, e;
@@ -474,10 +484,11 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
     /* rows between flushes of the float sums into doubles: 16 for tf32-v6 (C::tma), 32 sums a thread */
     constexpr int kFlushRows = C::tma ? 16 : 8;
     const uint32_t tiles_addr = shared_address(tiles);
-    const int64_t rows = (t1 - t0) * R;
-    int64_t k = 0;                      /* the next row to issue */
-    TileAt at = tile_at(g, t0, R);      /* the tile of row k */
-    TileAt next = next_tile(g, at, R);  /* the tile after it */
+    const int rows = (int)(t1 - t0) * R; /* 32-bit: wgmma_path_unsupported */
+    int k = 0;                           /* the next row to issue */
+    TileAt at = tile_at(g, t0, R);       /* the tile of row k */
+    TileAt next = next_tile(g, at, R);   /* the tile after it */
+    TileMask mask = tile_mask<R>(p, at, kX2 ? 0.5f : 1.0f);
     auto start_copy = [&](TileAt t) {
         if constexpr (kTma)
             tma_tile<R>(src.map, p, n, t, shared_address(raw), src.bar);
@@ -498,19 +509,19 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
     /* row k into acc, its masks into m; its tile lands first when it is the tile's first row, and then
      * the copy of the tile after it starts */
     auto issue = [&](float(&acc)[32], RowMask &m, auto set) {
-        const int64_t tile = k / R;
-        const int r = (int)(k % R);
+        const int tile = k / R, r = k % R;
         if (may_land(set) && r == 0) {
             if (tile > 0) {
                 at = next;
                 next = next_tile(g, next, R);
+                mask = tile_mask<R>(p, at, kX2 ? 0.5f : 1.0f);
             }
             land_tile<P, R, kTma, C::convert_4x4>(raw, tiles + (tile & 1) * kTileFloats<P, R>, src);
             if (t0 + tile + 1 < t1)
                 start_copy(next);
         }
         issue_row<P, R, kMma>(acc, tiles_addr + (uint32_t)(tile & 1) * (uint32_t)(kTileFloats<P, R> * 4), r, rd);
-        m = row_mask(p, at, r, kX2 ? 0.5f : 1.0f);
+        m = row_mask(mask, r);
         ++k;
     };
     auto epilogue = [&](float(&acc)[32], RowMask m, auto set) {
@@ -526,7 +537,7 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
     /* kSets accumulator sets: kSets - 1 rows in flight on the tensor cores while one is in the epilogue */
     float acc[kSets][32] = {};
     RowMask m[kSets];
-    int64_t retired = 0; /* rows through the epilogue */
+    int retired = 0; /* rows through the epilogue */
     auto issue_first = [&](auto set) { /* rows >= R >= kSets - 1 (WgConfig) */
         issue(acc[decltype(set)::value], m[decltype(set)::value], set);
         return true;

@@ -9,7 +9,8 @@
 extern "C" const cgp_kernel_desc cgp_kernel_fp32_v1, cgp_kernel_fp32_v2, cgp_kernel_fp32_v3, cgp_kernel_fp32_v4,
     cgp_kernel_fp32_v5, cgp_kernel_fp32_v6, cgp_kernel_fp32_v7, cgp_kernel_fp32_v8;
 extern "C" const cgp_kernel_desc cgp_kernel_tf32_v1, cgp_kernel_tf32_v2, cgp_kernel_tf32_v3, cgp_kernel_tf32_v4,
-    cgp_kernel_tf32_v5, cgp_kernel_tf32_v6, cgp_kernel_tf32x3_v1, cgp_kernel_tf32x3_v2, cgp_kernel_tf32x3_v3;
+    cgp_kernel_tf32_v5, cgp_kernel_tf32_v6, cgp_kernel_tf32x3_v1, cgp_kernel_tf32x3_v2, cgp_kernel_tf32x3_v3,
+    cgp_kernel_tf32x3_v4;
 
 static const cgp_kernel_desc *const kernel_table[] = {
     &cgp_kernel_fp32_v8, /* fp32: Winograd F(2x2,3x3), GEMMs and output transform in registers */
@@ -26,7 +27,8 @@ static const cgp_kernel_desc *const kernel_table[] = {
     &cgp_kernel_tf32_v3,   /*       2-row warp tiles, one tile's epilogue inside the next one's MMAs */
     &cgp_kernel_tf32_v1,   /*       mma.sync implicit GEMM, 4-row warp tiles, 8 warps (generic path inside) */
     &cgp_kernel_tf32_v2,   /*       2-row warp tiles, 16 warps */
-    &cgp_kernel_tf32x3_v3, /* 3xtf32: wgmma (sm_90a), as tf32-v4 */
+    &cgp_kernel_tf32x3_v4, /* 3xtf32: 3xtf32-v3 with tf32-v6's TMA staging */
+    &cgp_kernel_tf32x3_v3, /*         wgmma (sm_90a), as tf32-v4 */
     &cgp_kernel_tf32x3_v2, /*         12 warps per block */
     &cgp_kernel_tf32x3_v1, /*         big + small split, three products, 8 warps */
 };

@@ -783,6 +783,7 @@ using Tf32V4 = WgConfig<kTf32, 8, 2, 2>;     /* 88 KiB a block, 251 registers */
 using Tf32x3V3 = WgConfig<kTf32x3, 4, 2, 2>; /* 106 KiB a block, 255 registers, 56 bytes of spills */
 using Tf32V5 = WgConfig<kTf32, 8, 2, 2, true>; /* tf32-v4 with gelu_x2: 88 KiB a block */
 using Tf32V6 = WgConfig<kTf32, 8, 2, 2, true, true, true>; /* tf32-v5, tiles by TMA, 4 x 4 conversion */
+using Tf32x3V4 = WgConfig<kTf32x3, 4, 2, 2, false, true, true>; /* 3xtf32-v3 staged as tf32-v6 */
 
 } // namespace
 
@@ -837,4 +838,17 @@ extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v3 = {
     wg_launch<Tf32x3V3>,
     wg_stages_unsupported<Tf32x3V3>,
     wg_launch_stages<Tf32x3V3>,
+};
+
+extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v4 = {
+    24,
+    "3xtf32-v4",
+    CGP_PRECISION_TF32X3,
+    "3xtf32-v3 with tf32-v6's staging: input tiles by TMA (valid padding, W % 4 = 0), split in 4 x 4 blocks "
+    "(Cin = 8, Cout <= 64; other shapes run 3xtf32-v2)",
+    wg_unsupported<Tf32x3V4>,
+    wg_workspace_bytes<Tf32x3V4>,
+    wg_launch<Tf32x3V4>,
+    wg_stages_unsupported<Tf32x3V4>,
+    wg_launch_stages<Tf32x3V4>,
 };

@@ -1,5 +1,5 @@
 /*
- * fused_wgmma.cu - the Hopper tensor-core fused kernels, tf32-v4 and 3xtf32-v3 (kernel_api.h):
+ * fused_wgmma.cu - the Hopper tensor-core fused kernels, tf32-v4..v6 and 3xtf32-v3..v4 (kernel_api.h):
  *
  *     y[n, c] = mean over (h, w) of GELU(conv3x3(x, w)[n, c, h, w] + b[c])
  *
@@ -27,18 +27,19 @@
  *                  [8 j + 2 tig + e % 2] (group = lane / 4, tig = lane % 4), the mma.sync C layout.
  *                  Two sets: one row in flight on the tensor cores, one in the epilogue.
  *   pipeline       per row k: fence, issue row k's wgmmas into one set, commit; wait until only that group
- *                  is pending (row k - 1 done); GELU of row k - 1 (gelu_tf32 for TF32, gelu_fast for 3xTF32),
- *                  masked outside the output, into 16 float sums. Input tiles are double-buffered: tile
- *                  t + 1 is copied (cp.async) while tile t's rows run, and converted into the other buffer
- *                  when its first row is next.
- *   reduction      the float sums go into per-thread doubles every 8 rows; at each image's end the
+ *                  is pending (row k - 1 done); GELU of row k - 1 (tf32-v4 gelu_tf32, tf32-v5/v6 gelu_x2,
+ *                  3xTF32 gelu_fast), masked outside the output, into 16 float sums. Input tiles are
+ *                  double-buffered: tile t + 1 is copied while tile t's rows run (cp.async; tf32-v6 and
+ *                  3xtf32-v4 on valid padding: one TMA box copy onto an mbarrier), and converted into the
+ *                  other buffer when its first row is next (tf32-v6, 3xtf32-v4: in 4 x 4 blocks).
+ *   reduction      the float sums go into per-thread doubles every 8 rows (16 with TMA); at each image's end the
  *                  8 lanes holding the same channels are added by shuffles, then the 4 warps in a fixed
  *                  order, and publish_image_sums (reduction.cuh) does det or atomic. Deterministic.
  * The wgmma path needs Cin = 8 and Cout <= 64 on an sm_90 GPU with a build for sm_90a (SM=90); every
  * other problem or GPU runs the previous version of the same precision (tf32-v3, 3xtf32-v2), so each
  * version runs any shape. Tested by tests/gpu_tensorcore.c.
  */
-#include <cuda.h> /* CUtensorMap (a type only: the encoder comes through cudaGetDriverEntryPointByVersion) */
+#include <cuda.h> /* CUtensorMap, a type only: the encoder comes through cudaGetDriverEntryPointByVersion */
 #include <cudaTypedefs.h>
 #include <stdint.h>
 #include <type_traits>
@@ -142,8 +143,8 @@ __device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity)
  * the parts outside the tensor arrive as zeros */
 __device__ __forceinline__ void tma_load_4d(uint32_t dst, const CUtensorMap *map, int x, int y, int n, uint32_t bar)
 {
-    SM90A_ASM("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], "
-              "[%6];" ::"r"(dst),
+    SM90A_ASM("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes "
+              "[%0], [%1, {%2, %3, %4, %5}], [%6];" ::"r"(dst),
               "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(0), "r"(n), "r"(bar)
               : "memory");
 }
@@ -429,7 +430,8 @@ struct TileMask {
 template <int R> __device__ __forceinline__ TileMask tile_mask(const cgp_problem &p, TileAt at, float in)
 {
     const int64_t col = at.ox0 + threadIdx.x / 32 * 16 + threadIdx.x % 32 / 4;
-    return TileMask{RowMask{col < p.wout ? in : 0.0f, col + 8 < p.wout ? in : 0.0f}, (int)min(p.hout - at.oy0, (int64_t)R)};
+    const RowMask cols{col < p.wout ? in : 0.0f, col + 8 < p.wout ? in : 0.0f};
+    return TileMask{cols, (int)min(p.hout - at.oy0, (int64_t)R)};
 }
 
 __device__ __forceinline__ RowMask row_mask(const TileMask &t, int r)
@@ -716,7 +718,8 @@ template <int R> bool make_tensor_map(CUtensorMap *map, const cgp_launch_args *a
     if (p.w % 4 != 0 || p.pad != 0 || reinterpret_cast<uintptr_t>(a->x) % 16 != 0 || encode == NULL)
         return false;
     const cuuint64_t dims[4] = {(cuuint64_t)p.w, (cuuint64_t)p.h, (cuuint64_t)kCin, (cuuint64_t)p.n};
-    const cuuint64_t strides[3] = {(cuuint64_t)p.w * 4, (cuuint64_t)(p.h * p.w) * 4, (cuuint64_t)(kCin * p.h * p.w) * 4};
+    const cuuint64_t strides[3] = {(cuuint64_t)p.w * 4, (cuuint64_t)(p.h * p.w) * 4,
+                                   (cuuint64_t)(kCin * p.h * p.w) * 4};
     const cuuint32_t box[4] = {kPitch, R + 2, kCin, 1}, unit[4] = {1, 1, 1, 1};
     return encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, const_cast<float *>(a->x), dims, strides, box, unit,
                   CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,

@@ -199,11 +199,11 @@ def lp_minimax(B, g):
     return res.x[:k], res.x[-1]
 
 
-def fit_top(x, F, W, fixed, hi):
-    """fit the coefficients j0..DEGREE (j0 = len(fixed); the lower ones are fixed); monomials in x"""
+def fit_top(x, F, W, fixed, hi, degree=DEGREE):
+    """fit the coefficients j0..degree (j0 = len(fixed); the lower ones are fixed); monomials in x"""
     j0 = len(fixed)
     g = F - sum(fixed[j] * x ** j for j in range(j0))
-    n = DEGREE - j0
+    n = degree - j0
     basis = np.polynomial.chebyshev.chebvander(2 * x / hi - 1, n) * ((x / hi) ** j0)[:, None]
     c, e = lp_minimax(basis * W[:, None], g * W)
     poly = np.polynomial.Polynomial(np.polynomial.chebyshev.cheb2poly(c))(np.polynomial.Polynomial([-1, 2 / hi]))
@@ -234,33 +234,42 @@ def fit_variant(P, C, k, beam=3):
     W = np.where(x > 1e-12, math.log(2) * q / np.minimum(np.maximum(allowed, 1e-300), 0.5 * np.maximum(q, 1e-300)),
                  2 * math.log(2))  # the limit at a = 0, where the bound is absolute
     start, e_real = fit_top(x, F, W, [], hi)
-    states = [(e_real, start)]
-    for j in range(DEGREE + 1):  # round L_j to float (both neighbours), refit L_j+1.. ; keep the best few
+    coef, best_e = round_to_float(start, e_real, DEGREE, lambda fixed: fit_top(x, F, W, fixed, hi)[0],
+                                  lambda c: weighted_error(x, F, W, c).max(), beam)
+    return coef, e_real, best_e
+
+
+def round_to_float(start, e_start, degree, refit, error, beam=3):
+    """float32 coefficients near the real ones `start`: coefficient j rounded to float (both neighbours),
+    refit(fixed) fitting the higher ones, the `beam` best by error(coef) kept, j = 0..degree; then polished
+    by +-1, +-2 ulp steps while error falls. Returns (coefficients, their error)."""
+    states = [(e_start, start)]
+    for j in range(degree + 1):
         new = []
         for _, coef in states:
             r = f32(coef[j])
             for cand in {float(r), float(np.nextafter(r, f32(np.inf if r < coef[j] else -np.inf)))}:
                 fixed = [float(c) for c in coef[:j]] + [cand]
                 try:
-                    sol = fit_top(x, F, W, fixed, hi)[0] if j < DEGREE else fixed
+                    sol = refit(fixed) if j < degree else fixed
                 except RuntimeError:
                     continue
-                new.append((weighted_error(x, F, W, sol).max(), sol))
+                new.append((error(sol), sol))
         states = sorted(new, key=lambda s: s[0])[:beam]
     best_e, coef = states[0]
     coef = np.array(coef, dtype=f32)
     improved = True
-    while improved:  # polish by +-1, +-2 ulp steps
+    while improved:
         improved = False
-        for j in range(DEGREE + 1):
+        for j in range(degree + 1):
             for steps in (-2, -1, 1, 2):
                 trial = coef.copy()
                 for _ in range(abs(steps)):
                     trial[j] = np.nextafter(trial[j], f32(np.inf) if steps > 0 else f32(-np.inf))
-                e = weighted_error(x, F, W, trial).max()
+                e = error(trial)
                 if e < best_e:
                     best_e, coef, improved = e, trial, True
-    return coef, e_real, best_e
+    return coef, best_e
 
 
 def cuda_literal(x):
@@ -346,48 +355,10 @@ def cmd_fit_x2(_args):
     b = np.sort(np.r_[np.linspace(0, hi, 6000), hi / 2 + hi / 2 * np.cos(np.pi * (np.arange(2000) + 0.5) / 2000)])
     F = np.log2(erfc(b / math.sqrt(2)))
     W = np.maximum(math.log(2) * q_exact(b), 1e-12)
-
-    def fit_rest(fixed):
-        j0 = len(fixed)
-        g = F - sum(fixed[j] * b ** j for j in range(j0))
-        n = X2_DEGREE - j0
-        basis = np.polynomial.chebyshev.chebvander(2 * b / hi - 1, n) * ((b / hi) ** j0)[:, None]
-        c, e = lp_minimax(basis * W[:, None], g * W)
-        poly = np.polynomial.Polynomial(np.polynomial.chebyshev.cheb2poly(c))(np.polynomial.Polynomial([-1, 2 / hi]))
-        coef = list(fixed) + [0.0] * (n + 1)
-        for i, ci in enumerate(poly.coef):
-            coef[j0 + i] += ci / hi ** j0
-        return coef, e
-
-    start, e_real = fit_rest([])
+    start, e_real = fit_top(b, F, W, [], hi, X2_DEGREE)
     v_check = np.r_[np.linspace(-hi * 1.3, hi * 1.3, 200001), np.linspace(-1, 1, 20001)].astype(f32)
-
-    def emulated(coef):
-        return float(x2_error(v_check, np.array(coef, dtype=f32)).max())
-
-    states = [(e_real, start)]
-    for j in range(X2_DEGREE + 1):
-        new = []
-        for _, coef in states:
-            r = f32(coef[j])
-            for cand in {float(r), float(np.nextafter(r, f32(np.inf if r < coef[j] else -np.inf)))}:
-                fixed = [float(c) for c in coef[:j]] + [cand]
-                sol = fit_rest(fixed)[0] if j < X2_DEGREE else fixed
-                new.append((emulated(sol), sol))
-        states = sorted(new, key=lambda s: s[0])[:3]
-    best_e, coef = states[0]
-    coef = np.array(coef, dtype=f32)
-    improved = True
-    while improved:
-        improved = False
-        for j in range(X2_DEGREE + 1):
-            for steps in (-2, -1, 1, 2):
-                trial = coef.copy()
-                for _ in range(abs(steps)):
-                    trial[j] = np.nextafter(trial[j], f32(np.inf) if steps > 0 else f32(-np.inf))
-                e = emulated(trial)
-                if e < best_e:
-                    best_e, coef, improved = e, trial, True
+    coef, best_e = round_to_float(start, e_real, X2_DEGREE, lambda fixed: fit_top(b, F, W, fixed, hi, X2_DEGREE)[0],
+                                  lambda c: float(x2_error(v_check, np.array(c, dtype=f32)).max()))
     stress = max(float(x2_error(v_check, coef, (k, a, sgn)).max()) for k, a in (("ulp", 2), ("rel", 2 ** -22.5))
                  for sgn in (1, -1))
     print("/* generated by scripts/fit_gelu.py fit-x2 */")

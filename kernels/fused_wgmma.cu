@@ -254,20 +254,20 @@ template <int P, int R> __device__ __forceinline__ void convert_tile_4x4(const f
         const float4(&c)[4] = loaded[j];
         const float px[4][4] = {{c[0].x, c[1].x, c[2].x, c[3].x}, {c[0].y, c[1].y, c[2].y, c[3].y},
                                 {c[0].z, c[1].z, c[2].z, c[3].z}, {c[0].w, c[1].w, c[2].w, c[3].w}};
-        uint4 *dst = tile4 + half * (kHalfFloats<R> / 4) + 4 * quad; /* pixel 4 quad + j */
+        uint4 *dst = tile4 + half * (kHalfFloats<R> / 4) + 4 * quad; /* dst[i]: pixel 4 quad + i */
 #pragma unroll
-        for (int j = 0; j < 4; ++j) {
+        for (int i = 0; i < 4; ++i) {
             if constexpr (P == kTf32) {
-                dst[j] = make_uint4(tf32_round(px[j][0]), tf32_round(px[j][1]), tf32_round(px[j][2]),
-                                    tf32_round(px[j][3]));
+                dst[i] = make_uint4(tf32_round(px[i][0]), tf32_round(px[i][1]), tf32_round(px[i][2]),
+                                    tf32_round(px[i][3]));
             } else {
                 uint4 big, small;
-                split_tf32(px[j][0], big.x, small.x);
-                split_tf32(px[j][1], big.y, small.y);
-                split_tf32(px[j][2], big.z, small.z);
-                split_tf32(px[j][3], big.w, small.w);
-                dst[j] = big;
-                dst[j + 2 * kHalfFloats<R> / 4] = small;
+                split_tf32(px[i][0], big.x, small.x);
+                split_tf32(px[i][1], big.y, small.y);
+                split_tf32(px[i][2], big.z, small.z);
+                split_tf32(px[i][3], big.w, small.w);
+                dst[i] = big;
+                dst[i + 2 * kHalfFloats<R> / 4] = small;
             }
         }
     }
@@ -483,7 +483,7 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
 {
     constexpr int P = C::precision, R = C::rows, kSets = C::sets;
     constexpr bool kMma = (S & CGP_STAGE_MMA) != 0, kGelu = (S & CGP_STAGE_EPILOGUE) != 0, kX2 = C::x2;
-    /* rows between flushes of the float sums into doubles: 16 for tf32-v6 (C::tma), 32 sums a thread */
+    /* rows between flushes of the float sums into doubles: 16 in the TMA versions (32 sums a thread) */
     constexpr int kFlushRows = C::tma ? 16 : 8;
     const uint32_t tiles_addr = shared_address(tiles);
     const int rows = (int)(t1 - t0) * R; /* 32-bit: wgmma_path_unsupported */
@@ -597,7 +597,7 @@ __device__ __forceinline__ void block_image_sums(double (&dsum)[16], double *war
 
 /* One version: precision, output rows per tile, blocks per SM (registers <= 65536 / (128 blocks)),
  * accumulator sets (rows in flight + 1), whether the GELU is gelu_x2, whether tiles come by TMA where the
- * problem allows it (tma_possible) and are converted in 4 x 4 blocks */
+ * problem allows it (make_tensor_map), whether they are converted in 4 x 4 blocks */
 template <int P, int R, int kBlocksPerSm, int kSets, bool kX2 = false, bool kTma = false, bool kConvert4x4 = false>
 struct WgConfig {
     static constexpr int precision = P, rows = R, blocks_per_sm = kBlocksPerSm, sets = kSets;

@@ -5,7 +5,7 @@
  *   gelu_tf32       the same form with a degree-4 L: 14 instructions, |error| <= 2^-20 absolute; for the
  *                   TF32 kernels only, whose inputs are rounded to 2^-11 relative anyway (tf32-v4)
  *   gelu_x2         2 GELU(v) in the exponential form (below): 9 instructions, 1 MUFU, |GELU error| <= 2^-20
- *                   absolute; for the TF32 kernels (tf32-v5)
+ *                   absolute; for the TF32 kernels (tf32-v5, tf32-v6)
  *   gelu_erff       the plain libdevice form, kept for comparison (v2/v3 measure what the GELU costs)
  *
  * gelu_fast: |error| <= max(8 ulp of the result, 2^-26) for every finite float

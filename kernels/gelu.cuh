@@ -122,16 +122,19 @@ __device__ __forceinline__ float gelu_finish(float v, GeluArg g, float l)
     return __fmaf_rn(-g.t, e, __fadd_rn(w, fabsf(w)));
 }
 
+/* c_top x^n + ... + c_0 by Horner, one rounded FFMA a step, highest coefficient first */
+__device__ __forceinline__ float horner(float, float c0) { return c0; }
+template <class... C> __device__ __forceinline__ float horner(float x, float c_top, float c_next, C... rest)
+{
+    return horner(x, __fmaf_rn(c_top, x, c_next), rest...);
+}
+
 /* 16 instructions: FMNMX, FFMA, MUFU.RCP, FMUL, 6 FFMA, FMUL, FFMA, MUFU.EX2, FMUL, FADD, FFMA. */
 __device__ __forceinline__ float gelu_fast(float v)
 {
     const GeluArg g = gelu_arg(v);
-    float l = __fmaf_rn(GELU_FAST_L6, g.t, GELU_FAST_L5);
-    l = __fmaf_rn(l, g.t, GELU_FAST_L4);
-    l = __fmaf_rn(l, g.t, GELU_FAST_L3);
-    l = __fmaf_rn(l, g.t, GELU_FAST_L2);
-    l = __fmaf_rn(l, g.t, GELU_FAST_L1);
-    l = __fmaf_rn(l, g.t, GELU_FAST_L0);
+    const float l = horner(g.t, GELU_FAST_L6, GELU_FAST_L5, GELU_FAST_L4, GELU_FAST_L3, GELU_FAST_L2, GELU_FAST_L1,
+                           GELU_FAST_L0);
     return gelu_finish(v, g, l);
 }
 
@@ -139,10 +142,7 @@ __device__ __forceinline__ float gelu_fast(float v)
 __device__ __forceinline__ float gelu_tf32(float v)
 {
     const GeluArg g = gelu_arg(v);
-    float l = __fmaf_rn(GELU_TF32_L4, g.t, GELU_TF32_L3);
-    l = __fmaf_rn(l, g.t, GELU_TF32_L2);
-    l = __fmaf_rn(l, g.t, GELU_TF32_L1);
-    l = __fmaf_rn(l, g.t, GELU_TF32_L0);
+    const float l = horner(g.t, GELU_TF32_L4, GELU_TF32_L3, GELU_TF32_L2, GELU_TF32_L1, GELU_TF32_L0);
     return gelu_finish(v, g, l);
 }
 
@@ -156,11 +156,7 @@ __device__ __forceinline__ float gelu_tf32(float v)
 __device__ __forceinline__ float gelu_x2(float v)
 {
     const float b = fminf(fabsf(v), GELU_X2_CLAMP);
-    float n = __fmaf_rn(GELU_X2_N5, b, GELU_X2_N4);
-    n = __fmaf_rn(n, b, GELU_X2_N3);
-    n = __fmaf_rn(n, b, GELU_X2_N2);
-    n = __fmaf_rn(n, b, GELU_X2_N1);
-    n = __fmaf_rn(n, b, GELU_X2_N0);
+    const float n = horner(b, GELU_X2_N5, GELU_X2_N4, GELU_X2_N3, GELU_X2_N2, GELU_X2_N1, GELU_X2_N0);
     return __fmaf_rn(-b, gelu_ex2_approx(n), __fadd_rn(v, fabsf(v)));
 }
 

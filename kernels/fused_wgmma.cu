@@ -62,6 +62,13 @@ namespace {
 
 enum Precision { kTf32 = CGP_PRECISION_TF32, kTf32x3 = CGP_PRECISION_TF32X3 };
 
+/* The epilogue's GELU (gelu.cuh): gelu_tf32 for TF32 and gelu_fast for 3xTF32; gelu_x2; gelu_x2_fine */
+enum GeluForm { kGeluLog, kGeluX2, kGeluX2Fine };
+
+/* How a staged tile becomes an operand tile: per pixel with cvt.rna (convert_tile); in 4 x 4 blocks with
+ * cvt.rna (convert_tile_4x4); in 4 x 4 blocks with the rounding only wgmma needs (round_for_mma) */
+enum Conversion { kConvertPixel, kConvert4x4, kConvert4x4ForMma };
+
 constexpr int kThreads = 128; /* one warpgroup */
 constexpr int kCin = 8;       /* one k8 step of the MMA = one filter tap over all input channels */
 constexpr int kN = 64;        /* output channels: the wgmma N */
@@ -203,6 +210,28 @@ __device__ __forceinline__ void stage_operands(const float *w, const float *b, i
     }
 }
 
+/* fp32 -> tf32 for wgmma, whose tensor cores read the top 19 bits of an operand and ignore the low 13 (tests/
+ * gpu_tensorcore.c checks it: tf32 results bit-identical to those of inputs rounded on the host). TF32: the bits
+ * plus half a tf32 ulp, so the bits read are cvt.rna's (ties away) for every finite value; infinities and NaN
+ * stay as they are. 3 instructions (FSETP, IADD, SEL); cvt.rna's 4 also clear the low bits. 3xTF32: big = v
+ * with the low 13 bits cleared (truncated), small = v - big (exact) plus half a tf32 ulp: 3 instructions
+ * (LOP3, FADD, IADD) instead of split_tf32's 9. Truncating big leaves small up to 2^-10 |v| instead of
+ * 2^-11; small is still read to 2^-11 of itself, so v is represented to 2^-21 (rather than 2^-22) and the
+ * dropped small * small product is up to 2^-21 of the product: per pixel, 1.0e-7 instead of 7e-8 relative
+ * (a CPU simulation of 72-term sums), far inside 3xTF32's 1e-6 for the mean. small is finite for finite
+ * v; for v = +-inf it is NaN, whose bits plus 0x1000 read as -0, leaving big = +-inf: the products are
+ * +-inf as in fp32 (cvt.rna's split made them NaN). The one difference from cvt.rna: a NaN whose payload
+ * lies only in the low 13 bits reads as an infinity. */
+template <int P> __device__ __forceinline__ void round_for_mma(float v, uint32_t &big, uint32_t &small)
+{
+    if constexpr (P == kTf32) {
+        big = fabsf(v) < INFINITY ? __float_as_uint(v) + 0x1000u : __float_as_uint(v);
+    } else {
+        big = __float_as_uint(v) & 0xFFFFE000u;
+        small = __float_as_uint(v - __uint_as_float(big)) + 0x1000u;
+    }
+}
+
 /* Rounds (3xTF32: splits) the raw tile into an operand tile: task = (half, row, column), four channels. */
 template <int P, int R> __device__ __forceinline__ void convert_tile(const float *raw, float *tile)
 {
@@ -228,8 +257,8 @@ template <int P, int R> __device__ __forceinline__ void convert_tile(const float
 
 /* convert_tile in 4 x 4 blocks: task = (half, row, 4 columns): four 16-byte loads (one a channel), four
  * 16-byte stores (one a pixel), a third of convert_tile's shared-memory instructions. A thread's loads of
- * all its tasks go first, so their latencies overlap. */
-template <int P, int R> __device__ __forceinline__ void convert_tile_4x4(const float *raw, float *tile)
+ * all its tasks go first, so their latencies overlap. kForMma: round_for_mma instead of cvt.rna. */
+template <int P, int R, bool kForMma> __device__ __forceinline__ void convert_tile_4x4(const float *raw, float *tile)
 {
     constexpr int kQuads = kPitch / 4, kPlaneQuads = (R + 2) * kQuads, kTasks = 2 * kPlaneQuads;
     constexpr int kPerThread = (kTasks + kThreads - 1) / kThreads;
@@ -257,7 +286,16 @@ template <int P, int R> __device__ __forceinline__ void convert_tile_4x4(const f
         uint4 *dst = tile4 + half * (kHalfFloats<R> / 4) + 4 * quad; /* dst[i]: pixel 4 quad + i */
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-            if constexpr (P == kTf32) {
+            if constexpr (kForMma) {
+                uint4 big, small;
+                round_for_mma<P>(px[i][0], big.x, small.x);
+                round_for_mma<P>(px[i][1], big.y, small.y);
+                round_for_mma<P>(px[i][2], big.z, small.z);
+                round_for_mma<P>(px[i][3], big.w, small.w);
+                dst[i] = big;
+                if constexpr (P == kTf32x3)
+                    dst[i + 2 * kHalfFloats<R> / 4] = small;
+            } else if constexpr (P == kTf32) {
                 dst[i] = make_uint4(tf32_round(px[i][0]), tf32_round(px[i][1]), tf32_round(px[i][2]),
                                     tf32_round(px[i][3]));
             } else {
@@ -352,7 +390,7 @@ struct TileSource {
 };
 
 /* The copied tile into the operand tile: after it, wgmma may read the tile. Every thread calls it. */
-template <int P, int R, bool kTma, bool kConvert4x4>
+template <int P, int R, bool kTma, int kConversion>
 __device__ __forceinline__ void land_tile(const float *raw, float *tile, TileSource &src)
 {
     /* No wgmma still reads this operand tile: every thread's wgmma_wait since the last row of the tile two
@@ -365,10 +403,10 @@ __device__ __forceinline__ void land_tile(const float *raw, float *tile, TileSou
         cp_async_wait<0>();
         __syncthreads();
     }
-    if constexpr (kConvert4x4)
-        convert_tile_4x4<P, R>(raw, tile);
-    else
+    if constexpr (kConversion == kConvertPixel)
         convert_tile<P, R>(raw, tile);
+    else
+        convert_tile_4x4<P, R, kConversion == kConvert4x4ForMma>(raw, tile);
     fence_proxy_async();
     __syncthreads();
 }
@@ -416,7 +454,7 @@ __device__ __forceinline__ void issue_row(float (&acc)[32], uint32_t tile_addr, 
 }
 
 /* The epilogue masks of a row: lo for pixel 16 warp + group, hi for 8 pixels further; 0 outside the output,
- * else 1 (0.5 to halve gelu_x2). */
+ * else 1 (0.5 to halve gelu_x2 and gelu_x2_fine). */
 struct RowMask {
     float lo, hi;
 };
@@ -440,18 +478,20 @@ __device__ __forceinline__ RowMask row_mask(const TileMask &t, int r)
 }
 
 /* sum[2 j + e % 2] (channel 8 j + 2 tig + e % 2) += GELU(d[4 j + e]) * mask, in increasing j, e;
- * kGelu false (the stage split): the accumulator itself. The GELU: kX2, gelu_x2 (twice the GELU, within
- * 2^-20; the mask is 0.5); else gelu_tf32 (2^-20 absolute, 2 FFMA fewer than gelu_fast) for TF32, whose
- * inputs are rounded to 2^-11 anyway, and gelu_fast for 3xTF32. */
-template <int P, bool kGelu, bool kX2>
+ * kGelu false (the stage split): the accumulator itself. The GELU (kForm): kGeluLog, gelu_tf32 (2^-20
+ * absolute, 2 FFMA fewer than gelu_fast) for TF32, whose inputs are rounded to 2^-11 anyway, and gelu_fast
+ * for 3xTF32; kGeluX2, gelu_x2 (twice the GELU, within 2^-20; the mask is 0.5); kGeluX2Fine, gelu_x2_fine
+ * (twice the GELU, a fit error of 2e-8; the mask is 0.5). */
+template <int P, bool kGelu, int kForm>
 __device__ __forceinline__ void epilogue_row(const float (&acc)[32], RowMask m, float (&sum)[16])
 {
 #pragma unroll
     for (int i = 0; i < 32; ++i) {
-        const float v = !kGelu     ? acc[i]
-                        : kX2      ? gelu_x2(acc[i])
-                        : P == kTf32 ? gelu_tf32(acc[i])
-                                     : gelu_fast(acc[i]);
+        const float v = !kGelu                 ? acc[i]
+                        : kForm == kGeluX2     ? gelu_x2(acc[i])
+                        : kForm == kGeluX2Fine ? gelu_x2_fine(acc[i])
+                        : P == kTf32           ? gelu_tf32(acc[i])
+                                               : gelu_fast(acc[i]);
         sum[i / 4 * 2 + i % 2] = fmaf(v, i % 4 < 2 ? m.lo : m.hi, sum[i / 4 * 2 + i % 2]);
     }
 }
@@ -482,7 +522,8 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
                                           TileSource &src, double (&dsum)[16])
 {
     constexpr int P = C::precision, R = C::rows, kSets = C::sets;
-    constexpr bool kMma = (S & CGP_STAGE_MMA) != 0, kGelu = (S & CGP_STAGE_EPILOGUE) != 0, kX2 = C::x2;
+    constexpr bool kMma = (S & CGP_STAGE_MMA) != 0, kGelu = (S & CGP_STAGE_EPILOGUE) != 0;
+    constexpr float kMaskIn = C::gelu == kGeluLog ? 1.0f : 0.5f; /* the x2 forms return twice the GELU */
     /* rows between flushes of the float sums into doubles: 16 in the TMA versions (32 sums a thread) */
     constexpr int kFlushRows = C::tma ? 16 : 8;
     const uint32_t tiles_addr = shared_address(tiles);
@@ -490,7 +531,7 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
     int k = 0;                           /* the next row to issue */
     TileAt at = tile_at(g, t0, R);       /* the tile of row k */
     TileAt next = next_tile(g, at, R);   /* the tile after it */
-    TileMask mask = tile_mask<R>(p, at, kX2 ? 0.5f : 1.0f);
+    TileMask mask = tile_mask<R>(p, at, kMaskIn);
     auto start_copy = [&](TileAt t) {
         if constexpr (kTma)
             tma_tile<R>(src.map, p, n, t, shared_address(raw), src.bar);
@@ -516,9 +557,9 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
             if (tile > 0) {
                 at = next;
                 next = next_tile(g, next, R);
-                mask = tile_mask<R>(p, at, kX2 ? 0.5f : 1.0f);
+                mask = tile_mask<R>(p, at, kMaskIn);
             }
-            land_tile<P, R, kTma, C::convert_4x4>(raw, tiles + (tile & 1) * kTileFloats<P, R>, src);
+            land_tile<P, R, kTma, C::conversion>(raw, tiles + (tile & 1) * kTileFloats<P, R>, src);
             if (t0 + tile + 1 < t1)
                 start_copy(next);
         }
@@ -528,7 +569,7 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
     };
     auto epilogue = [&](float(&acc)[32], RowMask m, auto set) {
         hold(acc);
-        epilogue_row<P, kGelu, kX2>(acc, m, sum);
+        epilogue_row<P, kGelu, C::gelu>(acc, m, sum);
         ++since_flush;
         if (may_flush(set) && since_flush == kFlushRows) {
             flush_sums(sum, dsum);
@@ -596,12 +637,14 @@ __device__ __forceinline__ void block_image_sums(double (&dsum)[16], double *war
 }
 
 /* One version: precision, output rows per tile, blocks per SM (registers <= 65536 / (128 blocks)),
- * accumulator sets (rows in flight + 1), whether the GELU is gelu_x2, whether tiles come by TMA where the
- * problem allows it (make_tensor_map), whether they are converted in 4 x 4 blocks */
-template <int P, int R, int kBlocksPerSm, int kSets, bool kX2 = false, bool kTma = false, bool kConvert4x4 = false>
+ * accumulator sets (rows in flight + 1), the GELU (GeluForm), whether tiles come by TMA where the problem
+ * allows it (make_tensor_map), how they are converted (Conversion) */
+template <int P, int R, int kBlocksPerSm, int kSets, int kGelu = kGeluLog, bool kTma = false,
+          int kConversion = kConvertPixel>
 struct WgConfig {
-    static constexpr int precision = P, rows = R, blocks_per_sm = kBlocksPerSm, sets = kSets;
-    static constexpr bool x2 = kX2, tma = kTma, convert_4x4 = kConvert4x4;
+    static constexpr int precision = P, rows = R, blocks_per_sm = kBlocksPerSm, sets = kSets, gelu = kGelu,
+                         conversion = kConversion;
+    static constexpr bool tma = kTma;
     static_assert((R & (R - 1)) == 0 && R >= kSets - 1 && kSets >= 2,
                   "R a power of 2 (cheap row arithmetic); landing a tile needs the tile two before it done: R >= "
                   "the rows in flight");
@@ -784,9 +827,12 @@ cudaError_t wg_launch_stages(const cgp_launch_args *a, const cgp_device_info *d,
  * 62 KiB, which must fit 168 registers and spill. 3xTF32's 8-row tiles would leave room for one block. */
 using Tf32V4 = WgConfig<kTf32, 8, 2, 2>;     /* 88 KiB a block, 251 registers */
 using Tf32x3V3 = WgConfig<kTf32x3, 4, 2, 2>; /* 106 KiB a block, 255 registers, 56 bytes of spills */
-using Tf32V5 = WgConfig<kTf32, 8, 2, 2, true>; /* tf32-v4 with gelu_x2: 88 KiB a block */
-using Tf32V6 = WgConfig<kTf32, 8, 2, 2, true, true, true>; /* tf32-v5, tiles by TMA, 4 x 4 conversion */
-using Tf32x3V4 = WgConfig<kTf32x3, 4, 2, 2, false, true, true>; /* 3xtf32-v3 staged as tf32-v6 */
+using Tf32V5 = WgConfig<kTf32, 8, 2, 2, kGeluX2>; /* tf32-v4 with gelu_x2: 88 KiB a block */
+using Tf32V6 = WgConfig<kTf32, 8, 2, 2, kGeluX2, true, kConvert4x4>; /* tf32-v5, tiles by TMA, 4 x 4 conversion */
+using Tf32V7 = WgConfig<kTf32, 8, 2, 2, kGeluX2, true, kConvert4x4ForMma>; /* tf32-v6, round_for_mma */
+using Tf32x3V4 = WgConfig<kTf32x3, 4, 2, 2, kGeluLog, true, kConvert4x4>; /* 3xtf32-v3 staged as tf32-v6 */
+using Tf32x3V5 = WgConfig<kTf32x3, 4, 2, 2, kGeluX2Fine, true, kConvert4x4>; /* 3xtf32-v4 with gelu_x2_fine */
+using Tf32x3V6 = WgConfig<kTf32x3, 4, 2, 2, kGeluX2Fine, true, kConvert4x4ForMma>; /* 3xtf32-v5, round_for_mma */
 
 } // namespace
 
@@ -830,6 +876,19 @@ extern "C" const cgp_kernel_desc cgp_kernel_tf32_v6 = {
     wg_launch_stages<Tf32V6>,
 };
 
+extern "C" const cgp_kernel_desc cgp_kernel_tf32_v7 = {
+    17,
+    "tf32-v7",
+    CGP_PRECISION_TF32,
+    "tf32-v6 with its tiles rounded as wgmma reads them (bits plus half a tf32 ulp, the low 13 bits left): 3 "
+    "instructions an element instead of cvt.rna's 4 (Cin = 8, Cout <= 64; other shapes run tf32-v3)",
+    wg_unsupported<Tf32V7>,
+    wg_workspace_bytes<Tf32V7>,
+    wg_launch<Tf32V7>,
+    wg_stages_unsupported<Tf32V7>,
+    wg_launch_stages<Tf32V7>,
+};
+
 extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v3 = {
     23,
     "3xtf32-v3",
@@ -854,4 +913,30 @@ extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v4 = {
     wg_launch<Tf32x3V4>,
     wg_stages_unsupported<Tf32x3V4>,
     wg_launch_stages<Tf32x3V4>,
+};
+
+extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v5 = {
+    25,
+    "3xtf32-v5",
+    CGP_PRECISION_TF32X3,
+    "3xtf32-v4 with gelu_x2_fine, the exponential-form GELU with a degree-7 fit: 11 instructions and one MUFU per "
+    "GELU instead of gelu_fast's 16 and two (Cin = 8, Cout <= 64; other shapes run 3xtf32-v2)",
+    wg_unsupported<Tf32x3V5>,
+    wg_workspace_bytes<Tf32x3V5>,
+    wg_launch<Tf32x3V5>,
+    wg_stages_unsupported<Tf32x3V5>,
+    wg_launch_stages<Tf32x3V5>,
+};
+
+extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v6 = {
+    26,
+    "3xtf32-v6",
+    CGP_PRECISION_TF32X3,
+    "3xtf32-v5 with its tiles split as wgmma reads them (big truncated, small = v - big plus half a tf32 ulp): 3 "
+    "instructions an element instead of 9 (Cin = 8, Cout <= 64; other shapes run 3xtf32-v2)",
+    wg_unsupported<Tf32x3V6>,
+    wg_workspace_bytes<Tf32x3V6>,
+    wg_launch<Tf32x3V6>,
+    wg_stages_unsupported<Tf32x3V6>,
+    wg_launch_stages<Tf32x3V6>,
 };

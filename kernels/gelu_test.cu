@@ -1,8 +1,9 @@
 /*
  * gelu_test.cu - the exhaustive accuracy sweep behind tests/gpu_gelu.c: every one of the 2^32 float
- * bit patterns through gelu_fast (or gelu_erff, gelu_tf32, gelu_x2), compared with a double-precision
- * erf GELU. The bound is max(8 ulp, 2^-26), or for gelu_tf32 and gelu_x2 (which returns twice the GELU,
- * halved here) 2^-20 absolute. which: 0 gelu_fast, 1 gelu_erff, 2 gelu_tf32, 3 gelu_x2.
+ * bit patterns through gelu_fast (or gelu_erff, gelu_tf32, gelu_x2, gelu_x2_fine), compared with a
+ * double-precision erf GELU. The bound is max(8 ulp, 2^-26), or for gelu_tf32 and gelu_x2 (which returns twice
+ * the GELU, halved here) 2^-20 absolute, for gelu_x2_fine (twice the GELU too) 2^-21 absolute.
+ * which: 0 gelu_fast, 1 gelu_erff, 2 gelu_tf32, 3 gelu_x2, 4 gelu_x2_fine.
  * Each thread keeps its worst case; blocks fold them with 64-bit atomicMax on (error bits << 32 |
  * input bits), so the result is the worst error and an input that produces it.
  */
@@ -21,16 +22,18 @@ __device__ __forceinline__ double ulp_of(double r)
 
 template <int kWhich> __device__ __forceinline__ float gelu_which(float v)
 {
-    return kWhich == 0 ? gelu_fast(v) : kWhich == 1 ? gelu_erff(v) : kWhich == 2 ? gelu_tf32(v) : gelu_x2(v);
+    return kWhich == 0 ? gelu_fast(v) : kWhich == 1 ? gelu_erff(v) : kWhich == 2 ? gelu_tf32(v)
+           : kWhich == 3                                                       ? gelu_x2(v)
+                                                                               : gelu_x2_fine(v);
 }
 
-/* gelu_which's result (gelu_x2's halved) and the GELU in double */
+/* gelu_which's result (gelu_x2's and gelu_x2_fine's halved) and the GELU in double */
 template <int kWhich> __device__ __forceinline__ void result_and_reference(float in, double &got, double &want)
 {
     const float g = gelu_which<kWhich>(in);
-    got = kWhich == 3 ? 0.5 * (double)g : (double)g;
+    got = kWhich >= 3 ? 0.5 * (double)g : (double)g;
     want = gelu_double((double)in);
-    if (kWhich == 3 && in > 0x1.fffffep126f) /* v + |v| overflows: +inf, as a float sum of such v would */
+    if (kWhich >= 3 && in > 0x1.fffffep126f) /* v + |v| overflows: +inf, as a float sum of such v would */
         want = INFINITY;
 }
 
@@ -55,8 +58,10 @@ __global__ void gelu_sweep(unsigned long long *worst_ratio, unsigned long long *
             continue;
         }
         const double err = fabs(got - want);
-        const double bound = kWhich == 2 ? (double)GELU_TF32_ABS_BOUND : kWhich == 3 ? (double)GELU_X2_ABS_BOUND
-                                         : fmax(8.0 * ulp_of(want), 1.4901161193847656e-08); /* 2^-26 */
+        const double bound = kWhich == 2   ? (double)GELU_TF32_ABS_BOUND
+                             : kWhich == 3 ? (double)GELU_X2_ABS_BOUND
+                             : kWhich == 4 ? (double)GELU_X2_FINE_ABS_BOUND
+                                           : fmax(8.0 * ulp_of(want), 1.4901161193847656e-08); /* 2^-26 */
         const double ratio = err / bound;
         const double ulps = err / ulp_of(want);
         const unsigned long long r = ((unsigned long long)__float_as_uint((float)ratio) << 32) | bits;
@@ -86,8 +91,10 @@ extern "C" cudaError_t gelu_exhaustive(int which, gelu_sweep_result *out)
             gelu_sweep<1><<<sms * 8, 256>>>(d, d + 1, reinterpret_cast<unsigned *>(d + 2));
         else if (which == 2)
             gelu_sweep<2><<<sms * 8, 256>>>(d, d + 1, reinterpret_cast<unsigned *>(d + 2));
-        else
+        else if (which == 3)
             gelu_sweep<3><<<sms * 8, 256>>>(d, d + 1, reinterpret_cast<unsigned *>(d + 2));
+        else
+            gelu_sweep<4><<<sms * 8, 256>>>(d, d + 1, reinterpret_cast<unsigned *>(d + 2));
         e = cudaGetLastError();
     }
     if (e == cudaSuccess)
@@ -112,7 +119,8 @@ __global__ void gelu_points(const float *in, float *out, int count, int which)
         out[i] = which == 0 ? gelu_which<0>(in[i])
                  : which == 1 ? gelu_which<1>(in[i])
                  : which == 2 ? gelu_which<2>(in[i])
-                              : gelu_which<3>(in[i]);
+                 : which == 3 ? gelu_which<3>(in[i])
+                              : gelu_which<4>(in[i]);
 }
 
 extern "C" cudaError_t gelu_evaluate(int which, const float *in_host, float *out_host, int count)

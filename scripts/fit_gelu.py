@@ -6,6 +6,7 @@ Optional tooling (numpy + scipy), not part of the build. docs/gelu.md explains t
     python3 scripts/fit_gelu.py fit             derive the constants, print them as CUDA #defines
     python3 scripts/fit_gelu.py fit-tf32        the same for gelu_tf32 (degree 4, absolute error)
     python3 scripts/fit_gelu.py fit-x2          gelu_x2's constants (tf32-v5: exponential form, one MUFU)
+    python3 scripts/fit_gelu.py fit-x2-fine     gelu_x2_fine's (3xtf32-v5: the same form, degree 7, A = 6.5)
     python3 scripts/fit_gelu.py check [--full]  emulate kernels/gelu.cuh in fp32, print worst errors
 
 The form. With a = |v| and q(a) = a Phi(-a) (Phi the normal CDF), GELU(v) = relu(v) - q(a) exactly
@@ -316,24 +317,30 @@ def cmd_fit_tf32(_args):
     return 0
 
 
-# ------------------------------------------------------------------ gelu_x2 (tf32-v5)
+# ------------------------------------------------------------------ gelu_x2 (tf32-v5), gelu_x2_fine (3xtf32-v5)
 # The exponential form. With b = min(|v|, A), 2 q(b) = b 2^N(b) exactly, N(b) = log2(erfc(b / sqrt 2)):
-# N is smooth (the log of a Mills ratio plus the Gaussian's parabola), and a degree-5 polynomial in b
-# fits it, weighted by q, to the TF32 kernels' bound. The kernel computes twice the GELU:
+# N is smooth (the log of a Mills ratio plus the Gaussian's parabola), and a polynomial in b fits it,
+# weighted by q. The kernel computes twice the GELU:
 #     b = min(|v|, A)           FMNMX
-#     N = Horner in b           X2_DEGREE FFMA
+#     N = Horner in b           degree FFMA
 #     E = ex2(N)                MUFU.EX2
 #     G = fma(-b, E, v + |v|)   FADD, FFMA      (= 2 GELU(v); the kernel's sum takes G * 0.5, exact)
-# one MUFU, no reciprocal, no v^2. Past the clamp, q(v) is replaced by q(A): |error| <= q(A) = 1e-7.
-X2_DEGREE = 5
-X2_CLAMP = f32(5.5)  # A
-X2_BOUND = 2.0 ** -20  # |G / 2 - GELU(v)|, absolute
+# one MUFU, no reciprocal, no v^2. Past the clamp, q(v) is replaced by q(A).
+#   gelu_x2       degree 5, A = 5.5: |error| <= 2^-20 (q(A) = 1e-7), for the TF32 kernels
+#   gelu_x2_fine  degree 7, A = 6.5: the fit's own error is 2e-8 (q(A) = 2.6e-10), so what is left is the
+#                 rounding of the fp32 evaluation, which does not lean one way; for 3xTF32, whose means
+#                 must stay within 1e-6 of fp64 and which gelu_x2's fit error (up to 4e-7, of one sign
+#                 over wide ranges of v) would bias
+X2_VARIANTS = {  # name: (degree, A, bound on |G / 2 - GELU(v)|, absolute)
+    "GELU_X2": (5, f32(5.5), 2.0 ** -20),
+    "GELU_X2_FINE": (7, f32(6.5), 2.0 ** -21),
+}
 
 
-def gelu_x2_kernel(v, coef, ex2_model=None):
-    """kernels/gelu.cuh gelu_x2, operation by operation in float32: 2 GELU(v)"""
+def gelu_x2_kernel(v, coef, clamp, ex2_model=None):
+    """kernels/gelu.cuh gelu_x2 (and gelu_x2_fine), operation by operation in float32: 2 GELU(v)"""
     v = np.asarray(v, f32)
-    b = np.where(np.isnan(v), X2_CLAMP, np.minimum(np.abs(v), X2_CLAMP)).astype(f32)
+    b = np.where(np.isnan(v), clamp, np.minimum(np.abs(v), clamp)).astype(f32)
     N = np.full_like(b, coef[-1])
     for ck in coef[-2::-1]:
         N = fma32(N, b, ck)
@@ -341,34 +348,44 @@ def gelu_x2_kernel(v, coef, ex2_model=None):
         return fma32(-b, ex2_approx_ftz(N, ex2_model), (v + np.abs(v)).astype(f32))
 
 
-def x2_error(v, coef, ex2_model=None):
+def x2_error(v, coef, clamp, ex2_model=None):
     """|G(v) / 2 - GELU(v)| in double, finite v"""
-    return np.abs(gelu_x2_kernel(v, coef, ex2_model).astype(f64) / 2 - gelu_reference(v))
+    return np.abs(gelu_x2_kernel(v, coef, clamp, ex2_model).astype(f64) / 2 - gelu_reference(v))
 
 
-def cmd_fit_x2(_args):
-    """gelu_x2: N as a degree-X2_DEGREE polynomial in b, weighted minimax of the GELU's absolute error
-    ln2 q |dN| (linear programming on a dense grid, Chebyshev basis); the coefficients are then rounded to
-    float one at a time from the lowest (both neighbours, refitting the higher ones, a beam of 3) and
-    polished by +-1, +-2 ulp steps, all on the error of the emulated fp32 evaluation."""
-    hi = float(X2_CLAMP)
+def fit_x2(name):
+    """N as a polynomial in b, weighted minimax of the GELU's absolute error ln2 q |dN| (linear programming
+    on a dense grid, Chebyshev basis); the coefficients are then rounded to float one at a time from the
+    lowest (both neighbours, refitting the higher ones, a beam of 3) and polished by +-1, +-2 ulp steps,
+    all on the error of the emulated fp32 evaluation."""
+    degree, clamp, bound = X2_VARIANTS[name]
+    hi = float(clamp)
     b = np.sort(np.r_[np.linspace(0, hi, 6000), hi / 2 + hi / 2 * np.cos(np.pi * (np.arange(2000) + 0.5) / 2000)])
     F = np.log2(erfc(b / math.sqrt(2)))
     W = np.maximum(math.log(2) * q_exact(b), 1e-12)
-    start, e_real = fit_top(b, F, W, [], hi, X2_DEGREE)
+    start, e_real = fit_top(b, F, W, [], hi, degree)
     v_check = np.r_[np.linspace(-hi * 1.3, hi * 1.3, 200001), np.linspace(-1, 1, 20001)].astype(f32)
-    coef, best_e = round_to_float(start, e_real, X2_DEGREE, lambda fixed: fit_top(b, F, W, fixed, hi, X2_DEGREE)[0],
-                                  lambda c: float(x2_error(v_check, np.array(c, dtype=f32)).max()))
-    stress = max(float(x2_error(v_check, coef, (k, a, sgn)).max()) for k, a in (("ulp", 2), ("rel", 2 ** -22.5))
+    coef, best_e = round_to_float(start, e_real, degree, lambda fixed: fit_top(b, F, W, fixed, hi, degree)[0],
+                                  lambda c: float(x2_error(v_check, np.array(c, dtype=f32), clamp).max()))
+    stress = max(float(x2_error(v_check, coef, clamp, (k, a, sgn)).max()) for k, a in (("ulp", 2), ("rel", 2 ** -22.5))
                  for sgn in (1, -1))
-    print("/* generated by scripts/fit_gelu.py fit-x2 */")
-    print("/* GELU_X2: max |GELU error| %.3g with real coefficients; emulated in fp32 %.3g (%.3f of 2^-20)\n"
+    flag = "fit-x2" if name == "GELU_X2" else "fit-x2-fine"
+    print("/* generated by scripts/fit_gelu.py %s */" % flag)
+    print("/* %s: max |GELU error| %.3g with real coefficients; emulated in fp32 %.3g (%.3f of 2^%d)\n"
           " * with a correctly rounded ex2, %.3g (%.3f) with ex2 2 ulp off; q(A) = %.3g */"
-          % (e_real, best_e, best_e / X2_BOUND, stress, stress / X2_BOUND, q_exact(hi)))
-    print("#define GELU_X2_CLAMP %s /* %.9g */" % (cuda_literal(X2_CLAMP), float(X2_CLAMP)))
+          % (name, e_real, best_e, best_e / bound, round(math.log2(bound)), stress, stress / bound, q_exact(hi)))
+    print("#define %s_CLAMP %s /* %.9g */" % (name, cuda_literal(clamp), float(clamp)))
     for j, c in enumerate(coef):
-        print("#define GELU_X2_N%d %s /* %.9g */" % (j, cuda_literal(c), float(c)))
+        print("#define %s_N%d %s /* %.9g */" % (name, j, cuda_literal(c), float(c)))
     return 0
+
+
+def cmd_fit_x2(_args):
+    return fit_x2("GELU_X2")
+
+
+def cmd_fit_x2_fine(_args):
+    return fit_x2("GELU_X2_FINE")
 
 
 # ------------------------------------------------------------------ the check
@@ -462,10 +479,12 @@ def main():
     sub.add_parser("fit", help="derive the constants, print them as CUDA #defines")
     sub.add_parser("fit-tf32", help="derive gelu_tf32's constants (degree 4, absolute error)")
     sub.add_parser("fit-x2", help="derive gelu_x2's constants (exponential form, degree 5, absolute error)")
+    sub.add_parser("fit-x2-fine", help="derive gelu_x2_fine's constants (exponential form, degree 7)")
     chk = sub.add_parser("check", help="emulate kernels/gelu.cuh in fp32 and print the worst errors")
     chk.add_argument("--full", action="store_true", help="every float at the binade tops, every 7th elsewhere (~15 min)")
     args = ap.parse_args()
-    return {"fit": cmd_fit, "fit-tf32": cmd_fit_tf32, "fit-x2": cmd_fit_x2, "check": cmd_check}[args.cmd](args)
+    return {"fit": cmd_fit, "fit-tf32": cmd_fit_tf32, "fit-x2": cmd_fit_x2, "fit-x2-fine": cmd_fit_x2_fine,
+            "check": cmd_check}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -5,17 +5,18 @@
  * libdevice form gelu_erff is measured the same way and reported (it misses the bound slightly,
  * which is why gelu_fast exists), without failing the test. gelu_tf32 (the TF32 kernels' GELU) must
  * stay within 2^-20 absolute over all finite floats, with the same special values; so must gelu_x2
- * (tf32-v5's GELU, twice the GELU) after halving, and v > FLT_MAX / 2 must give +inf (v + |v| overflows).
+ * (tf32-v5's GELU, twice the GELU) after halving, and v > FLT_MAX / 2 must give +inf (v + |v| overflows);
+ * and gelu_x2_fine (3xtf32-v5's, twice the GELU) the same within 2^-21.
  */
 #include <math.h>
 
 #include "gelu_test.h"
 #include "gpulib.h"
 
-/* gelu_tf32 (which 2) and gelu_x2 (which 3, halved by gelu_test.cu): within 2^-20 absolute over all finite
- * floats, special values exact; at in[5] = FLT_MAX the result must be `top` (gelu_x2: +inf, v + |v|
- * overflows). 0 when the GPU failed. */
-static int check_absolute(int which, const char *name, const float in[6], float top)
+/* gelu_tf32 (which 2), gelu_x2 (3) and gelu_x2_fine (4; both halved by gelu_test.cu): within 2^bound_log2
+ * absolute over all finite floats, special values exact; at in[5] = FLT_MAX the result must be `top`
+ * (gelu_x2, gelu_x2_fine: +inf, v + |v| overflows). 0 when the GPU failed. */
+static int check_absolute(int which, const char *name, int bound_log2, const float in[6], float top)
 {
     char test[128];
     gelu_sweep_result r;
@@ -24,10 +25,10 @@ static int check_absolute(int which, const char *name, const float in[6], float 
         TEST_FAIL(name, "exhaustive: %s", cudaGetErrorString(e));
         return 0;
     }
-    printf("# %s: worst absolute error %.3g (%.3f of 2^-20) at v = %.9g; %u special-value mismatches\n", name,
-           r.worst_ratio * 0x1p-20, r.worst_ratio, r.worst_ratio_input, r.special_mismatches);
-    snprintf(test, sizeof test, "%s exhaustive: <= 2^-20 absolute over all finite floats", name);
-    TEST_EXPECT(test, r.worst_ratio <= 1.0f, "worst error %.3f x 2^-20 at v = %.9g", r.worst_ratio,
+    printf("# %s: worst absolute error %.3g (%.3f of 2^%d) at v = %.9g; %u special-value mismatches\n", name,
+           ldexp(r.worst_ratio, bound_log2), r.worst_ratio, bound_log2, r.worst_ratio_input, r.special_mismatches);
+    snprintf(test, sizeof test, "%s exhaustive: <= 2^%d absolute over all finite floats", name, bound_log2);
+    TEST_EXPECT(test, r.worst_ratio <= 1.0f, "worst error %.3f x 2^%d at v = %.9g", r.worst_ratio, bound_log2,
                 r.worst_ratio_input);
     snprintf(test, sizeof test, "%s exhaustive: NaN, infinities and overflow", name);
     TEST_EXPECT(test, r.special_mismatches == 0, "%u mismatches", r.special_mismatches);
@@ -65,7 +66,8 @@ int main(void)
                                                 out[3] == 0.0f && out[4] == 0.0f && out[5] == in[5],
                 "got %g %g %g %g %g %g", out[0], out[1], out[2], out[3], out[4], out[5]);
 
-    if (!check_absolute(2, "gelu_tf32", in, in[5]) || !check_absolute(3, "gelu_x2", in, INFINITY))
+    if (!check_absolute(2, "gelu_tf32", -20, in, in[5]) || !check_absolute(3, "gelu_x2", -20, in, INFINITY) ||
+        !check_absolute(4, "gelu_x2_fine", -21, in, INFINITY))
         return test_exit_code();
 
     gelu_sweep_result ref;

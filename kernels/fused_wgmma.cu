@@ -413,21 +413,30 @@ __device__ __forceinline__ void land_tile(const float *raw, float *tile, TileSou
 
 /* ---- one output row ---- */
 
-/* The descriptors every row uses: bias operands and tap 0 of the weights. */
+/* The descriptors every row uses, made once: bias operands, tap 0 of the weights, and row 0 of operand tile 0
+ * (operand A of every row is this one moved in shared memory: desc_add). */
 struct RowDescs {
-    uint64_t ones, bias, weights;
+    uint64_t ones, bias, weights, tile0;
 };
 
-/* Issues output row r of the operand tile at tile_addr, one commit group; kMma false (the stage split):
+/* An empty asm that claims to change the descriptors, so that they are values carried from row to row: ptxas
+ * then keeps them in uniform registers instead of recomputing all four from the shared-memory base before every
+ * row (about 13 uniform instructions a row; docs/perf-log.md, entry 32). */
+__device__ __forceinline__ void pin_descriptors(RowDescs &rd)
+{
+    asm volatile("" : "+l"(rd.ones), "+l"(rd.bias), "+l"(rd.weights), "+l"(rd.tile0));
+}
+
+/* Issues output row r of operand tile `buffer` (0, 1), one commit group; kMma false (the stage split):
  * the bias alone. TF32: the bias (scale-d = 0 starts the accumulator), then the 9 taps. 3xTF32: the 18
  * correction products first (small * big, big * small: the accumulator stays 2^-11 of the result, so
  * their truncating accumulation costs nothing), then the bias and the 9 big * big products: 10
  * accumulations at full size instead of 28 (on the default problem the error fell from 7.7e-7 to 3.0e-7). */
 template <int P, int R, bool kMma>
-__device__ __forceinline__ void issue_row(float (&acc)[32], uint32_t tile_addr, int r, const RowDescs &rd)
+__device__ __forceinline__ void issue_row(float (&acc)[32], uint32_t buffer, int r, const RowDescs &rd)
 {
     constexpr uint32_t kHalfBytes = kHalfFloats<R> * 4, kTapBytes = kTapFloats * 4;
-    const uint64_t a_row = kmajor_desc(tile_addr + (uint32_t)r * kPitch * 16, kHalfBytes);
+    const uint64_t a_row = desc_add(rd.tile0, buffer * (kTileFloats<P, R> * 4) + (uint32_t)r * kPitch * 16);
     /* operand A of a tap: the window moved by ky rows and kx columns */
     auto a_tap = [&](int tap) { return desc_add(a_row, (uint32_t)((tap / 3) * kPitch + tap % 3) * 16); };
     wgmma_fence();
@@ -526,12 +535,12 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
     constexpr float kMaskIn = C::gelu == kGeluLog ? 1.0f : 0.5f; /* the x2 forms return twice the GELU */
     /* rows between flushes of the float sums into doubles: 16 in the TMA versions (32 sums a thread) */
     constexpr int kFlushRows = C::tma ? 16 : 8;
-    const uint32_t tiles_addr = shared_address(tiles);
     const int rows = (int)(t1 - t0) * R; /* 32-bit: wgmma_path_unsupported */
     int k = 0;                           /* the next row to issue */
     TileAt at = tile_at(g, t0, R);       /* the tile of row k */
     TileAt next = next_tile(g, at, R);   /* the tile after it */
     TileMask mask = tile_mask<R>(p, at, kMaskIn);
+    RowDescs row_descs = rd; /* pinned: pin_descriptors */
     auto start_copy = [&](TileAt t) {
         if constexpr (kTma)
             tma_tile<R>(src.map, p, n, t, shared_address(raw), src.bar);
@@ -563,7 +572,8 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
             if (t0 + tile + 1 < t1)
                 start_copy(next);
         }
-        issue_row<P, R, kMma>(acc, tiles_addr + (uint32_t)(tile & 1) * (uint32_t)(kTileFloats<P, R> * 4), r, rd);
+        pin_descriptors(row_descs);
+        issue_row<P, R, kMma>(acc, (uint32_t)(tile & 1), r, row_descs);
         m = row_mask(mask, r);
         ++k;
     };
@@ -678,7 +688,8 @@ __global__ void __launch_bounds__(kThreads, C::blocks_per_sm)
     __syncthreads();
     constexpr uint32_t kHalfBytes = kTapFloats * 4 / 2; /* B and the ones: the next 4 K are 64 rows further */
     const RowDescs rd{kmajor_desc(shared_address(ones_a), kHalfBytes), kmajor_desc(shared_address(bias_b), kHalfBytes),
-                      kmajor_desc(shared_address(wsm), kHalfBytes)};
+                      kmajor_desc(shared_address(wsm), kHalfBytes),
+                      kmajor_desc(shared_address(tiles), kHalfFloats<R> * 4)};
 
     const int64_t tile_begin = (int64_t)blockIdx.x * g.total_tiles / gridDim.x;
     const int64_t tile_end = ((int64_t)blockIdx.x + 1) * g.total_tiles / gridDim.x;

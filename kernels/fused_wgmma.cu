@@ -180,6 +180,24 @@ template <int kAccumulate> __device__ __forceinline__ void wgmma_tf32(float (&d)
                  : "l"(a), "l"(b), "n"(kAccumulate));
 }
 
+/* d = A * B (+ d if kAccumulate), A from registers: a = this thread's A[16 warp + group (+ 8)][tig (+ 4)], the
+ * mma.sync m16n8k8 A layout per warp (a[0] row group col tig, a[1] row group + 8, a[2] col tig + 4, a[3] both) */
+template <int kAccumulate>
+__device__ __forceinline__ void wgmma_tf32_rs(float (&d)[32], const uint32_t (&a)[4], uint64_t b)
+{
+    SM90A_ASM("{\n.reg .pred acc;\nsetp.ne.b32 acc, %37, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+                 "{%32, %33, %34, %35}, %36, acc, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
+                   "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),
+                   "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),
+                   "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(kAccumulate));
+}
+
 /* ---- staging ---- */
 
 /* The block's weights, bias operand and ones operand, once. */
@@ -431,41 +449,67 @@ __device__ __forceinline__ void pin_descriptors(RowDescs &rd)
  * the bias alone. TF32: the bias (scale-d = 0 starts the accumulator), then the 9 taps. 3xTF32: the 18
  * correction products first (small * big, big * small: the accumulator stays 2^-11 of the result, so
  * their truncating accumulation costs nothing), then the bias and the 9 big * big products: 10
- * accumulations at full size instead of 28 (on the default problem the error fell from 7.7e-7 to 3.0e-7). */
-template <int P, int R, bool kMma>
-__device__ __forceinline__ void issue_row(float (&acc)[32], uint32_t buffer, int r, const RowDescs &rd)
+ * accumulations at full size instead of 28 (on the default problem the error fell from 7.7e-7 to 3.0e-7).
+ * kSwap (3xtf32-v7): D is transposed, D[channel][pixel] = W X^T + b: A = the weights, the big ones from
+ * registers (w_big[tap], the wgmma A fragment) and the small ones from shared memory; B = the input windows
+ * (the same descriptors as A's otherwise, as B's K-major layout is A's); the bias wgmma takes bias_b as A and
+ * the ones as B. Each wgmma with A from registers reads half the shared memory. */
+template <int P, int R, bool kMma, bool kSwap>
+__device__ __forceinline__ void issue_row(float (&acc)[32], uint32_t buffer, int r, const RowDescs &rd,
+                                          const uint32_t (&w_big)[kTaps][4])
 {
     constexpr uint32_t kHalfBytes = kHalfFloats<R> * 4, kTapBytes = kTapFloats * 4;
-    const uint64_t a_row = desc_add(rd.tile0, buffer * (kTileFloats<P, R> * 4) + (uint32_t)r * kPitch * 16);
-    /* operand A of a tap: the window moved by ky rows and kx columns */
-    auto a_tap = [&](int tap) { return desc_add(a_row, (uint32_t)((tap / 3) * kPitch + tap % 3) * 16); };
+    const uint64_t x_row = desc_add(rd.tile0, buffer * (kTileFloats<P, R> * 4) + (uint32_t)r * kPitch * 16);
+    /* the input window of a tap (big; + 2 kHalfBytes: small): moved by ky rows and kx columns */
+    auto x_tap = [&](int tap) { return desc_add(x_row, (uint32_t)((tap / 3) * kPitch + tap % 3) * 16); };
+    auto w_tap = [&](int tap) { return desc_add(rd.weights, tap * kTapBytes); }; /* + kTaps taps: small */
+    /* acc (+)= weights (big) of tap * window; the bias */
+    auto big_w = [&](auto accumulate, int tap, uint64_t window) {
+        if constexpr (kSwap)
+            wgmma_tf32_rs<decltype(accumulate)::value>(acc, w_big[tap], window);
+        else
+            wgmma_tf32<decltype(accumulate)::value>(acc, window, w_tap(tap));
+    };
+    auto bias = [&](auto accumulate) {
+        if constexpr (kSwap)
+            wgmma_tf32<decltype(accumulate)::value>(acc, rd.bias, rd.ones);
+        else
+            wgmma_tf32<decltype(accumulate)::value>(acc, rd.ones, rd.bias);
+    };
+    using First = std::integral_constant<int, 0>;
+    using Then = std::integral_constant<int, 1>;
     wgmma_fence();
     if constexpr (kMma && P == kTf32x3) {
 #pragma unroll
         for (int tap = 0; tap < kTaps; ++tap) {
-            const uint64_t b = desc_add(rd.weights, tap * kTapBytes);
+            const uint64_t small_x = desc_add(x_tap(tap), 2 * kHalfBytes), small_w = w_tap(kTaps + tap);
             if (tap == 0)
-                wgmma_tf32<0>(acc, desc_add(a_tap(tap), 2 * kHalfBytes), b); /* small * big */
+                big_w(First{}, tap, small_x); /* big w * small x */
             else
-                wgmma_tf32<1>(acc, desc_add(a_tap(tap), 2 * kHalfBytes), b);
-            wgmma_tf32<1>(acc, a_tap(tap), desc_add(b, kTaps * kTapBytes)); /* big * small */
+                big_w(Then{}, tap, small_x);
+            if constexpr (kSwap)
+                wgmma_tf32<1>(acc, small_w, x_tap(tap)); /* small w * big x */
+            else
+                wgmma_tf32<1>(acc, x_tap(tap), small_w);
         }
-        wgmma_tf32<1>(acc, rd.ones, rd.bias);
+        bias(Then{});
     } else {
-        wgmma_tf32<0>(acc, rd.ones, rd.bias);
+        bias(First{});
     }
     if constexpr (kMma) {
 #pragma unroll
         for (int tap = 0; tap < kTaps; ++tap)
-            wgmma_tf32<1>(acc, a_tap(tap), desc_add(rd.weights, tap * kTapBytes)); /* big * big */
+            big_w(Then{}, tap, x_tap(tap)); /* big * big */
     }
     wgmma_commit();
 }
 
 /* The epilogue masks of a row: lo for pixel 16 warp + group, hi for 8 pixels further; 0 outside the output,
- * else 1 (0.5 to halve gelu_x2 and gelu_x2_fine). */
+ * else 1 (0.5 to halve gelu_x2 and gelu_x2_fine). kSwap: `pixels`, how many of the row's 64 pixels are in the
+ * output (0 for a row below it), the masks being the factor alone. */
 struct RowMask {
     float lo, hi;
+    int pixels;
 };
 
 /* A tile's masks: its first row's (the others' are these or 0), and how many of its rows are in the output */
@@ -474,26 +518,40 @@ struct TileMask {
     int rows;
 };
 
-template <int R> __device__ __forceinline__ TileMask tile_mask(const cgp_problem &p, TileAt at, float in)
+template <int R, bool kSwap> __device__ __forceinline__ TileMask tile_mask(const cgp_problem &p, TileAt at, float in)
 {
-    const int64_t col = at.ox0 + threadIdx.x / 32 * 16 + threadIdx.x % 32 / 4;
-    const RowMask cols{col < p.wout ? in : 0.0f, col + 8 < p.wout ? in : 0.0f};
-    return TileMask{cols, (int)min(p.hout - at.oy0, (int64_t)R)};
+    const int pixels = (int)min(p.wout - at.ox0, (int64_t)kTileW), rows = (int)min(p.hout - at.oy0, (int64_t)R);
+    if constexpr (kSwap)
+        return TileMask{RowMask{in, in, pixels}, rows};
+    const int col = threadIdx.x / 32 * 16 + threadIdx.x % 32 / 4;
+    return TileMask{RowMask{col < pixels ? in : 0.0f, col + 8 < pixels ? in : 0.0f, pixels}, rows};
 }
 
 __device__ __forceinline__ RowMask row_mask(const TileMask &t, int r)
 {
-    return r < t.rows ? t.cols : RowMask{0.0f, 0.0f};
+    return r < t.rows ? t.cols : RowMask{0.0f, 0.0f, 0};
 }
 
 /* sum[2 j + e % 2] (channel 8 j + 2 tig + e % 2) += GELU(d[4 j + e]) * mask, in increasing j, e;
  * kGelu false (the stage split): the accumulator itself. The GELU (kForm): kGeluLog, gelu_tf32 (2^-20
  * absolute, 2 FFMA fewer than gelu_fast) for TF32, whose inputs are rounded to 2^-11 anyway, and gelu_fast
  * for 3xTF32; kGeluX2, gelu_x2 (twice the GELU, within 2^-20; the mask is 0.5); kGeluX2Fine, gelu_x2_fine
- * (twice the GELU, a fit error of 2e-8; the mask is 0.5). */
-template <int P, bool kGelu, int kForm>
-__device__ __forceinline__ void epilogue_row(const float (&acc)[32], RowMask m, float (&sum)[16])
+ * (twice the GELU, a fit error of 2e-8; the mask is 0.5).
+ * kSwap (d[4 j + e] = D[channel 16 warp + group + 8 (e / 2)][pixel 8 j + 2 tig + e % 2]): sum[2 (e / 2) + j % 2]
+ * += GELU(d[4 j + e]) * m.lo, after the accumulators of pixels outside the output are set to 0 (whose GELU is
+ * 0: a branch only rows that end early take, instead of 16 masks a tile). */
+template <int P, bool kGelu, int kForm, bool kSwap, int kSums>
+__device__ __forceinline__ void epilogue_row(float (&acc)[32], RowMask m, float (&sum)[kSums])
 {
+    if constexpr (kSwap) {
+        if (m.pixels < kTileW) {
+            const int tig = threadIdx.x % 4;
+#pragma unroll
+            for (int i = 0; i < 32; ++i)
+                if (8 * (i / 4) + 2 * tig + i % 2 >= m.pixels)
+                    acc[i] = 0.0f;
+        }
+    }
 #pragma unroll
     for (int i = 0; i < 32; ++i) {
         const float v = !kGelu                 ? acc[i]
@@ -501,16 +559,17 @@ __device__ __forceinline__ void epilogue_row(const float (&acc)[32], RowMask m, 
                         : kForm == kGeluX2Fine ? gelu_x2_fine(acc[i])
                         : P == kTf32           ? gelu_tf32(acc[i])
                                                : gelu_fast(acc[i]);
-        sum[i / 4 * 2 + i % 2] = fmaf(v, i % 4 < 2 ? m.lo : m.hi, sum[i / 4 * 2 + i % 2]);
+        const int s = kSwap ? i % 4 / 2 * 2 + i / 4 % 2 : i / 4 * 2 + i % 2;
+        sum[s] = fmaf(v, kSwap || i % 4 < 2 ? m.lo : m.hi, sum[s]);
     }
 }
 
 /* ---- an image's run of tiles in one block ---- */
 
-__device__ __forceinline__ void flush_sums(float (&sum)[16], double (&dsum)[16])
+template <int kSums> __device__ __forceinline__ void flush_sums(float (&sum)[kSums], double (&dsum)[kSums])
 {
 #pragma unroll
-    for (int i = 0; i < 16; ++i) {
+    for (int i = 0; i < kSums; ++i) {
         dsum[i] += (double)sum[i];
         sum[i] = 0.0f;
     }
@@ -528,7 +587,7 @@ __device__ __forceinline__ bool each_set(Step &step, std::integer_sequence<int, 
 template <class C, int S, bool kTma>
 __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, const PersistentSchedule &g, int64_t n,
                                           int64_t t0, int64_t t1, float *raw, float *tiles, const RowDescs &rd,
-                                          TileSource &src, double (&dsum)[16])
+                                          TileSource &src, const uint32_t (&w_big)[kTaps][4], double (&dsum)[C::sums])
 {
     constexpr int P = C::precision, R = C::rows, kSets = C::sets;
     constexpr bool kMma = (S & CGP_STAGE_MMA) != 0, kGelu = (S & CGP_STAGE_EPILOGUE) != 0;
@@ -539,7 +598,7 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
     int k = 0;                           /* the next row to issue */
     TileAt at = tile_at(g, t0, R);       /* the tile of row k */
     TileAt next = next_tile(g, at, R);   /* the tile after it */
-    TileMask mask = tile_mask<R>(p, at, kMaskIn);
+    TileMask mask = tile_mask<R, C::swap>(p, at, kMaskIn);
     RowDescs row_descs = rd; /* pinned: pin_descriptors */
     auto start_copy = [&](TileAt t) {
         if constexpr (kTma)
@@ -549,7 +608,7 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
     };
     start_copy(at);
 
-    float sum[16] = {};
+    float sum[C::sums] = {};
     int since_flush = 0;
     /* Row k goes into set k % kSets. Where kSets divides R, only set 0 takes a tile's first row, and where it
      * divides kFlushRows, only the last set's epilogue flushes: the code for the others is left out (smaller
@@ -566,20 +625,20 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
             if (tile > 0) {
                 at = next;
                 next = next_tile(g, next, R);
-                mask = tile_mask<R>(p, at, kMaskIn);
+                mask = tile_mask<R, C::swap>(p, at, kMaskIn);
             }
             land_tile<P, R, kTma, C::conversion>(raw, tiles + (tile & 1) * kTileFloats<P, R>, src);
             if (t0 + tile + 1 < t1)
                 start_copy(next);
         }
         pin_descriptors(row_descs);
-        issue_row<P, R, kMma>(acc, (uint32_t)(tile & 1), r, row_descs);
+        issue_row<P, R, kMma, C::swap>(acc, (uint32_t)(tile & 1), r, row_descs, w_big);
         m = row_mask(mask, r);
         ++k;
     };
     auto epilogue = [&](float(&acc)[32], RowMask m, auto set) {
         hold(acc);
-        epilogue_row<P, kGelu, C::gelu>(acc, m, sum);
+        epilogue_row<P, kGelu, C::gelu, C::swap>(acc, m, sum);
         ++since_flush;
         if (may_flush(set) && since_flush == kFlushRows) {
             flush_sums(sum, dsum);
@@ -646,15 +705,33 @@ __device__ __forceinline__ void block_image_sums(double (&dsum)[16], double *war
     __syncthreads();
 }
 
+/* block_image_sums of kSwap: lanes of one group hold channels 16 warp + group (dsum[0] + dsum[1]) and 8 more
+ * (dsum[2] + dsum[3]); the 4 lanes are added by shuffles (fixed pattern), and each warp writes its 16 channels. */
+__device__ __forceinline__ void block_image_sums(double (&dsum)[4], double *, double *image_sums)
+{
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    double c[2] = {dsum[0] + dsum[1], dsum[2] + dsum[3]};
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+        for (int mask = 1; mask < 4; mask *= 2)
+            c[h] += __shfl_xor_sync(0xffffffffu, c[h], mask);
+    if (lane % 4 == 0) {
+        image_sums[16 * warp + lane / 4] = c[0];
+        image_sums[16 * warp + lane / 4 + 8] = c[1];
+    }
+    __syncthreads();
+}
+
 /* One version: precision, output rows per tile, blocks per SM (registers <= 65536 / (128 blocks)),
  * accumulator sets (rows in flight + 1), the GELU (GeluForm), whether tiles come by TMA where the problem
- * allows it (make_tensor_map), how they are converted (Conversion) */
+ * allows it (make_tensor_map), how they are converted (Conversion), whether D is transposed with the big
+ * weights in registers (issue_row's kSwap; `sums` float sums a thread) */
 template <int P, int R, int kBlocksPerSm, int kSets, int kGelu = kGeluLog, bool kTma = false,
-          int kConversion = kConvertPixel>
+          int kConversion = kConvertPixel, bool kSwap = false>
 struct WgConfig {
     static constexpr int precision = P, rows = R, blocks_per_sm = kBlocksPerSm, sets = kSets, gelu = kGelu,
-                         conversion = kConversion;
-    static constexpr bool tma = kTma;
+                         conversion = kConversion, sums = kSwap ? 4 : 16;
+    static constexpr bool tma = kTma, swap = kSwap;
     static_assert((R & (R - 1)) == 0 && R >= kSets - 1 && kSets >= 2,
                   "R a power of 2 (cheap row arithmetic); landing a tile needs the tile two before it done: R >= "
                   "the rows in flight");
@@ -691,13 +768,24 @@ __global__ void __launch_bounds__(kThreads, C::blocks_per_sm)
                       kmajor_desc(shared_address(wsm), kHalfBytes),
                       kmajor_desc(shared_address(tiles), kHalfFloats<R> * 4)};
 
+    /* kSwap: this thread's A fragment of the big weights of each tap (wsm[tap][half][channel][4]) */
+    uint32_t w_big[kTaps][4] = {};
+    if constexpr (C::swap) {
+        const int c = threadIdx.x / 32 * 16 + threadIdx.x % 32 / 4, tig = threadIdx.x % 4;
+#pragma unroll
+        for (int tap = 0; tap < kTaps; ++tap)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) /* channel c + 8 (e % 2), input channel tig + 4 (e / 2) */
+                w_big[tap][e] = __float_as_uint(wsm[tap * kTapFloats + e / 2 * kN * 4 + (c + 8 * (e % 2)) * 4 + tig]);
+    }
+
     const int64_t tile_begin = (int64_t)blockIdx.x * g.total_tiles / gridDim.x;
     const int64_t tile_end = ((int64_t)blockIdx.x + 1) * g.total_tiles / gridDim.x;
     for (int64_t t0 = tile_begin; t0 < tile_end;) {
         const int64_t n = t0 / g.tiles_per_image;
         const int64_t t1 = min(tile_end, (n + 1) * g.tiles_per_image);
-        double dsum[16] = {};
-        run_image<C, S, kTma>(x, p, g, n, t0, t1, raw, tiles, rd, src, dsum);
+        double dsum[C::sums] = {};
+        run_image<C, S, kTma>(x, p, g, n, t0, t1, raw, tiles, rd, src, w_big, dsum);
         block_image_sums(dsum, warp_sums, image_sums);
         publish_image_sums(red, n, 0, (int)p.cout, image_sums, persistent_image_slots(g, n));
         t0 = t1;
@@ -844,6 +932,7 @@ using Tf32V7 = WgConfig<kTf32, 8, 2, 2, kGeluX2, true, kConvert4x4ForMma>; /* tf
 using Tf32x3V4 = WgConfig<kTf32x3, 4, 2, 2, kGeluLog, true, kConvert4x4>; /* 3xtf32-v3 staged as tf32-v6 */
 using Tf32x3V5 = WgConfig<kTf32x3, 4, 2, 2, kGeluX2Fine, true, kConvert4x4>; /* 3xtf32-v4 with gelu_x2_fine */
 using Tf32x3V6 = WgConfig<kTf32x3, 4, 2, 2, kGeluX2Fine, true, kConvert4x4ForMma>; /* 3xtf32-v5, round_for_mma */
+using Tf32x3V7 = WgConfig<kTf32x3, 4, 2, 2, kGeluX2Fine, true, kConvert4x4ForMma, true>; /* 3xtf32-v6, D transposed */
 
 } // namespace
 
@@ -950,4 +1039,17 @@ extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v6 = {
     wg_launch<Tf32x3V6>,
     wg_stages_unsupported<Tf32x3V6>,
     wg_launch_stages<Tf32x3V6>,
+};
+
+extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v7 = {
+    27,
+    "3xtf32-v7",
+    CGP_PRECISION_TF32X3,
+    "3xtf32-v6 with D transposed (channels x pixels): the big weights are wgmma's A operand in registers, so 18 of a "
+    "row's 28 wgmmas read only the input window from shared memory (Cin = 8, Cout <= 64; other shapes run 3xtf32-v2)",
+    wg_unsupported<Tf32x3V7>,
+    wg_workspace_bytes<Tf32x3V7>,
+    wg_launch<Tf32x3V7>,
+    wg_stages_unsupported<Tf32x3V7>,
+    wg_launch_stages<Tf32x3V7>,
 };

@@ -9,7 +9,7 @@
 extern "C" const cgp_kernel_desc cgp_kernel_fp32_v1, cgp_kernel_fp32_v2, cgp_kernel_fp32_v3, cgp_kernel_fp32_v4,
     cgp_kernel_fp32_v5, cgp_kernel_fp32_v6, cgp_kernel_fp32_v7, cgp_kernel_fp32_v8;
 extern "C" const cgp_kernel_desc cgp_kernel_tf32_v1, cgp_kernel_tf32_v2, cgp_kernel_tf32_v3, cgp_kernel_tf32_v4,
-    cgp_kernel_tf32_v5, cgp_kernel_tf32_v6, cgp_kernel_tf32_v7, cgp_kernel_tf32x3_v1, cgp_kernel_tf32x3_v2,
+    cgp_kernel_tf32_v5, cgp_kernel_tf32_v6, cgp_kernel_tf32_v7, cgp_kernel_tf32_v8, cgp_kernel_tf32x3_v1, cgp_kernel_tf32x3_v2,
     cgp_kernel_tf32x3_v3, cgp_kernel_tf32x3_v4, cgp_kernel_tf32x3_v5, cgp_kernel_tf32x3_v6,
     cgp_kernel_tf32x3_v7;
 
@@ -22,7 +22,8 @@ static const cgp_kernel_desc *const kernel_table[] = {
     &cgp_kernel_fp32_v3, /*       fully unrolled (large code) */
     &cgp_kernel_fp32_v2, /*       the same with libdevice erff */
     &cgp_kernel_fp32_v1, /*       generic, any shape */
-    &cgp_kernel_tf32_v7,   /* tf32: tf32-v6 with tiles rounded as wgmma reads them */
+    &cgp_kernel_tf32_v8,   /* tf32: tf32-v7 with D transposed, the weights in registers */
+    &cgp_kernel_tf32_v7,   /*       tf32-v6 with tiles rounded as wgmma reads them */
     &cgp_kernel_tf32_v6,   /*       tf32-v5 with TMA tile loads (valid padding, W % 4 = 0), 4x4 conversion */
     &cgp_kernel_tf32_v5,   /*       tf32-v4 with gelu_x2 (exponential form, one MUFU) */
     &cgp_kernel_tf32_v4,   /*       wgmma (sm_90a), one row's epilogue while the next row's MMAs run */

@@ -539,7 +539,9 @@ __device__ __forceinline__ RowMask row_mask(const TileMask &t, int r)
  * (twice the GELU, a fit error of 2e-8; the mask is 0.5).
  * kSwap (d[4 j + e] = D[channel 16 warp + group + 8 (e / 2)][pixel 8 j + 2 tig + e % 2]): sum[2 (e / 2) + j % 2]
  * += GELU(d[4 j + e]) * m.lo, after the accumulators of pixels outside the output are set to 0 (whose GELU is
- * 0: a branch only rows that end early take, instead of 16 masks a tile). */
+ * 0), in the n8 blocks j that reach past the output's edge only (a branch that the warp takes as one; on the
+ * default problem, j = 7 of the last column tile): cheaper than 16 masks a tile, which would be 32 registers
+ * with two rows of different tiles in flight. */
 template <int P, bool kGelu, int kForm, bool kSwap, int kSums>
 __device__ __forceinline__ void epilogue_row(float (&acc)[32], RowMask m, float (&sum)[kSums])
 {
@@ -547,9 +549,12 @@ __device__ __forceinline__ void epilogue_row(float (&acc)[32], RowMask m, float 
         if (m.pixels < kTileW) {
             const int tig = threadIdx.x % 4;
 #pragma unroll
-            for (int i = 0; i < 32; ++i)
-                if (8 * (i / 4) + 2 * tig + i % 2 >= m.pixels)
-                    acc[i] = 0.0f;
+            for (int j = 0; j < 8; ++j)
+                if (8 * j + 7 >= m.pixels)
+#pragma unroll
+                    for (int e = 0; e < 4; ++e)
+                        if (8 * j + 2 * tig + e % 2 >= m.pixels)
+                            acc[4 * j + e] = 0.0f;
         }
     }
 #pragma unroll
@@ -929,6 +934,7 @@ using Tf32x3V3 = WgConfig<kTf32x3, 4, 2, 2>; /* 106 KiB a block, 255 registers, 
 using Tf32V5 = WgConfig<kTf32, 8, 2, 2, kGeluX2>; /* tf32-v4 with gelu_x2: 88 KiB a block */
 using Tf32V6 = WgConfig<kTf32, 8, 2, 2, kGeluX2, true, kConvert4x4>; /* tf32-v5, tiles by TMA, 4 x 4 conversion */
 using Tf32V7 = WgConfig<kTf32, 8, 2, 2, kGeluX2, true, kConvert4x4ForMma>; /* tf32-v6, round_for_mma */
+using Tf32V8 = WgConfig<kTf32, 8, 2, 2, kGeluX2, true, kConvert4x4ForMma, true>; /* tf32-v7, D transposed */
 using Tf32x3V4 = WgConfig<kTf32x3, 4, 2, 2, kGeluLog, true, kConvert4x4>; /* 3xtf32-v3 staged as tf32-v6 */
 using Tf32x3V5 = WgConfig<kTf32x3, 4, 2, 2, kGeluX2Fine, true, kConvert4x4>; /* 3xtf32-v4 with gelu_x2_fine */
 using Tf32x3V6 = WgConfig<kTf32x3, 4, 2, 2, kGeluX2Fine, true, kConvert4x4ForMma>; /* 3xtf32-v5, round_for_mma */
@@ -987,6 +993,19 @@ extern "C" const cgp_kernel_desc cgp_kernel_tf32_v7 = {
     wg_launch<Tf32V7>,
     wg_stages_unsupported<Tf32V7>,
     wg_launch_stages<Tf32V7>,
+};
+
+extern "C" const cgp_kernel_desc cgp_kernel_tf32_v8 = {
+    18,
+    "tf32-v8",
+    CGP_PRECISION_TF32,
+    "tf32-v7 with D transposed (channels x pixels): the weights are wgmma's A operand in registers, so the 9 tap "
+    "wgmmas of a row read only the input window from shared memory (Cin = 8, Cout <= 64; other shapes run tf32-v3)",
+    wg_unsupported<Tf32V8>,
+    wg_workspace_bytes<Tf32V8>,
+    wg_launch<Tf32V8>,
+    wg_stages_unsupported<Tf32V8>,
+    wg_launch_stages<Tf32V8>,
 };
 
 extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v3 = {

@@ -86,11 +86,12 @@ constexpr int kTapFloats = 2 * kN * 4; /* 2 KiB: also the size of the bias wgmma
 template <int P> constexpr int kWeightFloats = kTaps * kTapFloats * (P == kTf32 ? 1 : 2);
 constexpr int kRedDoubles = 4 * 4 * 16 + kN; /* [warp][tig][16 sums], then the image's 64 channel sums */
 
-/* kTma: one 8-byte mbarrier after the doubles, and up to 128 bytes to align the raw tile (TMA's destination) */
-template <int P, int R, bool kTma> constexpr size_t smem_bytes()
+/* kTma: one 8-byte mbarrier after the doubles, and up to 128 bytes to align the raw tile (TMA's destination);
+ * kBuffers operand tiles */
+template <int P, int R, bool kTma, int kBuffers> constexpr size_t smem_bytes()
 {
     return sizeof(double) * kRedDoubles + (kTma ? 8 + 128 : 0) +
-           sizeof(float) * (kRawFloats<R> + 2 * kTileFloats<P, R> + kWeightFloats<P> + 2 * kTapFloats);
+           sizeof(float) * (kRawFloats<R> + kBuffers * kTileFloats<P, R> + kWeightFloats<P> + 2 * kTapFloats);
 }
 
 /* ---- wgmma primitives (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate") ---- */
@@ -411,8 +412,8 @@ struct TileSource {
 template <int P, int R, bool kTma, int kConversion>
 __device__ __forceinline__ void land_tile(const float *raw, float *tile, TileSource &src)
 {
-    /* No wgmma still reads this operand tile: every thread's wgmma_wait since the last row of the tile two
-     * before (WgConfig) saw it done. The raw tile is complete: TMA, each thread waits on the mbarrier;
+    /* No wgmma still reads this operand tile: with two of them, every thread's wgmma_wait since the last row of
+     * the tile two before (WgConfig) saw it done; with one, the wgmma_wait<0> just before. The raw tile is complete: TMA, each thread waits on the mbarrier;
      * cp.async, each waits for its own copies and the barrier for the others'. */
     if constexpr (kTma) {
         mbarrier_wait(src.bar, src.parity);
@@ -622,6 +623,8 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
     auto may_flush = [](auto set) {
         return decltype(set)::value < 0 || kFlushRows % kSets != 0 || decltype(set)::value == kSets - 1;
     };
+    /* the operand tile that tile (of this run) lands in */
+    auto buffer = [](int tile) { return C::buffers == 2 ? (uint32_t)(tile & 1) : 0u; };
     /* row k into acc, its masks into m; its tile lands first when it is the tile's first row, and then
      * the copy of the tile after it starts */
     auto issue = [&](float(&acc)[32], RowMask &m, auto set) {
@@ -632,12 +635,14 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
                 next = next_tile(g, next, R);
                 mask = tile_mask<R, C::swap>(p, at, kMaskIn);
             }
-            land_tile<P, R, kTma, C::conversion>(raw, tiles + (tile & 1) * kTileFloats<P, R>, src);
+            if (C::buffers == 1 && tile > 0)
+                wgmma_wait<0>(); /* one operand tile: the rows in flight read the tile about to be overwritten */
+            land_tile<P, R, kTma, C::conversion>(raw, tiles + buffer(tile) * kTileFloats<P, R>, src);
             if (t0 + tile + 1 < t1)
                 start_copy(next);
         }
         pin_descriptors(row_descs);
-        issue_row<P, R, kMma, C::swap>(acc, (uint32_t)(tile & 1), r, row_descs, w_big);
+        issue_row<P, R, kMma, C::swap>(acc, buffer(tile), r, row_descs, w_big);
         m = row_mask(mask, r);
         ++k;
     };
@@ -730,14 +735,16 @@ __device__ __forceinline__ void block_image_sums(double (&dsum)[4], double *, do
 /* One version: precision, output rows per tile, blocks per SM (registers <= 65536 / (128 blocks)),
  * accumulator sets (rows in flight + 1), the GELU (GeluForm), whether tiles come by TMA where the problem
  * allows it (make_tensor_map), how they are converted (Conversion), whether D is transposed with the big
- * weights in registers (issue_row's kSwap; `sums` float sums a thread) */
+ * weights in registers (issue_row's kSwap; `sums` float sums a thread), how many operand tiles (2: a tile
+ * lands while the last rows of the one before are in flight; 1: after they are done, for twice the rows in
+ * the same shared memory) */
 template <int P, int R, int kBlocksPerSm, int kSets, int kGelu = kGeluLog, bool kTma = false,
-          int kConversion = kConvertPixel, bool kSwap = false>
+          int kConversion = kConvertPixel, bool kSwap = false, int kBuffers = 2>
 struct WgConfig {
     static constexpr int precision = P, rows = R, blocks_per_sm = kBlocksPerSm, sets = kSets, gelu = kGelu,
-                         conversion = kConversion, sums = kSwap ? 4 : 16;
+                         conversion = kConversion, sums = kSwap ? 4 : 16, buffers = kBuffers;
     static constexpr bool tma = kTma, swap = kSwap;
-    static_assert((R & (R - 1)) == 0 && R >= kSets - 1 && kSets >= 2,
+    static_assert((R & (R - 1)) == 0 && R >= kSets - 1 && kSets >= 2 && (kBuffers == 1 || kBuffers == 2),
                   "R a power of 2 (cheap row arithmetic); landing a tile needs the tile two before it done: R >= "
                   "the rows in flight");
 };
@@ -762,7 +769,7 @@ __global__ void __launch_bounds__(kThreads, C::blocks_per_sm)
             mbarrier_init(src.bar);
     }
     float *tiles = raw + kRawFloats<R>;
-    float *wsm = tiles + 2 * kTileFloats<P, R>;
+    float *wsm = tiles + C::buffers * kTileFloats<P, R>;
     float *bias_b = wsm + kWeightFloats<P>;
     float *ones_a = bias_b + kTapFloats;
     stage_operands<P>(w, b, p.cout, wsm, bias_b, ones_a);
@@ -815,7 +822,7 @@ template <class C> const char *wgmma_path_unsupported(const cgp_problem *p, cons
         return "the wgmma path needs Cin = 8 and Cout <= 64";
     if (p->h * p->w > INT32_MAX / kCin)
         return "the wgmma path needs Cin x H x W < 2^31 (32-bit offsets within an image)";
-    if (smem_bytes<C::precision, C::rows, C::tma>() > d->smem_per_block_optin)
+    if (smem_bytes<C::precision, C::rows, C::tma, C::buffers>() > d->smem_per_block_optin)
         return "the wgmma path needs more shared memory per block than this GPU allows";
     return NULL;
 }
@@ -876,7 +883,7 @@ template <int R> bool make_tensor_map(CUtensorMap *map, const cgp_launch_args *a
 template <class C, int S, bool kTma>
 cudaError_t launch_kernel(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s, const CUtensorMap &map)
 {
-    constexpr size_t smem = smem_bytes<C::precision, C::rows, kTma>();
+    constexpr size_t smem = smem_bytes<C::precision, C::rows, kTma, C::buffers>();
     const void *kernel = reinterpret_cast<const void *>(&wgmma_conv_gelu_mean<C, S, kTma>);
     cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (err != cudaSuccess)
@@ -934,11 +941,13 @@ using Tf32x3V3 = WgConfig<kTf32x3, 4, 2, 2>; /* 106 KiB a block, 255 registers, 
 using Tf32V5 = WgConfig<kTf32, 8, 2, 2, kGeluX2>; /* tf32-v4 with gelu_x2: 88 KiB a block */
 using Tf32V6 = WgConfig<kTf32, 8, 2, 2, kGeluX2, true, kConvert4x4>; /* tf32-v5, tiles by TMA, 4 x 4 conversion */
 using Tf32V7 = WgConfig<kTf32, 8, 2, 2, kGeluX2, true, kConvert4x4ForMma>; /* tf32-v6, round_for_mma */
-using Tf32V8 = WgConfig<kTf32, 8, 2, 2, kGeluX2, true, kConvert4x4ForMma, true>; /* tf32-v7, D transposed */
 using Tf32x3V4 = WgConfig<kTf32x3, 4, 2, 2, kGeluLog, true, kConvert4x4>; /* 3xtf32-v3 staged as tf32-v6 */
 using Tf32x3V5 = WgConfig<kTf32x3, 4, 2, 2, kGeluX2Fine, true, kConvert4x4>; /* 3xtf32-v4 with gelu_x2_fine */
 using Tf32x3V6 = WgConfig<kTf32x3, 4, 2, 2, kGeluX2Fine, true, kConvert4x4ForMma>; /* 3xtf32-v5, round_for_mma */
 using Tf32x3V7 = WgConfig<kTf32x3, 4, 2, 2, kGeluX2Fine, true, kConvert4x4ForMma, true>; /* 3xtf32-v6, D transposed */
+/* tf32-v7 and 3xtf32-v7 with twice the rows a tile and one operand tile: 103 and 108 KiB a block */
+using Tf32V8 = WgConfig<kTf32, 16, 2, 2, kGeluX2, true, kConvert4x4ForMma, false, 1>;
+using Tf32x3V8 = WgConfig<kTf32x3, 8, 2, 2, kGeluX2Fine, true, kConvert4x4ForMma, true, 1>;
 
 } // namespace
 
@@ -999,8 +1008,8 @@ extern "C" const cgp_kernel_desc cgp_kernel_tf32_v8 = {
     18,
     "tf32-v8",
     CGP_PRECISION_TF32,
-    "tf32-v7 with D transposed (channels x pixels): the weights are wgmma's A operand in registers, so the 9 tap "
-    "wgmmas of a row read only the input window from shared memory (Cin = 8, Cout <= 64; other shapes run tf32-v3)",
+    "tf32-v7 with 16-row tiles and one operand tile, landed after the rows in flight are done: half the staging "
+    "work a row (Cin = 8, Cout <= 64; other shapes run tf32-v3)",
     wg_unsupported<Tf32V8>,
     wg_workspace_bytes<Tf32V8>,
     wg_launch<Tf32V8>,
@@ -1071,4 +1080,17 @@ extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v7 = {
     wg_launch<Tf32x3V7>,
     wg_stages_unsupported<Tf32x3V7>,
     wg_launch_stages<Tf32x3V7>,
+};
+
+extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v8 = {
+    28,
+    "3xtf32-v8",
+    CGP_PRECISION_TF32X3,
+    "3xtf32-v7 with 8-row tiles and one operand tile, landed after the rows in flight are done (Cin = 8, "
+    "Cout <= 64; other shapes run 3xtf32-v2)",
+    wg_unsupported<Tf32x3V8>,
+    wg_workspace_bytes<Tf32x3V8>,
+    wg_launch<Tf32x3V8>,
+    wg_stages_unsupported<Tf32x3V8>,
+    wg_launch_stages<Tf32x3V8>,
 };

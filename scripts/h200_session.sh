@@ -54,9 +54,9 @@ for s in "${steps[@]}"; do
                build/cgp bench --baselines none --kernel $k --iters 50 --csv '"$RES"'/versions_fp32_v$k.csv | grep -E "^fused|kernel fp32"; done
              for k in ${TF32_VERSIONS:-11 12 13 14 15 16 17 18}; do build/cgp bench --baselines none --precision tf32 --kernel $k --iters 50 \
                --csv '"$RES"'/versions_tf32_v$k.csv | grep -E "^fused|kernel"; done
-             for k in ${TF32X3_VERSIONS:-21 22 23 24 25 26 27}; do build/cgp bench --baselines none --precision 3xtf32 --kernel $k --iters 50 \
+             for k in ${TF32X3_VERSIONS:-21 22 23 24 25 26 27 28}; do build/cgp bench --baselines none --precision 3xtf32 --kernel $k --iters 50 \
                --csv '"$RES"'/versions_3xtf32_v$k.csv | grep -E "^fused|kernel"; done' ;;
-    stages) TAIL=40 step stages bash -c 'for k in ${TC_VERSIONS:-11 12 13 14 15 16 17 18 21 22 23 24 25 26 27}; do
+    stages) TAIL=40 step stages bash -c 'for k in ${TC_VERSIONS:-11 12 13 14 15 16 17 18 21 22 23 24 25 26 27 28}; do
                prec=tf32; [ $k -gt 20 ] && prec=3xtf32
                build/cgp bench --baselines none --precision $prec --reduce det --kernel $k --stages --iters 50 \
                  --csv '"$RES"'/stages_v$k.csv | grep -E "^fused|^stages|^stage split"; done' ;;
@@ -74,7 +74,7 @@ for s in "${steps[@]}"; do
                --section Occupancy --section InstructionStats --section LaunchStats \
                --metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio \
                build/cgp bench --baselines none --reduce det --kernel $k --iters 1 --warmup 0; done' ;;
-    tcprofile) TAIL=60 step tcprofile bash -c 'for k in ${TC_VERSIONS:-14 15 16 17 18 23 24 25 26 27}; do prec=tf32; [ $k -gt 20 ] && prec=3xtf32
+    tcprofile) TAIL=60 step tcprofile bash -c 'for k in ${TC_VERSIONS:-14 15 16 17 18 23 24 25 26 27 28}; do prec=tf32; [ $k -gt 20 ] && prec=3xtf32
                ncu --clock-control none -k "regex:tc_conv|wgmma_conv" -c 1 --section SpeedOfLight --section SchedulerStats \
                --section WarpStateStats --section InstructionStats \
                --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio \

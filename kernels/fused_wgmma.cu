@@ -1,15 +1,17 @@
 /*
- * fused_wgmma.cu - the Hopper tensor-core fused kernels, tf32-v4..v6 and 3xtf32-v3..v4 (kernel_api.h):
+ * fused_wgmma.cu - the Hopper tensor-core fused kernels, tf32-v4..v8 and 3xtf32-v3..v8 (kernel_api.h):
  *
  *     y[n, c] = mean over (h, w) of GELU(conv3x3(x, w)[n, c, h, w] + b[c])
  *
  * in one launch, with the convolution on wgmma.mma_async (sm_90a: H100, H200). The MMAs are
- * asynchronous and read both operands from shared memory, so while the tensor cores compute one
+ * asynchronous and read their operands from shared memory (the transposed versions: the big weights from
+ * registers), so while the tensor cores compute one
  * output row, the same warps run the previous row's GELU and sums on the FP32 and MUFU pipes.
  * docs/design.md ("The wgmma kernels") draws the layouts; in short:
  *
  *   block          one warpgroup (128 threads), 2 blocks per SM, persistent grid over tiles of R output rows
- *                  (TF32 8, 3xTF32 4) x 64 output columns x 64 channels (tile_loader.cuh's schedule)
+ *                  (TF32 8, tf32-v8 16; 3xTF32 4, 3xtf32-v8 8) x 64 output columns x 64 channels
+ *                  (tile_loader.cuh's schedule)
  *   operand A      for output row r and tap (ky, kx): the 64 x 8 window (64 pixels, 8 input channels)
  *                  of the input tile starting at input row r + ky, column kx. The tile is laid out
  *                  [channel half][row][column][4 channels], 16 bytes a pixel: wgmma's no-swizzle K-major
@@ -18,23 +20,32 @@
  *                  descriptor and no operand passes through registers.
  *   operand B      the weights, [tap][channel half][64 output channels][4], rounded (3xTF32: split into
  *                  big and small) once per block; zero past Cout.
+ *   transposed     3xtf32-v7, v8: D = W X^T, channels x pixels. A = the weights (the big ones from registers,
+ *                  the wgmma A fragment, loaded once; the small ones from shared memory), B = the input window
+ *                  (B's K-major layout is A's above): the 18 wgmmas of a row with A in registers read only
+ *                  2 KiB of shared memory instead of 4. A thread then holds 2 channels x 16 pixels.
  *   bias           one more wgmma per row, with scale-d = 0: A = 64 rows of (1, 1, 0, ...), B = rows
- *                  (big(b), small(b), 0, ...), so each row's accumulators start at the bias (to 2^-22).
+ *                  (big(b), small(b), 0, ...), so each row's accumulators start at the bias (to 2^-22);
+ *                  transposed, the two swap places.
  *   3xTF32         the input tile is split when staged (big and small halves), the weights once: the 18
  *                  correction products (small*big, big*small) first, then the bias and the 9 big*big
  *                  products, chained in one accumulator (28 wgmmas a row; issue_row says why this order).
  *   accumulators   m64n64 fp32, 32 per thread: per n8 block j, d[4j + e] = D[16 warp + group + 8 (e / 2)]
- *                  [8 j + 2 tig + e % 2] (group = lane / 4, tig = lane % 4), the mma.sync C layout.
- *                  Two sets: one row in flight on the tensor cores, one in the epilogue.
+ *                  [8 j + 2 tig + e % 2] (group = lane / 4, tig = lane % 4), the mma.sync C layout: pixel x
+ *                  channel, transposed channel x pixel. Two sets: one row in flight on the tensor cores, one
+ *                  in the epilogue.
  *   pipeline       per row k: fence, issue row k's wgmmas into one set, commit; wait until only that group
- *                  is pending (row k - 1 done); GELU of row k - 1 (tf32-v4 gelu_tf32, tf32-v5/v6 gelu_x2,
- *                  3xTF32 gelu_fast), masked outside the output, into 16 float sums. Input tiles are
- *                  double-buffered: tile t + 1 is copied while tile t's rows run (cp.async; tf32-v6 and
- *                  3xtf32-v4 on valid padding: one TMA box copy onto an mbarrier), and converted into the
- *                  other buffer when its first row is next (tf32-v6, 3xtf32-v4: in 4 x 4 blocks).
+ *                  is pending (row k - 1 done); GELU of row k - 1 (tf32-v4 gelu_tf32, tf32-v5 on gelu_x2,
+ *                  3xtf32-v3, v4 gelu_fast, 3xtf32-v5 on gelu_x2_fine), masked outside the output, into 16
+ *                  float sums (transposed: 4). Tile t + 1 is copied while tile t's rows run (cp.async;
+ *                  tf32-v6 and 3xtf32-v4 on, on valid padding: one TMA box copy onto an mbarrier), and
+ *                  converted (tf32-v6, 3xtf32-v4 on: in 4 x 4 blocks; tf32-v7, 3xtf32-v6 on: rounded only as
+ *                  far as wgmma reads) when its first row is next: into the other of two operand tiles, or
+ *                  (tf32-v8, 3xtf32-v8) into the one operand tile once the rows in flight are done.
  *   reduction      the float sums go into per-thread doubles every 8 rows (16 with TMA); at each image's end the
  *                  8 lanes holding the same channels are added by shuffles, then the 4 warps in a fixed
- *                  order, and publish_image_sums (reduction.cuh) does det or atomic. Deterministic.
+ *                  order (transposed: the 4 lanes of a group, and each warp has its own 16 channels), and
+ *                  publish_image_sums (reduction.cuh) does det or atomic. Deterministic.
  * The wgmma path needs Cin = 8 and Cout <= 64 on an sm_90 GPU with a build for sm_90a (SM=90); every
  * other problem or GPU runs the previous version of the same precision (tf32-v3, 3xtf32-v2), so each
  * version runs any shape. Tested by tests/gpu_tensorcore.c.
@@ -165,6 +176,13 @@ __device__ __forceinline__ void hold(float (&d)[32])
         asm volatile("" : "+f"(d[i])::"memory");
 }
 
+/* the 32 accumulator operands of an m64n64 wgmma, %0..%31 */
+#define WGMMA_ACCUMULATORS(d)                                                                                   \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),   \
+        "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),    \
+        "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),   \
+        "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+
 /* d = A * B (+ d if kAccumulate): m64n64k8, tf32 operands from shared memory, fp32 accumulators */
 template <int kAccumulate> __device__ __forceinline__ void wgmma_tf32(float (&d)[32], uint64_t a, uint64_t b)
 {
@@ -173,11 +191,7 @@ template <int kAccumulate> __device__ __forceinline__ void wgmma_tf32(float (&d)
                  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
                  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
                  "%32, %33, acc, 1, 1;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
-                   "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),
-                   "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),
-                   "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                 : WGMMA_ACCUMULATORS(d)
                  : "l"(a), "l"(b), "n"(kAccumulate));
 }
 
@@ -191,11 +205,7 @@ __device__ __forceinline__ void wgmma_tf32_rs(float (&d)[32], const uint32_t (&a
                  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
                  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
                  "{%32, %33, %34, %35}, %36, acc, 1, 1;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
-                   "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),
-                   "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),
-                   "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                 : WGMMA_ACCUMULATORS(d)
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(kAccumulate));
 }
 
@@ -413,8 +423,9 @@ template <int P, int R, bool kTma, int kConversion>
 __device__ __forceinline__ void land_tile(const float *raw, float *tile, TileSource &src)
 {
     /* No wgmma still reads this operand tile: with two of them, every thread's wgmma_wait since the last row of
-     * the tile two before (WgConfig) saw it done; with one, the wgmma_wait<0> just before. The raw tile is complete: TMA, each thread waits on the mbarrier;
-     * cp.async, each waits for its own copies and the barrier for the others'. */
+     * the tile two before (WgConfig) saw it done; with one, the wgmma_wait<0> just before. The raw tile is
+     * complete: TMA, each thread waits on the mbarrier; cp.async, each waits for its own copies and the
+     * barrier for the others'. */
     if constexpr (kTma) {
         mbarrier_wait(src.bar, src.parity);
         src.parity ^= 1;
@@ -451,7 +462,7 @@ __device__ __forceinline__ void pin_descriptors(RowDescs &rd)
  * correction products first (small * big, big * small: the accumulator stays 2^-11 of the result, so
  * their truncating accumulation costs nothing), then the bias and the 9 big * big products: 10
  * accumulations at full size instead of 28 (on the default problem the error fell from 7.7e-7 to 3.0e-7).
- * kSwap (3xtf32-v7): D is transposed, D[channel][pixel] = W X^T + b: A = the weights, the big ones from
+ * kSwap (3xtf32-v7, -v8): D is transposed, D[channel][pixel] = W X^T + b: A = the weights, the big ones from
  * registers (w_big[tap], the wgmma A fragment) and the small ones from shared memory; B = the input windows
  * (the same descriptors as A's otherwise, as B's K-major layout is A's); the bias wgmma takes bias_b as A and
  * the ones as B. Each wgmma with A from registers reads half the shared memory. */
@@ -844,20 +855,19 @@ template <class C> size_t wg_workspace_bytes(const cgp_problem *p, const cgp_dev
     return persistent_workspace_bytes(p, wgmma_schedule<C>(p, d));
 }
 
-/* cuTensorMapEncodeTiled from the driver, once; NULL where the driver has none */
+/* cuTensorMapEncodeTiled from the driver, looked up once (a static initialized by a lambda: thread-safe);
+ * NULL where the driver has none */
 PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder()
 {
-    static PFN_cuTensorMapEncodeTiled_v12000 encode = NULL;
-    static bool looked = false;
-    if (!looked) {
+    static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
         void *fn = NULL;
         cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) ==
+        const bool ok =
+            cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) ==
                 cudaSuccess &&
-            found == cudaDriverEntryPointSuccess)
-            encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
-        looked = true;
-    }
+            found == cudaDriverEntryPointSuccess;
+        return ok ? reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn) : nullptr;
+    }();
     return encode;
 }
 
@@ -892,8 +902,7 @@ cudaError_t launch_kernel(const cgp_launch_args *a, const cgp_device_info *d, cu
     cgp_problem p = a->p;
     PersistentSchedule g = wgmma_schedule<C>(&a->p, d);
     ReduceArgs red = make_reduce_args(a, a->workspace);
-    CUtensorMap m = map;
-    void *args[] = {&x, &w, &b, &p, &g, &red, &m};
+    void *args[] = {&x, &w, &b, &p, &g, &red, const_cast<CUtensorMap *>(&map)};
     /* cudaLaunchKernel reports this launch's status only, not an error the caller left behind */
     return cudaLaunchKernel(kernel, dim3((unsigned)g.blocks), dim3(kThreads), args, smem, s);
 }

@@ -3,6 +3,7 @@
 # racecheck, synccheck and initcheck, plus memcheck on the default problem. Needs a GPU and
 # compute-sanitizer (from the CUDA toolkit). The full log goes to $(BUILD)/sanitize.log; the last
 # lines summarise the errors per tool. Fails if a tool reports an error or a run fails its check.
+# CGP_SANITIZE_KERNELS="17 18" (in the environment) limits the runs to those kernel versions.
 
 SANITIZER ?= compute-sanitizer
 SANITIZE_DRIVER := $(BUILD)/sanitize_main

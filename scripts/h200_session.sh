@@ -8,7 +8,8 @@
 #        torchfull sass
 # (default: env build ptxas test bench versions sass). Results are packed into $OUT/results.tgz.
 # Environment: VERSIONS (fp32), TF32_VERSIONS, TF32X3_VERSIONS (the versions step), TC_VERSIONS (stages,
-# tcprofile), PROFILE_KERNELS (profile), SANITIZE_TIMEOUT, TORCH_TIMEOUT.
+# tcprofile), PROFILE_KERNELS (profile), SANITIZE_TIMEOUT, CGP_SANITIZE_KERNELS (sanitize: these versions
+# only), TORCH_TIMEOUT.
 # Anything named results-* under $OUT/results/ is meant to be committed under results/.
 set -u
 OUT=${OUT:-/tmp/cgp-session}

@@ -3,15 +3,37 @@
  * synccheck, initcheck): every kernel version of every precision, both reductions, both paddings,
  * on a small shape that leaves partial tiles (and with --default the default problem), each run
  * checked against the fp64 GPU reference. Exit 0 when every run worked and matched.
+ * CGP_SANITIZE_KERNELS="17 18" limits the runs to those versions (a session with little GPU time).
  *     compute-sanitizer --tool racecheck --error-exitcode 1 build/sanitize_main [--default]
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "gpulib.h"
 #include "kernel_api.h"
 #include "problem.h"
+
+/* Whether CGP_SANITIZE_KERNELS (version numbers separated by spaces or commas) names version, or is unset */
+static int version_selected(int version)
+{
+    const char *list = getenv("CGP_SANITIZE_KERNELS");
+    if (list == NULL || *list == '\0')
+        return 1;
+    for (const char *p = list; *p != '\0';) {
+        char *end;
+        const long v = strtol(p, &end, 10);
+        if (end == p) {
+            ++p;
+            continue;
+        }
+        if (v == version)
+            return 1;
+        p = end;
+    }
+    return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -36,7 +58,7 @@ int main(int argc, char **argv)
             TEST_FAIL("sanitize reference", "%s", err);
         const cgp_problem cp = {s.n, s.cin, s.cout, s.h, s.w, pr.p.hout, pr.p.wout, pad};
         for (int k = 0; k < count; ++k) {
-            if (table[k]->unsupported(&cp, &dev))
+            if (table[k]->unsupported(&cp, &dev) || !version_selected(table[k]->version))
                 continue;
             for (int reduce = 0; reduce <= 1; ++reduce) {
                 char name[128];

@@ -451,7 +451,7 @@ struct RowDescs {
 
 /* An empty asm that claims to change the descriptors, so that they are values carried from row to row: ptxas
  * then keeps them in uniform registers instead of recomputing all four from the shared-memory base before every
- * row (about 13 uniform instructions a row; docs/perf-log.md, entry 32). */
+ * row (about 13 uniform instructions a row; docs/perf-log.md, entry 33). */
 __device__ __forceinline__ void pin_descriptors(RowDescs &rd)
 {
     asm volatile("" : "+l"(rd.ones), "+l"(rd.bias), "+l"(rd.weights), "+l"(rd.tile0));
@@ -954,7 +954,7 @@ using Tf32x3V4 = WgConfig<kTf32x3, 4, 2, 2, kGeluLog, true, kConvert4x4>; /* 3xt
 using Tf32x3V5 = WgConfig<kTf32x3, 4, 2, 2, kGeluX2Fine, true, kConvert4x4>; /* 3xtf32-v4 with gelu_x2_fine */
 using Tf32x3V6 = WgConfig<kTf32x3, 4, 2, 2, kGeluX2Fine, true, kConvert4x4ForMma>; /* 3xtf32-v5, round_for_mma */
 using Tf32x3V7 = WgConfig<kTf32x3, 4, 2, 2, kGeluX2Fine, true, kConvert4x4ForMma, true>; /* 3xtf32-v6, D transposed */
-/* tf32-v7 and 3xtf32-v7 with twice the rows a tile and one operand tile: 103 and 108 KiB a block */
+/* tf32-v7 and 3xtf32-v7 with twice the rows a tile and one operand tile: 101 and 106 KiB a block */
 using Tf32V8 = WgConfig<kTf32, 16, 2, 2, kGeluX2, true, kConvert4x4ForMma, false, 1>;
 using Tf32x3V8 = WgConfig<kTf32x3, 8, 2, 2, kGeluX2Fine, true, kConvert4x4ForMma, true, 1>;
 

@@ -369,7 +369,9 @@ __device__ __forceinline__ void copy_tile(const float *x, const cgp_problem &p, 
     const uint32_t raw_addr = shared_address(raw);
     if (p.pad == 0 && w % 4 == 0) {
         constexpr int kLineChunks = kPitch / 4, kChunks = kCin * (R + 2) * kLineChunks;
-#pragma unroll
+        /* unrolled fully up to 8-row tiles; 16-row tiles (tf32-v8) unrolled fully spilled 296 bytes */
+        constexpr int kUnroll = R <= 8 ? (kChunks + kThreads - 1) / kThreads : 4;
+#pragma unroll kUnroll
         for (int j = 0; j < (kChunks + kThreads - 1) / kThreads; ++j) {
             const int i = (int)threadIdx.x + j * kThreads;
             const int line = i / kLineChunks, col = 4 * (i % kLineChunks); /* line = ci * (R + 2) + row */

@@ -19,7 +19,8 @@ extern "C" {
 #endif
 
 typedef struct gelu_sweep_result {
-    float worst_ratio;       /* max over finite inputs of error / max(8 ulp(result), 2^-26) (2-4: / their absolute bound): <= 1 passes */
+    float worst_ratio;       /* max over finite inputs of error / max(8 ulp(result), 2^-26) (which 2-4: / their
+                                absolute bound): <= 1 passes */
     float worst_ratio_input;
     float worst_ulp;         /* max error in ulp of the result where the ulp bound governs */
     float worst_ulp_input;

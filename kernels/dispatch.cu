@@ -9,8 +9,8 @@
 extern "C" const cgp_kernel_desc cgp_kernel_fp32_v1, cgp_kernel_fp32_v2, cgp_kernel_fp32_v3, cgp_kernel_fp32_v4,
     cgp_kernel_fp32_v5, cgp_kernel_fp32_v6, cgp_kernel_fp32_v7, cgp_kernel_fp32_v8;
 extern "C" const cgp_kernel_desc cgp_kernel_tf32_v1, cgp_kernel_tf32_v2, cgp_kernel_tf32_v3, cgp_kernel_tf32_v4,
-    cgp_kernel_tf32_v5, cgp_kernel_tf32_v6, cgp_kernel_tf32_v7, cgp_kernel_tf32_v8, cgp_kernel_tf32x3_v1, cgp_kernel_tf32x3_v2,
-    cgp_kernel_tf32x3_v3, cgp_kernel_tf32x3_v4, cgp_kernel_tf32x3_v5, cgp_kernel_tf32x3_v6,
+    cgp_kernel_tf32_v5, cgp_kernel_tf32_v6, cgp_kernel_tf32_v7, cgp_kernel_tf32_v8, cgp_kernel_tf32x3_v1,
+    cgp_kernel_tf32x3_v2, cgp_kernel_tf32x3_v3, cgp_kernel_tf32x3_v4, cgp_kernel_tf32x3_v5, cgp_kernel_tf32x3_v6,
     cgp_kernel_tf32x3_v7, cgp_kernel_tf32x3_v8;
 
 static const cgp_kernel_desc *const kernel_table[] = {

@@ -1,8 +1,8 @@
 /*
  * gpu_tensorcore.c - the tensor-core kernels (kernels/fused_tf32.cu: tf32-v1 = version 11, tf32-v2 = 12,
  * tf32-v3 = 13, 3xtf32-v1 = 21, 3xtf32-v2 = 22; kernels/fused_wgmma.cu: tf32-v4 = 14, tf32-v5 = 15,
- * tf32-v6 = 16, tf32-v7 = 17, tf32-v8 = 18, 3xtf32-v3 = 23, 3xtf32-v4 = 24, 3xtf32-v5 = 25, 3xtf32-v6 = 26, 3xtf32-v7 = 27,
- * 3xtf32-v8 = 28)
+ * tf32-v6 = 16, tf32-v7 = 17, tf32-v8 = 18, 3xtf32-v3 = 23, 3xtf32-v4 = 24, 3xtf32-v5 = 25, 3xtf32-v6 = 26,
+ * 3xtf32-v7 = 27, 3xtf32-v8 = 28)
  * through the public API, both reductions, both paddings, on the default problem and on shapes that
  * take the fast path (Cin = 8, weights in shared memory; for 14-18 and 23-28 the wgmma path, Cout <= 64 too)
  * and the generic path (any other Cin, or more output channels than fit), with partial tiles,
@@ -36,7 +36,8 @@
 
 #include "plan_stages.h"
 
-static const int tf32_versions[] = {11, 12, 13, 14, 15, 16, 17, 18}, tf32x3_versions[] = {21, 22, 23, 24, 25, 26, 27, 28};
+static const int tf32_versions[] = {11, 12, 13, 14, 15, 16, 17, 18};
+static const int tf32x3_versions[] = {21, 22, 23, 24, 25, 26, 27, 28};
 #define VERSION_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define ROUNDED_INPUT_TOLERANCE 1e-5 /* TF32 against the reference of tf32-rounded inputs */
 #define ACCURACY_MIN_PIXELS 4096     /* TF32 against the exact reference only from this many pixels */

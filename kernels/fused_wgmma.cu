@@ -261,6 +261,25 @@ template <int P> __device__ __forceinline__ void round_for_mma(float v, uint32_t
     }
 }
 
+/* The 4 channels of a pixel rounded (3xTF32: split into big and small): with cvt.rna, or kForMma with
+ * round_for_mma */
+template <int P, bool kForMma>
+__device__ __forceinline__ void round_pixel(const float (&v)[4], uint4 &big, uint4 &small)
+{
+    auto round = [](float x, uint32_t &b, uint32_t &s) {
+        if constexpr (kForMma)
+            round_for_mma<P>(x, b, s);
+        else if constexpr (P == kTf32)
+            b = tf32_round(x);
+        else
+            split_tf32(x, b, s);
+    };
+    round(v[0], big.x, small.x);
+    round(v[1], big.y, small.y);
+    round(v[2], big.z, small.z);
+    round(v[3], big.w, small.w);
+}
+
 /* Rounds (3xTF32: splits) the raw tile into an operand tile: task = (half, row, column), four channels. */
 template <int P, int R> __device__ __forceinline__ void convert_tile(const float *raw, float *tile)
 {
@@ -269,17 +288,10 @@ template <int P, int R> __device__ __forceinline__ void convert_tile(const float
         const int half = task / kPixels;
         const float *src = raw + 3 * half * kPixels + task; /* channel 4 half, pixel task - half * kPixels */
         const float v[4] = {src[0], src[kPixels], src[2 * kPixels], src[3 * kPixels]};
-        uint4 big;
-        if constexpr (P == kTf32) {
-            big = make_uint4(tf32_round(v[0]), tf32_round(v[1]), tf32_round(v[2]), tf32_round(v[3]));
-        } else {
-            uint4 small;
-            split_tf32(v[0], big.x, small.x);
-            split_tf32(v[1], big.y, small.y);
-            split_tf32(v[2], big.z, small.z);
-            split_tf32(v[3], big.w, small.w);
+        uint4 big, small;
+        round_pixel<P, false>(v, big, small);
+        if constexpr (P == kTf32x3)
             *reinterpret_cast<uint4 *>(tile + 2 * kHalfFloats<R> + 4 * task) = small;
-        }
         *reinterpret_cast<uint4 *>(tile + 4 * task) = big;
     }
 }
@@ -315,27 +327,11 @@ template <int P, int R, bool kForMma> __device__ __forceinline__ void convert_ti
         uint4 *dst = tile4 + half * (kHalfFloats<R> / 4) + 4 * quad; /* dst[i]: pixel 4 quad + i */
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-            if constexpr (kForMma) {
-                uint4 big, small;
-                round_for_mma<P>(px[i][0], big.x, small.x);
-                round_for_mma<P>(px[i][1], big.y, small.y);
-                round_for_mma<P>(px[i][2], big.z, small.z);
-                round_for_mma<P>(px[i][3], big.w, small.w);
-                dst[i] = big;
-                if constexpr (P == kTf32x3)
-                    dst[i + 2 * kHalfFloats<R> / 4] = small;
-            } else if constexpr (P == kTf32) {
-                dst[i] = make_uint4(tf32_round(px[i][0]), tf32_round(px[i][1]), tf32_round(px[i][2]),
-                                    tf32_round(px[i][3]));
-            } else {
-                uint4 big, small;
-                split_tf32(px[i][0], big.x, small.x);
-                split_tf32(px[i][1], big.y, small.y);
-                split_tf32(px[i][2], big.z, small.z);
-                split_tf32(px[i][3], big.w, small.w);
-                dst[i] = big;
+            uint4 big, small;
+            round_pixel<P, kForMma>(px[i], big, small);
+            dst[i] = big;
+            if constexpr (P == kTf32x3)
                 dst[i + 2 * kHalfFloats<R> / 4] = small;
-            }
         }
     }
 }

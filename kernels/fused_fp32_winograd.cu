@@ -121,16 +121,17 @@ __device__ __forceinline__ void stage_filters(const float *__restrict__ weight, 
         bias_s[threadIdx.x] = bias[threadIdx.x];
 }
 
-/* Starts the copies of tile `tile`'s input window into buf, if the block has that tile, and commits. */
-template <int kBlockThreads>
+/* Starts the copies of tile `tile`'s input window (kCin x kRows x kPitch, the block tile being kTileH x kTileW
+ * outputs) into buf, if the block has that tile, and commits. */
+template <int kBlockThreads, int kTileH, int kTileW, int kRows, int kPitch>
 __device__ __forceinline__ void prefetch_window(float *buf, const float *__restrict__ x, const cgp_problem &p,
                                                 const PersistentSchedule &g, int64_t tile, int64_t tile_end,
                                                 bool vector_ok)
 {
     if (tile < tile_end) {
         int64_t n, oy0, ox0;
-        persistent_tile_origin(g, tile, kTile, kTile, n, oy0, ox0);
-        load_window_async<kBlockThreads, kCin, kInRows, kInPitch>(buf, x, p, n, oy0 - p.pad, ox0 - p.pad, vector_ok);
+        persistent_tile_origin(g, tile, kTileH, kTileW, n, oy0, ox0);
+        load_window_async<kBlockThreads, kCin, kRows, kPitch>(buf, x, p, n, oy0 - p.pad, ox0 - p.pad, vector_ok);
     }
     cp_async_commit();
 }
@@ -166,7 +167,7 @@ fused_fp32_winograd(const float *__restrict__ x, const float *__restrict__ weigh
     const bool vector_ok = (p.w % 4 == 0) && (p.pad == 0);
 
     stage_filters<kThreads>(weight, bias, u_s, bias_s);
-    prefetch_window<kThreads>(smem, x, p, g, tile_begin, tile_end, vector_ok);
+    prefetch_window<kThreads, kTile, kTile, kInRows, kInPitch>(smem, x, p, g, tile_begin, tile_end, vector_ok);
 
     /* stage B mapping: warp = xi, 8 tiles (tg) x 8 chunk channels (cg) per thread */
     const int xi = warp, tg = lane % 8, cg = lane / 8;
@@ -180,7 +181,8 @@ fused_fp32_winograd(const float *__restrict__ x, const float *__restrict__ weigh
         persistent_tile_origin(g, tile, kTile, kTile, n, oy0, ox0);
         cp_async_wait<0>();
         __syncthreads(); /* window of this tile landed; everyone is done with the previous tile */
-        prefetch_window<kThreads>(smem + (buf ^ 1) * kInFloats, x, p, g, tile + 1, tile_end, vector_ok);
+        prefetch_window<kThreads, kTile, kTile, kInRows, kInPitch>(smem + (buf ^ 1) * kInFloats, x, p, g, tile + 1,
+                                                                   tile_end, vector_ok);
 
         { /* A: input transform of (ci, w) = (t / 64, t % 64) */
             const int ci = t / kTiles, w = t % kTiles;
@@ -290,13 +292,15 @@ constexpr size_t kRegSmemBytes =
 static_assert(kRegThreads == kCin * kTiles / 2, "stage A: two (input channel, Winograd tile) pairs per thread");
 static_assert(kRegPasses == 2, "two passes of 8 channels per thread");
 
-/* Adds the thread's float sums into its double slots (dsum[k * kRegThreads + t]) and clears them. */
-__device__ __forceinline__ void flush_reg_sums(double *dsum, float (&sum)[kRegPasses][kRegChannels])
+/* Adds a thread's float sums into its double slots (dsum[k * kBlockThreads + t], k = pass * channels + j) and
+ * clears them. */
+template <int kBlockThreads, int kPasses, int kChannels>
+__device__ __forceinline__ void flush_sums(double *dsum, float (&sum)[kPasses][kChannels])
 {
 #pragma unroll
-    for (int k = 0; k < kRegSums; ++k) {
-        dsum[k * kRegThreads + threadIdx.x] += (double)sum[k / kRegChannels][k % kRegChannels];
-        sum[k / kRegChannels][k % kRegChannels] = 0.0f;
+    for (int k = 0; k < kPasses * kChannels; ++k) {
+        dsum[k * kBlockThreads + threadIdx.x] += (double)sum[k / kChannels][k % kChannels];
+        sum[k / kChannels][k % kChannels] = 0.0f;
     }
 }
 
@@ -320,7 +324,7 @@ fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ w
 #pragma unroll
     for (int k = 0; k < kRegSums; ++k)
         dsum[k * kRegThreads + t] = 0.0;
-    prefetch_window<kRegThreads>(smem, x, p, g, tile_begin, tile_end, vector_ok);
+    prefetch_window<kRegThreads, kTile, kTile, kInRows, kInPitch>(smem, x, p, g, tile_begin, tile_end, vector_ok);
 
     /* this thread: Winograd tile w; slice s = t / 64: input channels s and s + 4 in stage A, channel
      * groups s and s + 4 (8 channels each) in stages B and C */
@@ -334,7 +338,8 @@ fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ w
         persistent_tile_origin(g, tile, kTile, kTile, n, oy0, ox0);
         cp_async_wait<0>();
         __syncthreads(); /* window of this tile landed; everyone is done with V of the previous tile */
-        prefetch_window<kRegThreads>(smem + (buf ^ 1) * kInFloats, x, p, g, tile + 1, tile_end, vector_ok);
+        prefetch_window<kRegThreads, kTile, kTile, kInRows, kInPitch>(smem + (buf ^ 1) * kInFloats, x, p, g, tile + 1,
+                                                                      tile_end, vector_ok);
 
 #pragma unroll
         for (int half = 0; half < 2; ++half) { /* A: input transform of (ci, w), ci = slice + 4 half */
@@ -409,7 +414,7 @@ fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ w
 
         const int64_t next_n = tile + 1 < tile_end ? (tile + 1) / g.tiles_per_image : -1;
         if (++since_flush == kRegFlushTiles || next_n != n) {
-            flush_reg_sums(dsum, sum);
+            flush_sums<kRegThreads>(dsum, sum);
             since_flush = 0;
         }
         if (next_n != n) { /* last tile of image n in this block: publish its 64 channel sums */
@@ -432,13 +437,265 @@ fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ w
     cp_async_wait<0>();
 }
 
-/* what both versions need of the shape */
-const char *winograd_shape_unsupported(const cgp_problem *p)
+/* ---- fp32-v9: F(4x4, 3x3), everything after the input transform in registers ---- */
+
+constexpr int k4TileH = 16, k4TileW = 32;                  /* outputs per block tile */
+constexpr int k4Wx = k4TileW / 4;                          /* Winograd tiles per block-tile row */
+constexpr int k4Tiles = (k4TileH / 4) * k4Wx;              /* 32: one per lane */
+constexpr int k4Threads = 256;
+constexpr int k4Slices = k4Threads / k4Tiles;              /* 8: warp s owns channels 8 s .. 8 s + 7 */
+constexpr int k4Channels = 4;                              /* output channels per thread pass */
+constexpr int k4Passes = kCout / (k4Slices * k4Channels);  /* 2 */
+constexpr int k4Sums = k4Passes * k4Channels;              /* double sums per thread: channel 8 s + k */
+constexpr int k4InRows = k4TileH + 2, k4InPitch = 36;      /* 34 columns used; rows stay 16-byte aligned */
+constexpr int k4InFloats = kCin * k4InRows * k4InPitch;
+constexpr int k4UFloats = 36 * kCin * kCout;               /* U[xi][ci][co] */
+constexpr int k4VPitch = 36; /* V[ci][w][36 xi]: 36 = 4 mod 32, so a quarter-warp's 16-byte loads hit distinct banks */
+constexpr int k4VFloats = kCin * k4Tiles * k4VPitch;
+constexpr size_t k4SmemBytes =
+    (size_t)(2 * k4InFloats + k4UFloats + k4VFloats + kCout) * sizeof(float) + sizeof(double) * k4Sums * k4Threads;
+static_assert(k4Threads == kCin * k4Tiles, "stage A: one (input channel, Winograd tile) pair per thread");
+static_assert(k4Passes == 2 && k4Slices * k4Channels * k4Passes == kCout, "two passes of 4 channels per thread");
+
+/* U = G g G^T, 6 x 6, for the 3x3 filter g, in double and rounded once (G has 1/6, 1/12 and 1/24) */
+__device__ __forceinline__ void filter_transform4(const float g[3][3], float u[6][6])
+{
+    constexpr double G[6][3] = {{1.0 / 4, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6}, {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                {1.0 / 24, 1.0 / 12, 1.0 / 6}, {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
+    double a[6][3];
+#pragma unroll
+    for (int r = 0; r < 6; ++r)
+#pragma unroll
+        for (int c = 0; c < 3; ++c)
+            a[r][c] = G[r][0] * g[0][c] + G[r][1] * g[1][c] + G[r][2] * g[2][c];
+#pragma unroll
+    for (int r = 0; r < 6; ++r)
+#pragma unroll
+        for (int c = 0; c < 6; ++c)
+            u[r][c] = (float)(a[r][0] * G[c][0] + a[r][1] * G[c][1] + a[r][2] * G[c][2]);
+}
+
+/* B^T d for six values d (one column or row of a 6x6 patch): 12 operations.
+ * B^T = [4 0 -5 0 1 0; 0 -4 -4 1 1 0; 0 4 -4 -1 1 0; 0 -2 -1 2 1 0; 0 2 -1 -2 1 0; 0 4 0 -5 0 1] */
+__device__ __forceinline__ void input_transform6(const float d[6], float r[6])
+{
+    const float t1 = fmaf(-4.0f, d[2], d[4]), t2 = fmaf(-4.0f, d[1], d[3]);
+    const float t3 = d[4] - d[2], t4 = d[3] - d[1];
+    r[0] = fmaf(4.0f, d[0], fmaf(-5.0f, d[2], d[4]));
+    r[1] = t1 + t2;
+    r[2] = t1 - t2;
+    r[3] = fmaf(2.0f, t4, t3);
+    r[4] = fmaf(-2.0f, t4, t3);
+    r[5] = fmaf(4.0f, d[1], fmaf(-5.0f, d[3], d[5]));
+}
+
+/* A^T m for six values m: 10 operations. A^T = [1 1 1 1 1 0; 0 1 -1 2 -2 0; 0 1 1 4 4 0; 0 1 -1 8 -8 1] */
+__device__ __forceinline__ void output_transform6(const float m[6], float o[4])
+{
+    const float s1 = m[1] + m[2], d1 = m[1] - m[2], s2 = m[3] + m[4], d2 = m[3] - m[4];
+    o[0] = m[0] + s1 + s2;
+    o[1] = fmaf(2.0f, d2, d1);
+    o[2] = fmaf(4.0f, s2, s1);
+    o[3] = fmaf(8.0f, d2, d1) + m[5];
+}
+
+/* U of every (output, input channel) filter into u_s[xi][ci][co], and the bias into bias_s */
+__device__ __forceinline__ void stage_filters4(const float *__restrict__ weight, const float *__restrict__ bias,
+                                               float *u_s, float *bias_s)
+{
+    for (int i = threadIdx.x; i < kCout * kCin; i += k4Threads) {
+        const int co = i / kCin, ci = i % kCin;
+        float gk[3][3], u[6][6];
+#pragma unroll
+        for (int k = 0; k < 9; ++k)
+            gk[k / 3][k % 3] = weight[(co * kCin + ci) * 9 + k];
+        filter_transform4(gk, u);
+#pragma unroll
+        for (int xi = 0; xi < 36; ++xi)
+            u_s[(xi * kCin + ci) * kCout + co] = u[xi / 6][xi % 6];
+    }
+    if (threadIdx.x < kCout)
+        bias_s[threadIdx.x] = bias[threadIdx.x];
+}
+
+/* V = B^T d B of the 6x6 input patch of Winograd tile w (4 x 8 of them), input channel ci, stored as
+ * v_s[ci][w][36] */
+__device__ __forceinline__ void patch_transform4(const float *window, float *v_s, int ci, int w)
+{
+    const float *src = window + (ci * k4InRows + 4 * (w / k4Wx)) * k4InPitch + 4 * (w % k4Wx);
+    float d[6][6], t[6][6];
+#pragma unroll
+    for (int r = 0; r < 6; ++r) {
+        const float4 a = *reinterpret_cast<const float4 *>(src + r * k4InPitch);
+        const float2 b = *reinterpret_cast<const float2 *>(src + r * k4InPitch + 4);
+        d[r][0] = a.x; d[r][1] = a.y; d[r][2] = a.z; d[r][3] = a.w; d[r][4] = b.x; d[r][5] = b.y;
+    }
+#pragma unroll
+    for (int c = 0; c < 6; ++c) { /* along y: t[.][c] = B^T d[.][c] */
+        float col[6], out[6];
+#pragma unroll
+        for (int r = 0; r < 6; ++r)
+            col[r] = d[r][c];
+        input_transform6(col, out);
+#pragma unroll
+        for (int r = 0; r < 6; ++r)
+            t[r][c] = out[r];
+    }
+    float v[36];
+#pragma unroll
+    for (int r = 0; r < 6; ++r) /* along x */
+        input_transform6(t[r], v + 6 * r);
+    float4 *dst = reinterpret_cast<float4 *>(v_s + (ci * k4Tiles + w) * k4VPitch);
+#pragma unroll
+    for (int q = 0; q < 9; ++q)
+        dst[q] = make_float4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
+}
+
+/* Y = A^T m A, 4x4 outputs of one (tile, channel) from its 36 values m[xi], xi = 6 (y index) + (x index) */
+__device__ __forceinline__ void output_transform4(const float m[36], float y[4][4])
+{
+    float t[6][4]; /* along x */
+#pragma unroll
+    for (int i = 0; i < 6; ++i)
+        output_transform6(m + 6 * i, t[i]);
+#pragma unroll
+    for (int c = 0; c < 4; ++c) { /* along y */
+        float col[6], out[4];
+#pragma unroll
+        for (int i = 0; i < 6; ++i)
+            col[i] = t[i][c];
+        output_transform6(col, out);
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+            y[r][c] = out[r];
+    }
+}
+
+/* acc[xi][j] += V[ci][w][xi] U[xi][ci][co0 + j], or (kFirst) acc = V U, plus the bias at xi 7 = (1,1) */
+template <bool kFirst>
+__device__ __forceinline__ void accumulate_channel4(float (&acc)[36][k4Channels], const float *v_s, const float *u_s,
+                                                    const float *bias_s, int ci, int w, int co0)
+{
+    const float4 *vp = reinterpret_cast<const float4 *>(v_s + (ci * k4Tiles + w) * k4VPitch);
+    float v[36];
+#pragma unroll
+    for (int q = 0; q < 9; ++q) {
+        const float4 e = vp[q];
+        v[4 * q] = e.x; v[4 * q + 1] = e.y; v[4 * q + 2] = e.z; v[4 * q + 3] = e.w;
+    }
+#pragma unroll
+    for (int xi = 0; xi < 36; ++xi) {
+        /* the same address across the warp: a broadcast */
+        const float4 u4 = *reinterpret_cast<const float4 *>(u_s + (xi * kCin + ci) * kCout + co0);
+        const float u[4] = {u4.x, u4.y, u4.z, u4.w};
+#pragma unroll
+        for (int j = 0; j < k4Channels; ++j)
+            acc[xi][j] = !kFirst ? fmaf(v[xi], u[j], acc[xi][j])
+                                 : xi == 7 ? fmaf(v[xi], u[j], bias_s[co0 + j]) : v[xi] * u[j];
+    }
+}
+
+__global__ void __launch_bounds__(k4Threads, 1)
+fused_fp32_winograd4(const float *__restrict__ x, const float *__restrict__ weight, const float *__restrict__ bias,
+                     cgp_problem p, PersistentSchedule g, ReduceArgs red)
+{
+    extern __shared__ __align__(16) float smem[]; /* input window x2 | U | V | bias | double sums */
+    float *u_s = smem + 2 * k4InFloats;
+    float *v_s = u_s + k4UFloats;
+    float *bias_s = v_s + k4VFloats;
+    double *dsum = reinterpret_cast<double *>(bias_s + kCout);
+    __shared__ double image_sums[kCout];
+
+    const int t = threadIdx.x;
+    const int64_t tile_begin = (int64_t)blockIdx.x * g.total_tiles / gridDim.x;
+    const int64_t tile_end = ((int64_t)blockIdx.x + 1) * g.total_tiles / gridDim.x;
+    const bool vector_ok = (p.w % 4 == 0) && (p.pad == 0);
+
+    stage_filters4(weight, bias, u_s, bias_s);
+#pragma unroll
+    for (int k = 0; k < k4Sums; ++k)
+        dsum[k * k4Threads + t] = 0.0;
+    prefetch_window<k4Threads, k4TileH, k4TileW, k4InRows, k4InPitch>(smem, x, p, g, tile_begin, tile_end, vector_ok);
+
+    /* this thread: Winograd tile w (the lane); slice s (the warp): input channel s in stage A, output
+     * channels 8 s + 4 pass + j in stages B and C */
+    const int w = t % k4Tiles, slice = t / k4Tiles;
+
+    for (int64_t tile = tile_begin; tile < tile_end; ++tile) {
+        const int buf = (int)((tile - tile_begin) & 1);
+        int64_t n, oy0, ox0;
+        persistent_tile_origin(g, tile, k4TileH, k4TileW, n, oy0, ox0);
+        cp_async_wait<0>();
+        __syncthreads(); /* window of this tile landed; everyone is done with V of the previous tile */
+        prefetch_window<k4Threads, k4TileH, k4TileW, k4InRows, k4InPitch>(smem + (buf ^ 1) * k4InFloats, x, p, g,
+                                                                          tile + 1, tile_end, vector_ok);
+        patch_transform4(smem + buf * k4InFloats, v_s, slice, w); /* A */
+        __syncthreads();
+
+        /* 0/1 masks of the tile's rows and columns (outputs past the output count nothing) */
+        const int64_t oy = oy0 + 4 * (w / k4Wx), ox = ox0 + 4 * (w % k4Wx);
+        float row_mask[4], col_mask[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            row_mask[k] = oy + k < p.hout ? 1.0f : 0.0f;
+            col_mask[k] = ox + k < p.wout ? 1.0f : 0.0f;
+        }
+
+#pragma unroll 1
+        for (int pass = 0; pass < k4Passes; ++pass) { /* B and C for channels co0 .. co0 + 3 */
+            const int co0 = slice * (k4Passes * k4Channels) + pass * k4Channels;
+            float acc[36][k4Channels]; /* [xi][channel]; the bias enters through xi 7 = (1,1) */
+            accumulate_channel4<true>(acc, v_s, u_s, bias_s, 0, w, co0); /* starts the sums: no zeroing */
+#pragma unroll
+            for (int ci = 1; ci < kCin; ++ci)
+                accumulate_channel4<false>(acc, v_s, u_s, bias_s, ci, w, co0);
+#pragma unroll
+            for (int j = 0; j < k4Channels; ++j) {
+                float m[36], y[4][4];
+#pragma unroll
+                for (int xi = 0; xi < 36; ++xi)
+                    m[xi] = acc[xi][j];
+                output_transform4(m, y);
+                float tile_sum = 0.0f;
+#pragma unroll
+                for (int r = 0; r < 4; ++r) {
+                    float row_sum = gelu_fast(y[r][0]) * col_mask[0];
+#pragma unroll
+                    for (int c = 1; c < 4; ++c)
+                        row_sum = fmaf(gelu_fast(y[r][c]), col_mask[c], row_sum);
+                    tile_sum = fmaf(row_sum, row_mask[r], tile_sum);
+                }
+                dsum[(pass * k4Channels + j) * k4Threads + t] += (double)tile_sum; /* no float sums kept in registers */
+            }
+        }
+
+        const int64_t next_n = tile + 1 < tile_end ? (tile + 1) / g.tiles_per_image : -1;
+        if (next_n != n) { /* last tile of image n in this block: publish its 64 channel sums */
+            __syncthreads();
+            if (t < kCout) { /* channel t = 8 s + k: slot k of the 32 threads of warp s */
+                const double *slot = dsum + (t % k4Sums) * k4Threads + (t / k4Sums) * k4Tiles;
+                double total = 0.0;
+                for (int i = 0; i < k4Tiles; ++i)
+                    total += slot[i];
+                image_sums[t] = total;
+            }
+            __syncthreads();
+            publish_image_sums(red, n, 0, kCout, image_sums, persistent_image_slots(g, n));
+#pragma unroll
+            for (int k = 0; k < k4Sums; ++k) /* read by the sums above, before publish's barriers */
+                dsum[k * k4Threads + t] = 0.0;
+        }
+    }
+    cp_async_wait<0>();
+}
+
+/* what every version needs of the shape, with block tiles of tile_h x tile_w outputs */
+const char *winograd_shape_unsupported(const cgp_problem *p, int tile_h, int tile_w)
 {
     if (p->cin != kCin || p->cout != kCout)
         return "needs Cin = 8 and Cout = 64";
-    if (p->hout > 0x7fffffff - kTile || p->wout > 0x7fffffff - kTile)
-        return "output height or width above 2^31 - 17";
+    if (p->hout > 0x7fffffff - tile_h || p->wout > 0x7fffffff - tile_w)
+        return "output height or width above 2^31 - 33";
     return nullptr;
 }
 
@@ -446,14 +703,21 @@ const char *winograd_unsupported(const cgp_problem *p, const cgp_device_info *d)
 {
     if (d->smem_per_block_optin < kSmemBytes)
         return "needs 215 KB of shared memory per block";
-    return winograd_shape_unsupported(p);
+    return winograd_shape_unsupported(p, kTile, kTile);
 }
 
 const char *winograd_reg_unsupported(const cgp_problem *p, const cgp_device_info *d)
 {
     if (d->smem_per_block_optin < kRegSmemBytes)
         return "needs 127 KiB of shared memory per block";
-    return winograd_shape_unsupported(p);
+    return winograd_shape_unsupported(p, kTile, kTile);
+}
+
+const char *winograd4_unsupported(const cgp_problem *p, const cgp_device_info *d)
+{
+    if (d->smem_per_block_optin < k4SmemBytes)
+        return "needs 165 KiB of shared memory per block";
+    return winograd_shape_unsupported(p, k4TileH, k4TileW);
 }
 
 size_t winograd_workspace(const cgp_problem *p, const cgp_device_info *d)
@@ -461,14 +725,20 @@ size_t winograd_workspace(const cgp_problem *p, const cgp_device_info *d)
     return persistent_workspace_bytes(p, persistent_schedule(p, d, kTile, kTile));
 }
 
+size_t winograd4_workspace(const cgp_problem *p, const cgp_device_info *d)
+{
+    return persistent_workspace_bytes(p, persistent_schedule(p, d, k4TileH, k4TileW));
+}
+
 using WinogradKernel = void (*)(const float *, const float *, const float *, cgp_problem, PersistentSchedule,
                                ReduceArgs);
 
-/* Either version on the persistent schedule: one block of `threads` per SM with `smem` bytes */
-cudaError_t launch_winograd(WinogradKernel kernel, int threads, size_t smem, const cgp_launch_args *a,
-                            const cgp_device_info *d, cudaStream_t s)
+/* Any version on the persistent schedule of tile_h x tile_w block tiles: one block of `threads` per SM with
+ * `smem` bytes */
+cudaError_t launch_winograd(WinogradKernel kernel, int threads, size_t smem, int tile_h, int tile_w,
+                            const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
 {
-    PersistentSchedule g = persistent_schedule(&a->p, d, kTile, kTile);
+    PersistentSchedule g = persistent_schedule(&a->p, d, tile_h, tile_w);
     cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (err != cudaSuccess)
         return err;
@@ -482,15 +752,26 @@ cudaError_t launch_winograd(WinogradKernel kernel, int threads, size_t smem, con
 
 cudaError_t winograd_launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
 {
-    return launch_winograd(fused_fp32_winograd, kThreads, kSmemBytes, a, d, s);
+    return launch_winograd(fused_fp32_winograd, kThreads, kSmemBytes, kTile, kTile, a, d, s);
 }
 
 cudaError_t winograd_reg_launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
 {
-    return launch_winograd(fused_fp32_winograd_reg, kRegThreads, kRegSmemBytes, a, d, s);
+    return launch_winograd(fused_fp32_winograd_reg, kRegThreads, kRegSmemBytes, kTile, kTile, a, d, s);
+}
+
+cudaError_t winograd4_launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
+{
+    return launch_winograd(fused_fp32_winograd4, k4Threads, k4SmemBytes, k4TileH, k4TileW, a, d, s);
 }
 
 } // namespace
+
+extern "C" const cgp_kernel_desc cgp_kernel_fp32_v9 = {
+    9, "fp32-v9", 0 /* CGP_PRECISION_FP32 */,
+    "Winograd F(4x4,3x3) in fp32 FFMA, all after the input transform in registers: one 4x4 Winograd tile x 4 "
+    "channels per thread pass, 16x32 block tiles, 256 threads",
+    winograd4_unsupported, winograd4_workspace, winograd4_launch, NULL, NULL};
 
 extern "C" const cgp_kernel_desc cgp_kernel_fp32_v8 = {
     8, "fp32-v8", 0 /* CGP_PRECISION_FP32 */,

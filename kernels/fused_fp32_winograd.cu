@@ -1,6 +1,7 @@
 /*
- * fused_fp32_winograd.cu - kernel versions 7 and 8 ("fp32-v7", "fp32-v8"): the fused kernel with the
- * convolution done as Winograd F(2x2, 3x3) in fp32 FFMA, for Cin = 8, Cout = 64, any N, H, W, padding.
+ * fused_fp32_winograd.cu - kernel versions 7, 8 and 9 ("fp32-v7" .. "fp32-v9"): the fused kernel with the
+ * convolution done as Winograd F(2x2, 3x3) (v7, v8) or F(4x4, 3x3) (v9) in fp32 FFMA, for Cin = 8,
+ * Cout = 64, any N, H, W, padding. Run one: build/cgp bench --baselines none --kernel 9
  *
  * Direct convolution spends 9 FFMAs per (output, input channel); F(2x2, 3x3) spends 16 per 2x2
  * outputs, i.e. 4, plus transforms. On the default problem that is 2.25x fewer multiply-adds,
@@ -22,6 +23,12 @@
  * shared memory, two barriers per tile instead of six, 256 threads (two passes of 8 channels each).
  * Transforms (Lavin & Gray 2015): B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1],
  * G = [1 0 0; .5 .5 .5; .5 -.5 .5; 0 0 1], A^T = [1 1 1 0; 0 1 -1 -1].
+ * fp32-v9 is v8 with F(4x4, 3x3): 36 products per 4x4 outputs, 18 FFMA per output where v8 has 32 (the
+ * transforms, from the points 0, +-1, +-2, are at input_transform6 and output_transform6). A thread owns one
+ * 4x4 Winograd tile and 4 channels per pass (144 accumulators), the block tile is 16 x 32 outputs (32
+ * Winograd tiles, one per lane), U is made in double and rounded once. The larger transforms round more
+ * (per-output error ~8e-7 of the output's rms, against ~1.5e-7 for direct fp32); averaged over a mean of
+ * thousands of outputs that is rel. L2 ~3e-8, the same as v8 (docs/perf-log.md entry 38).
  */
 #include "gelu.cuh"
 #include "kernel_api.h"
@@ -304,6 +311,28 @@ __device__ __forceinline__ void flush_sums(double *dsum, float (&sum)[kPasses][k
     }
 }
 
+/* Publishes image n's 64 channel sums from the per-thread double slots: channel c is the sum of the kSlots
+ * slots from dsum + first_slot(c); then clears this thread's kSums slots (dsum[k * kBlockThreads + t]). Called
+ * by every thread of the block after its last tile of image n. */
+template <int kBlockThreads, int kSums, int kSlots, class FirstSlot>
+__device__ __forceinline__ void publish_slot_sums(double *dsum, double *image_sums, const ReduceArgs &red, int64_t n,
+                                                  const PersistentSchedule &g, FirstSlot first_slot)
+{
+    __syncthreads();
+    if (threadIdx.x < kCout) {
+        const double *slot = dsum + first_slot((int)threadIdx.x);
+        double total = 0.0;
+        for (int i = 0; i < kSlots; ++i)
+            total += slot[i];
+        image_sums[threadIdx.x] = total;
+    }
+    __syncthreads();
+    publish_image_sums(red, n, 0, kCout, image_sums, persistent_image_slots(g, n));
+#pragma unroll
+    for (int k = 0; k < kSums; ++k) /* read by the sums above, before publish's barriers */
+        dsum[k * kBlockThreads + threadIdx.x] = 0.0;
+}
+
 __global__ void __launch_bounds__(kRegThreads, 1)
 fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ weight, const float *__restrict__ bias,
                         cgp_problem p, PersistentSchedule g, ReduceArgs red)
@@ -418,20 +447,12 @@ fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ w
             since_flush = 0;
         }
         if (next_n != n) { /* last tile of image n in this block: publish its 64 channel sums */
-            __syncthreads();
-            if (t < kCout) { /* channel t: group t / 8 = slice + 4 pass, held by threads slice * 64 + (0..63) */
-                const int group = t / kRegChannels, k = (group / kRegSlices) * kRegChannels + t % kRegChannels;
-                const double *slot = dsum + k * kRegThreads + (group % kRegSlices) * kTiles;
-                double total = 0.0;
-                for (int i = 0; i < kTiles; ++i)
-                    total += slot[i];
-                image_sums[t] = total;
-            }
-            __syncthreads();
-            publish_image_sums(red, n, 0, kCout, image_sums, persistent_image_slots(g, n));
-#pragma unroll
-            for (int k = 0; k < kRegSums; ++k) /* read by the sums above, before publish's barriers */
-                dsum[k * kRegThreads + t] = 0.0;
+            /* channel c: group c / 8 = slice + 4 pass, held by threads slice * 64 + (0..63) */
+            publish_slot_sums<kRegThreads, kRegSums, kTiles>(dsum, image_sums, red, n, g, [](int c) {
+                const int group = c / kRegChannels;
+                return ((group / kRegSlices) * kRegChannels + c % kRegChannels) * kRegThreads +
+                       (group % kRegSlices) * kTiles;
+            });
         }
     }
     cp_async_wait<0>();
@@ -671,19 +692,10 @@ fused_fp32_winograd4(const float *__restrict__ x, const float *__restrict__ weig
 
         const int64_t next_n = tile + 1 < tile_end ? (tile + 1) / g.tiles_per_image : -1;
         if (next_n != n) { /* last tile of image n in this block: publish its 64 channel sums */
-            __syncthreads();
-            if (t < kCout) { /* channel t = 8 s + k: slot k of the 32 threads of warp s */
-                const double *slot = dsum + (t % k4Sums) * k4Threads + (t / k4Sums) * k4Tiles;
-                double total = 0.0;
-                for (int i = 0; i < k4Tiles; ++i)
-                    total += slot[i];
-                image_sums[t] = total;
-            }
-            __syncthreads();
-            publish_image_sums(red, n, 0, kCout, image_sums, persistent_image_slots(g, n));
-#pragma unroll
-            for (int k = 0; k < k4Sums; ++k) /* read by the sums above, before publish's barriers */
-                dsum[k * k4Threads + t] = 0.0;
+            /* channel c = 8 s + k: slot k of the 32 threads of warp s */
+            publish_slot_sums<k4Threads, k4Sums, k4Tiles>(dsum, image_sums, red, n, g, [](int c) {
+                return (c % k4Sums) * k4Threads + (c / k4Sums) * k4Tiles;
+            });
         }
     }
     cp_async_wait<0>();

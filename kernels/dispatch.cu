@@ -7,16 +7,14 @@
 #include "kernel_api.h"
 
 extern "C" const cgp_kernel_desc cgp_kernel_fp32_v1, cgp_kernel_fp32_v2, cgp_kernel_fp32_v3, cgp_kernel_fp32_v4,
-    cgp_kernel_fp32_v5, cgp_kernel_fp32_v6, cgp_kernel_fp32_v7, cgp_kernel_fp32_v8, cgp_kernel_fp32_v9,
-    cgp_kernel_fp32_v10;
+    cgp_kernel_fp32_v5, cgp_kernel_fp32_v6, cgp_kernel_fp32_v7, cgp_kernel_fp32_v8, cgp_kernel_fp32_v9;
 extern "C" const cgp_kernel_desc cgp_kernel_tf32_v1, cgp_kernel_tf32_v2, cgp_kernel_tf32_v3, cgp_kernel_tf32_v4,
     cgp_kernel_tf32_v5, cgp_kernel_tf32_v6, cgp_kernel_tf32_v7, cgp_kernel_tf32_v8, cgp_kernel_tf32x3_v1,
     cgp_kernel_tf32x3_v2, cgp_kernel_tf32x3_v3, cgp_kernel_tf32x3_v4, cgp_kernel_tf32x3_v5, cgp_kernel_tf32x3_v6,
     cgp_kernel_tf32x3_v7, cgp_kernel_tf32x3_v8;
 
 static const cgp_kernel_desc *const kernel_table[] = {
-    &cgp_kernel_fp32_v10, /* fp32: fp32-v9 with lanes as 8 tiles x 4 channel quads */
-    &cgp_kernel_fp32_v9, /*       Winograd F(4x4,3x3), GEMMs and output transform in registers */
+    &cgp_kernel_fp32_v9, /* fp32: Winograd F(4x4,3x3), GEMMs and output transform in registers */
     &cgp_kernel_fp32_v8, /*       Winograd F(2x2,3x3), GEMMs and output transform in registers */
     &cgp_kernel_fp32_v7, /*       Winograd F(2x2,3x3) through shared memory */
     &cgp_kernel_fp32_v6, /*       direct, register-blocked, 16 warps */

@@ -311,18 +311,19 @@ __device__ __forceinline__ void flush_sums(double *dsum, float (&sum)[kPasses][k
     }
 }
 
-/* Publishes image n's 64 channel sums from the per-thread double slots: channel c is the sum of its kSlots
- * slots dsum[slot_of(c, i)], i = 0 .. kSlots - 1; then clears this thread's kSums slots
- * (dsum[k * kBlockThreads + t]). Called by every thread of the block after its last tile of image n. */
-template <int kBlockThreads, int kSums, int kSlots, class SlotOf>
+/* Publishes image n's 64 channel sums from the per-thread double slots: channel c is the sum of the kSlots
+ * slots from dsum + first_slot(c); then clears this thread's kSums slots (dsum[k * kBlockThreads + t]). Called
+ * by every thread of the block after its last tile of image n. */
+template <int kBlockThreads, int kSums, int kSlots, class FirstSlot>
 __device__ __forceinline__ void publish_slot_sums(double *dsum, double *image_sums, const ReduceArgs &red, int64_t n,
-                                                  const PersistentSchedule &g, SlotOf slot_of)
+                                                  const PersistentSchedule &g, FirstSlot first_slot)
 {
     __syncthreads();
     if (threadIdx.x < kCout) {
+        const double *slot = dsum + first_slot((int)threadIdx.x);
         double total = 0.0;
         for (int i = 0; i < kSlots; ++i)
-            total += dsum[slot_of((int)threadIdx.x, i)];
+            total += slot[i];
         image_sums[threadIdx.x] = total;
     }
     __syncthreads();
@@ -447,10 +448,10 @@ fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ w
         }
         if (next_n != n) { /* last tile of image n in this block: publish its 64 channel sums */
             /* channel c: group c / 8 = slice + 4 pass, held by threads slice * 64 + (0..63) */
-            publish_slot_sums<kRegThreads, kRegSums, kTiles>(dsum, image_sums, red, n, g, [](int c, int i) {
+            publish_slot_sums<kRegThreads, kRegSums, kTiles>(dsum, image_sums, red, n, g, [](int c) {
                 const int group = c / kRegChannels;
                 return ((group / kRegSlices) * kRegChannels + c % kRegChannels) * kRegThreads +
-                       (group % kRegSlices) * kTiles + i;
+                       (group % kRegSlices) * kTiles;
             });
         }
     }
@@ -463,9 +464,10 @@ constexpr int k4TileH = 16, k4TileW = 32;                  /* outputs per block 
 constexpr int k4Wx = k4TileW / 4;                          /* Winograd tiles per block-tile row */
 constexpr int k4Tiles = (k4TileH / 4) * k4Wx;              /* 32: one per lane */
 constexpr int k4Threads = 256;
+constexpr int k4Slices = k4Threads / k4Tiles;              /* 8: warp s owns channels 8 s .. 8 s + 7 */
 constexpr int k4Channels = 4;                              /* output channels per thread pass */
-constexpr int k4Passes = kCout * k4Tiles / (k4Threads * k4Channels); /* 2 */
-constexpr int k4Sums = k4Passes * k4Channels;              /* double sums per thread: slot k = 4 pass + j */
+constexpr int k4Passes = kCout / (k4Slices * k4Channels);  /* 2 */
+constexpr int k4Sums = k4Passes * k4Channels;              /* double sums per thread: channel 8 s + k */
 constexpr int k4InRows = k4TileH + 2, k4InPitch = 36;      /* 34 columns used; rows stay 16-byte aligned */
 constexpr int k4InFloats = kCin * k4InRows * k4InPitch;
 constexpr int k4UFloats = 36 * kCin * kCout;               /* U[xi][ci][co] */
@@ -474,7 +476,7 @@ constexpr int k4VFloats = kCin * k4Tiles * k4VPitch;
 constexpr size_t k4SmemBytes =
     (size_t)(2 * k4InFloats + k4UFloats + k4VFloats + kCout) * sizeof(float) + sizeof(double) * k4Sums * k4Threads;
 static_assert(k4Threads == kCin * k4Tiles, "stage A: one (input channel, Winograd tile) pair per thread");
-static_assert(k4Passes == 2 && k4Threads * k4Channels * k4Passes == kCout * k4Tiles, "two passes of 4 channels");
+static_assert(k4Passes == 2 && k4Slices * k4Channels * k4Passes == kCout, "two passes of 4 channels per thread");
 
 /* U = G g G^T, 6 x 6, for the 3x3 filter g, in double and rounded once (G has 1/6, 1/12 and 1/24) */
 __device__ __forceinline__ void filter_transform4(const float g[3][3], float u[6][6])
@@ -614,10 +616,6 @@ __device__ __forceinline__ void accumulate_channel4(float (&acc)[36][k4Channels]
     }
 }
 
-/* kQuads: channel quads per warp. 1 (fp32-v9): a warp's 32 lanes are the 32 Winograd tiles, all on the same
- * 4 channels. 4 (fp32-v10): 8 tiles x 4 quads, so a V load is shared by 4 lanes and a warp's loads of a channel
- * step touch 8 V rows and 4 U quads (128 and 64 bytes) where v9's touch 32 V rows (512 bytes) and one U quad. */
-template <int kQuads>
 __global__ void __launch_bounds__(k4Threads, 1)
 fused_fp32_winograd4(const float *__restrict__ x, const float *__restrict__ weight, const float *__restrict__ bias,
                      cgp_problem p, PersistentSchedule g, ReduceArgs red)
@@ -640,13 +638,9 @@ fused_fp32_winograd4(const float *__restrict__ x, const float *__restrict__ weig
         dsum[k * k4Threads + t] = 0.0;
     prefetch_window<k4Threads, k4TileH, k4TileW, k4InRows, k4InPitch>(smem, x, p, g, tile_begin, tile_end, vector_ok);
 
-    /* stage A: input channel t / 32 (the warp) of Winograd tile t % 32 (the lane). Stages B and C: tile w, channels
-     * co0 + j = 32 pass + 4 (kQuads set + quad) + j, where the warp's lanes are kTileLanes tiles x kQuads quads and
-     * kQuads warps of a set cover the 32 tiles */
-    constexpr int kTileLanes = 32 / kQuads;
-    const int lane = t % 32, warp = t / 32;
-    const int w = kTileLanes * (warp % kQuads) + lane % kTileLanes;
-    const int quad = kQuads * (warp / kQuads) + lane / kTileLanes; /* 0 .. 7 */
+    /* this thread: Winograd tile w (the lane); slice s (the warp): input channel s in stage A, output
+     * channels 8 s + 4 pass + j in stages B and C */
+    const int w = t % k4Tiles, slice = t / k4Tiles;
 
     for (int64_t tile = tile_begin; tile < tile_end; ++tile) {
         const int buf = (int)((tile - tile_begin) & 1);
@@ -656,7 +650,7 @@ fused_fp32_winograd4(const float *__restrict__ x, const float *__restrict__ weig
         __syncthreads(); /* window of this tile landed; everyone is done with V of the previous tile */
         prefetch_window<k4Threads, k4TileH, k4TileW, k4InRows, k4InPitch>(smem + (buf ^ 1) * k4InFloats, x, p, g,
                                                                           tile + 1, tile_end, vector_ok);
-        patch_transform4(smem + buf * k4InFloats, v_s, warp, lane); /* A */
+        patch_transform4(smem + buf * k4InFloats, v_s, slice, w); /* A */
         __syncthreads();
 
         /* 0/1 masks of the tile's rows and columns (outputs past the output count nothing) */
@@ -670,7 +664,7 @@ fused_fp32_winograd4(const float *__restrict__ x, const float *__restrict__ weig
 
 #pragma unroll 1
         for (int pass = 0; pass < k4Passes; ++pass) { /* B and C for channels co0 .. co0 + 3 */
-            const int co0 = 32 * pass + k4Channels * quad;
+            const int co0 = slice * (k4Passes * k4Channels) + pass * k4Channels;
             float acc[36][k4Channels]; /* [xi][channel]; the bias enters through xi 7 = (1,1) */
             accumulate_channel4<true>(acc, v_s, u_s, bias_s, 0, w, co0); /* starts the sums: no zeroing */
 #pragma unroll
@@ -698,11 +692,9 @@ fused_fp32_winograd4(const float *__restrict__ x, const float *__restrict__ weig
 
         const int64_t next_n = tile + 1 < tile_end ? (tile + 1) / g.tiles_per_image : -1;
         if (next_n != n) { /* last tile of image n in this block: publish its 64 channel sums */
-            /* channel c: slot k = 4 pass + j of the threads with its quad: kQuads warps x kTileLanes lanes */
-            publish_slot_sums<k4Threads, k4Sums, k4Tiles>(dsum, image_sums, red, n, g, [](int c, int i) {
-                const int k = (c / 32) * k4Channels + c % k4Channels, q = (c % 32) / k4Channels;
-                return k * k4Threads + 32 * (kQuads * (q / kQuads) + i / kTileLanes) + kTileLanes * (q % kQuads) +
-                       i % kTileLanes;
+            /* channel c = 8 s + k: slot k of the 32 threads of warp s */
+            publish_slot_sums<k4Threads, k4Sums, k4Tiles>(dsum, image_sums, red, n, g, [](int c) {
+                return (c % k4Sums) * k4Threads + (c / k4Sums) * k4Tiles;
             });
         }
     }
@@ -780,25 +772,18 @@ cudaError_t winograd_reg_launch(const cgp_launch_args *a, const cgp_device_info 
     return launch_winograd(fused_fp32_winograd_reg, kRegThreads, kRegSmemBytes, kTile, kTile, a, d, s);
 }
 
-template <int kQuads>
 cudaError_t winograd4_launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
 {
-    return launch_winograd(fused_fp32_winograd4<kQuads>, k4Threads, k4SmemBytes, k4TileH, k4TileW, a, d, s);
+    return launch_winograd(fused_fp32_winograd4, k4Threads, k4SmemBytes, k4TileH, k4TileW, a, d, s);
 }
 
 } // namespace
-
-extern "C" const cgp_kernel_desc cgp_kernel_fp32_v10 = {
-    10, "fp32-v10", 0 /* CGP_PRECISION_FP32 */,
-    "v9 with a warp's lanes as 8 Winograd tiles x 4 channel quads: each V load shared by 4 lanes, 37% fewer "
-    "shared-memory wavefronts",
-    winograd4_unsupported, winograd4_workspace, winograd4_launch<4>, NULL, NULL};
 
 extern "C" const cgp_kernel_desc cgp_kernel_fp32_v9 = {
     9, "fp32-v9", 0 /* CGP_PRECISION_FP32 */,
     "Winograd F(4x4,3x3) in fp32 FFMA, all after the input transform in registers: one 4x4 Winograd tile x 4 "
     "channels per thread pass, 16x32 block tiles, 256 threads",
-    winograd4_unsupported, winograd4_workspace, winograd4_launch<1>, NULL, NULL};
+    winograd4_unsupported, winograd4_workspace, winograd4_launch, NULL, NULL};
 
 extern "C" const cgp_kernel_desc cgp_kernel_fp32_v8 = {
     8, "fp32-v8", 0 /* CGP_PRECISION_FP32 */,

@@ -51,7 +51,7 @@ for s in "${steps[@]}"; do
     test) TAIL=40 step test env CGP_TEST_REQUIRE_GPU=1 make -j"$JOBS" test ;;
     bench) TAIL=30 step bench build/cgp bench --precision all --csv "$RES/bench_default.csv" \
                --json "$RES/bench_default.json" --markdown "$RES/bench_default.md" ;;
-    versions) TAIL=40 step versions bash -c 'for k in ${VERSIONS:-1 2 3 4 5 6 7 8 9 10}; do
+    versions) TAIL=40 step versions bash -c 'for k in ${VERSIONS:-1 2 3 4 5 6 7 8 9}; do
                build/cgp bench --baselines none --kernel $k --iters 50 --csv '"$RES"'/versions_fp32_v$k.csv | grep -E "^fused|kernel fp32"; done
              for k in ${TF32_VERSIONS:-11 12 13 14 15 16 17 18}; do build/cgp bench --baselines none --precision tf32 --kernel $k --iters 50 \
                --csv '"$RES"'/versions_tf32_v$k.csv | grep -E "^fused|kernel"; done

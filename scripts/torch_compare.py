@@ -227,7 +227,14 @@ def reference_fp64(torch, x, w, b, padding, chunk=16):
 
 
 def git_commit():
+    """GIT_COMMIT as the Makefile takes it (a tree from git archive has no .git), else this checkout's HEAD"""
+    if os.environ.get("GIT_COMMIT"):
+        return os.environ["GIT_COMMIT"]
     try:
+        top = subprocess.run(["git", "-C", REPO, "rev-parse", "--show-toplevel"], capture_output=True, text=True,
+                             check=True).stdout.strip()
+        if os.path.realpath(top) != os.path.realpath(REPO):  # a tree without .git inside another checkout
+            return "unknown"
         head = subprocess.run(["git", "-C", REPO, "rev-parse", "--short=12", "HEAD"], capture_output=True,
                               text=True, check=True).stdout.strip()
         dirty = subprocess.run(["git", "-C", REPO, "diff", "--quiet", "HEAD", "--"]).returncode != 0

@@ -122,8 +122,8 @@ fused_fp32_blocked(const float *__restrict__ x, const float *__restrict__ weight
 
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int tx = lane % 4, ty = lane / 4;
-    const int64_t tile_begin = (int64_t)blockIdx.x * g.total_tiles / gridDim.x;
-    const int64_t tile_end = ((int64_t)blockIdx.x + 1) * g.total_tiles / gridDim.x;
+    const int64_t tile_begin = persistent_tile_begin(g);
+    const int64_t tile_end = persistent_tile_end(g);
     const bool vector_ok = (p.w % 4 == 0) && (p.pad == 0);
 
     /* weights as [ci][co][kh][4] (the 4th slot unused), bias beside them */

@@ -72,6 +72,24 @@ __device__ __forceinline__ void filter_transform(const float g[3][3], float u[4]
     }
 }
 
+/* U = G g G^T, 6 x 6, for the 3x3 filter g, in double and rounded once (G has 1/6, 1/12 and 1/24) */
+__device__ __forceinline__ void filter_transform(const float g[3][3], float u[6][6])
+{
+    constexpr double G[6][3] = {{1.0 / 4, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6}, {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                {1.0 / 24, 1.0 / 12, 1.0 / 6}, {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
+    double a[6][3];
+#pragma unroll
+    for (int r = 0; r < 6; ++r)
+#pragma unroll
+        for (int c = 0; c < 3; ++c)
+            a[r][c] = G[r][0] * g[0][c] + G[r][1] * g[1][c] + G[r][2] * g[2][c];
+#pragma unroll
+    for (int r = 0; r < 6; ++r)
+#pragma unroll
+        for (int c = 0; c < 6; ++c)
+            u[r][c] = (float)(a[r][0] * G[c][0] + a[r][1] * G[c][1] + a[r][2] * G[c][2]);
+}
+
 /* V = B^T d B for the 4x4 input patch d */
 __device__ __forceinline__ void input_transform(const float d[4][4], float v[4][4])
 {
@@ -108,21 +126,22 @@ __device__ __forceinline__ void output_transform(const float m[16], float y[2][2
     }
 }
 
-/* U = G g G^T of every (output, input channel) filter into u_s[xi][ci][co], and the bias into bias_s */
-template <int kBlockThreads>
+/* U = G g G^T (kAlpha x kAlpha: 4 for F(2x2, 3x3), 6 for F(4x4, 3x3)) of every (output, input channel)
+ * filter into u_s[xi][ci][co], and the bias into bias_s */
+template <int kBlockThreads, int kAlpha>
 __device__ __forceinline__ void stage_filters(const float *__restrict__ weight, const float *__restrict__ bias,
                                               float *u_s, float *bias_s)
 {
     for (int i = threadIdx.x; i < kCout * kCin; i += kBlockThreads) {
         const int co = i / kCin, ci = i % kCin;
-        float gk[3][3], u[4][4];
+        float gk[3][3], u[kAlpha][kAlpha];
 #pragma unroll
         for (int k = 0; k < 9; ++k)
             gk[k / 3][k % 3] = weight[(co * kCin + ci) * 9 + k];
         filter_transform(gk, u);
 #pragma unroll
-        for (int xi = 0; xi < 16; ++xi)
-            u_s[(xi * kCin + ci) * kCout + co] = u[xi / 4][xi % 4];
+        for (int xi = 0; xi < kAlpha * kAlpha; ++xi)
+            u_s[(xi * kCin + ci) * kCout + co] = u[xi / kAlpha][xi % kAlpha];
     }
     if (threadIdx.x < kCout)
         bias_s[threadIdx.x] = bias[threadIdx.x];
@@ -169,11 +188,11 @@ fused_fp32_winograd(const float *__restrict__ x, const float *__restrict__ weigh
     __shared__ double image_sums[kCout];
 
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
-    const int64_t tile_begin = (int64_t)blockIdx.x * g.total_tiles / gridDim.x;
-    const int64_t tile_end = ((int64_t)blockIdx.x + 1) * g.total_tiles / gridDim.x;
+    const int64_t tile_begin = persistent_tile_begin(g);
+    const int64_t tile_end = persistent_tile_end(g);
     const bool vector_ok = (p.w % 4 == 0) && (p.pad == 0);
 
-    stage_filters<kThreads>(weight, bias, u_s, bias_s);
+    stage_filters<kThreads, 4>(weight, bias, u_s, bias_s);
     prefetch_window<kThreads, kTile, kTile, kInRows, kInPitch>(smem, x, p, g, tile_begin, tile_end, vector_ok);
 
     /* stage B mapping: warp = xi, 8 tiles (tg) x 8 chunk channels (cg) per thread */
@@ -311,6 +330,29 @@ __device__ __forceinline__ void flush_sums(double *dsum, float (&sum)[kPasses][k
     }
 }
 
+/* A block's tiles [begin, end) and whether its windows load in 16-byte chunks */
+struct BlockTiles {
+    int64_t begin, end;
+    bool vector_ok;
+};
+
+/* What a block of fp32-v8 or v9 does before its first tile: U and the bias into shared memory, its kSums double
+ * slots per thread cleared, and the first tile's input window on its way into `window` */
+template <int kBlockThreads, int kAlpha, int kSums, int kTileH, int kTileW, int kRows, int kPitch>
+__device__ __forceinline__ BlockTiles start_block(const float *__restrict__ x, const float *__restrict__ weight,
+                                                  const float *__restrict__ bias, const cgp_problem &p,
+                                                  const PersistentSchedule &g, float *window, float *u_s,
+                                                  float *bias_s, double *dsum)
+{
+    const BlockTiles b = {persistent_tile_begin(g), persistent_tile_end(g), (p.w % 4 == 0) && (p.pad == 0)};
+    stage_filters<kBlockThreads, kAlpha>(weight, bias, u_s, bias_s);
+#pragma unroll
+    for (int k = 0; k < kSums; ++k)
+        dsum[k * kBlockThreads + threadIdx.x] = 0.0;
+    prefetch_window<kBlockThreads, kTileH, kTileW, kRows, kPitch>(window, x, p, g, b.begin, b.end, b.vector_ok);
+    return b;
+}
+
 /* Publishes image n's 64 channel sums from the per-thread double slots: channel c is the sum of the kSlots
  * slots from dsum + first_slot(c); then clears this thread's kSums slots (dsum[k * kBlockThreads + t]). Called
  * by every thread of the block after its last tile of image n. */
@@ -345,15 +387,9 @@ fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ w
     __shared__ double image_sums[kCout];
 
     const int t = threadIdx.x;
-    const int64_t tile_begin = (int64_t)blockIdx.x * g.total_tiles / gridDim.x;
-    const int64_t tile_end = ((int64_t)blockIdx.x + 1) * g.total_tiles / gridDim.x;
-    const bool vector_ok = (p.w % 4 == 0) && (p.pad == 0);
-
-    stage_filters<kRegThreads>(weight, bias, u_s, bias_s);
-#pragma unroll
-    for (int k = 0; k < kRegSums; ++k)
-        dsum[k * kRegThreads + t] = 0.0;
-    prefetch_window<kRegThreads, kTile, kTile, kInRows, kInPitch>(smem, x, p, g, tile_begin, tile_end, vector_ok);
+    const auto [tile_begin, tile_end, vector_ok] =
+        start_block<kRegThreads, 4, kRegSums, kTile, kTile, kInRows, kInPitch>(x, weight, bias, p, g, smem, u_s, bias_s,
+                                                                               dsum);
 
     /* this thread: Winograd tile w; slice s = t / 64: input channels s and s + 4 in stage A, channel
      * groups s and s + 4 (8 channels each) in stages B and C */
@@ -478,24 +514,6 @@ constexpr size_t k4SmemBytes =
 static_assert(k4Threads == kCin * k4Tiles, "stage A: one (input channel, Winograd tile) pair per thread");
 static_assert(k4Passes == 2 && k4Slices * k4Channels * k4Passes == kCout, "two passes of 4 channels per thread");
 
-/* U = G g G^T, 6 x 6, for the 3x3 filter g, in double and rounded once (G has 1/6, 1/12 and 1/24) */
-__device__ __forceinline__ void filter_transform4(const float g[3][3], float u[6][6])
-{
-    constexpr double G[6][3] = {{1.0 / 4, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6}, {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                                {1.0 / 24, 1.0 / 12, 1.0 / 6}, {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
-    double a[6][3];
-#pragma unroll
-    for (int r = 0; r < 6; ++r)
-#pragma unroll
-        for (int c = 0; c < 3; ++c)
-            a[r][c] = G[r][0] * g[0][c] + G[r][1] * g[1][c] + G[r][2] * g[2][c];
-#pragma unroll
-    for (int r = 0; r < 6; ++r)
-#pragma unroll
-        for (int c = 0; c < 6; ++c)
-            u[r][c] = (float)(a[r][0] * G[c][0] + a[r][1] * G[c][1] + a[r][2] * G[c][2]);
-}
-
 /* B^T d for six values d (one column or row of a 6x6 patch): 12 operations.
  * B^T = [4 0 -5 0 1 0; 0 -4 -4 1 1 0; 0 4 -4 -1 1 0; 0 -2 -1 2 1 0; 0 2 -1 -2 1 0; 0 4 0 -5 0 1] */
 __device__ __forceinline__ void input_transform6(const float d[6], float r[6])
@@ -518,25 +536,6 @@ __device__ __forceinline__ void output_transform6(const float m[6], float o[4])
     o[1] = fmaf(2.0f, d2, d1);
     o[2] = fmaf(4.0f, s2, s1);
     o[3] = fmaf(8.0f, d2, d1) + m[5];
-}
-
-/* U of every (output, input channel) filter into u_s[xi][ci][co], and the bias into bias_s */
-__device__ __forceinline__ void stage_filters4(const float *__restrict__ weight, const float *__restrict__ bias,
-                                               float *u_s, float *bias_s)
-{
-    for (int i = threadIdx.x; i < kCout * kCin; i += k4Threads) {
-        const int co = i / kCin, ci = i % kCin;
-        float gk[3][3], u[6][6];
-#pragma unroll
-        for (int k = 0; k < 9; ++k)
-            gk[k / 3][k % 3] = weight[(co * kCin + ci) * 9 + k];
-        filter_transform4(gk, u);
-#pragma unroll
-        for (int xi = 0; xi < 36; ++xi)
-            u_s[(xi * kCin + ci) * kCout + co] = u[xi / 6][xi % 6];
-    }
-    if (threadIdx.x < kCout)
-        bias_s[threadIdx.x] = bias[threadIdx.x];
 }
 
 /* V = B^T d B of the 6x6 input patch of Winograd tile w (4 x 8 of them), input channel ci, stored as
@@ -628,15 +627,9 @@ fused_fp32_winograd4(const float *__restrict__ x, const float *__restrict__ weig
     __shared__ double image_sums[kCout];
 
     const int t = threadIdx.x;
-    const int64_t tile_begin = (int64_t)blockIdx.x * g.total_tiles / gridDim.x;
-    const int64_t tile_end = ((int64_t)blockIdx.x + 1) * g.total_tiles / gridDim.x;
-    const bool vector_ok = (p.w % 4 == 0) && (p.pad == 0);
-
-    stage_filters4(weight, bias, u_s, bias_s);
-#pragma unroll
-    for (int k = 0; k < k4Sums; ++k)
-        dsum[k * k4Threads + t] = 0.0;
-    prefetch_window<k4Threads, k4TileH, k4TileW, k4InRows, k4InPitch>(smem, x, p, g, tile_begin, tile_end, vector_ok);
+    const auto [tile_begin, tile_end, vector_ok] =
+        start_block<k4Threads, 6, k4Sums, k4TileH, k4TileW, k4InRows, k4InPitch>(x, weight, bias, p, g, smem, u_s,
+                                                                                 bias_s, dsum);
 
     /* this thread: Winograd tile w (the lane); slice s (the warp): input channel s in stage A, output
      * channels 8 s + 4 pass + j in stages B and C */

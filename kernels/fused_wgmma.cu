@@ -800,8 +800,8 @@ __global__ void __launch_bounds__(kThreads, C::blocks_per_sm)
                 w_big[tap][e] = __float_as_uint(wsm[tap * kTapFloats + e / 2 * kN * 4 + (c + 8 * (e % 2)) * 4 + tig]);
     }
 
-    const int64_t tile_begin = (int64_t)blockIdx.x * g.total_tiles / gridDim.x;
-    const int64_t tile_end = ((int64_t)blockIdx.x + 1) * g.total_tiles / gridDim.x;
+    const int64_t tile_begin = persistent_tile_begin(g);
+    const int64_t tile_end = persistent_tile_end(g);
     for (int64_t t0 = tile_begin; t0 < tile_end;) {
         const int64_t n = t0 / g.tiles_per_image;
         const int64_t t1 = min(tile_end, (n + 1) * g.tiles_per_image);

@@ -88,6 +88,17 @@ static inline size_t persistent_workspace_bytes(const cgp_problem *p, const Pers
     return (size_t)((g.blocks + p->n) * p->cout) * sizeof(double);
 }
 
+/* This block's tiles under the persistent schedule: [persistent_tile_begin(g), persistent_tile_end(g)) */
+__device__ __forceinline__ int64_t persistent_tile_begin(const PersistentSchedule &g)
+{
+    return (int64_t)blockIdx.x * g.total_tiles / gridDim.x;
+}
+
+__device__ __forceinline__ int64_t persistent_tile_end(const PersistentSchedule &g)
+{
+    return ((int64_t)blockIdx.x + 1) * g.total_tiles / gridDim.x;
+}
+
 /* Image and top-left output pixel of tile t (tiles are image-major, row-major within an image). */
 __device__ __forceinline__ void persistent_tile_origin(const PersistentSchedule &g, int64_t t, int tile_h, int tile_w,
                                                        int64_t &n, int64_t &oy0, int64_t &ox0)

@@ -75,8 +75,12 @@ __device__ __forceinline__ void filter_transform(const float g[3][3], float u[4]
 /* U = G g G^T, 6 x 6, for the 3x3 filter g, in double and rounded once (G has 1/6, 1/12 and 1/24) */
 __device__ __forceinline__ void filter_transform(const float g[3][3], float u[6][6])
 {
-    constexpr double G[6][3] = {{1.0 / 4, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6}, {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                                {1.0 / 24, 1.0 / 12, 1.0 / 6}, {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
+    constexpr double G[6][3] = {{1.0 / 4, 0, 0},
+                                {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                {0, 0, 1}};
     double a[6][3];
 #pragma unroll
     for (int r = 0; r < 6; ++r)
@@ -318,15 +322,13 @@ constexpr size_t kRegSmemBytes =
 static_assert(kRegThreads == kCin * kTiles / 2, "stage A: two (input channel, Winograd tile) pairs per thread");
 static_assert(kRegPasses == 2, "two passes of 8 channels per thread");
 
-/* Adds a thread's float sums into its double slots (dsum[k * kBlockThreads + t], k = pass * channels + j) and
- * clears them. */
-template <int kBlockThreads, int kPasses, int kChannels>
-__device__ __forceinline__ void flush_sums(double *dsum, float (&sum)[kPasses][kChannels])
+/* Adds the thread's float sums into its double slots (dsum[k * kRegThreads + t]) and clears them. */
+__device__ __forceinline__ void flush_reg_sums(double *dsum, float (&sum)[kRegPasses][kRegChannels])
 {
 #pragma unroll
-    for (int k = 0; k < kPasses * kChannels; ++k) {
-        dsum[k * kBlockThreads + threadIdx.x] += (double)sum[k / kChannels][k % kChannels];
-        sum[k / kChannels][k % kChannels] = 0.0f;
+    for (int k = 0; k < kRegSums; ++k) {
+        dsum[k * kRegThreads + threadIdx.x] += (double)sum[k / kRegChannels][k % kRegChannels];
+        sum[k / kRegChannels][k % kRegChannels] = 0.0f;
     }
 }
 
@@ -479,7 +481,7 @@ fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ w
 
         const int64_t next_n = tile + 1 < tile_end ? (tile + 1) / g.tiles_per_image : -1;
         if (++since_flush == kRegFlushTiles || next_n != n) {
-            flush_sums<kRegThreads>(dsum, sum);
+            flush_reg_sums(dsum, sum);
             since_flush = 0;
         }
         if (next_n != n) { /* last tile of image n in this block: publish its 64 channel sums */
@@ -694,13 +696,13 @@ fused_fp32_winograd4(const float *__restrict__ x, const float *__restrict__ weig
     cp_async_wait<0>();
 }
 
-/* what every version needs of the shape, with block tiles of tile_h x tile_w outputs */
-const char *winograd_shape_unsupported(const cgp_problem *p, int tile_h, int tile_w)
+/* what every version needs of the shape, with block tiles of tile_h x tile_w outputs (too_large says the limit) */
+const char *winograd_shape_unsupported(const cgp_problem *p, int tile_h, int tile_w, const char *too_large)
 {
     if (p->cin != kCin || p->cout != kCout)
         return "needs Cin = 8 and Cout = 64";
     if (p->hout > 0x7fffffff - tile_h || p->wout > 0x7fffffff - tile_w)
-        return "output height or width above 2^31 - 33";
+        return too_large;
     return nullptr;
 }
 
@@ -708,21 +710,21 @@ const char *winograd_unsupported(const cgp_problem *p, const cgp_device_info *d)
 {
     if (d->smem_per_block_optin < kSmemBytes)
         return "needs 215 KB of shared memory per block";
-    return winograd_shape_unsupported(p, kTile, kTile);
+    return winograd_shape_unsupported(p, kTile, kTile, "output height or width above 2^31 - 17");
 }
 
 const char *winograd_reg_unsupported(const cgp_problem *p, const cgp_device_info *d)
 {
     if (d->smem_per_block_optin < kRegSmemBytes)
         return "needs 127 KiB of shared memory per block";
-    return winograd_shape_unsupported(p, kTile, kTile);
+    return winograd_shape_unsupported(p, kTile, kTile, "output height or width above 2^31 - 17");
 }
 
 const char *winograd4_unsupported(const cgp_problem *p, const cgp_device_info *d)
 {
     if (d->smem_per_block_optin < k4SmemBytes)
         return "needs 165 KiB of shared memory per block";
-    return winograd_shape_unsupported(p, k4TileH, k4TileW);
+    return winograd_shape_unsupported(p, k4TileH, k4TileW, "output height above 2^31 - 17 or width above 2^31 - 33");
 }
 
 size_t winograd_workspace(const cgp_problem *p, const cgp_device_info *d)

@@ -3,7 +3,7 @@
  * inputs against double precision (kernels/gelu_test.cu) and evaluation at chosen points.
  * which: 0 = gelu_fast, 1 = gelu_erff, 2 = gelu_tf32 (bound: GELU_TF32_ABS_BOUND absolute), 3 = gelu_x2
  * (2 GELU(v), halved for the check; bound GELU_X2_ABS_BOUND absolute), 4 = gelu_x2_fine (2 GELU(v), halved;
- * GELU_X2_FINE_ABS_BOUND absolute).
+ * GELU_X2_FINE_ABS_BOUND absolute). Any other which: cudaErrorInvalidValue, nothing run.
  */
 #ifndef CGP_GELU_TEST_H
 #define CGP_GELU_TEST_H

@@ -74,8 +74,15 @@ __global__ void gelu_sweep(unsigned long long *worst_ratio, unsigned long long *
     atomicAdd(mismatches, bad);
 }
 
+/* gelu_sweep and gelu_points for each `which` (0 .. kWhichCount - 1) */
+using SweepKernel = void (*)(unsigned long long *, unsigned long long *, unsigned *);
+static const SweepKernel sweep_kernels[] = {gelu_sweep<0>, gelu_sweep<1>, gelu_sweep<2>, gelu_sweep<3>, gelu_sweep<4>};
+constexpr int kWhichCount = (int)(sizeof(sweep_kernels) / sizeof(sweep_kernels[0]));
+
 extern "C" cudaError_t gelu_exhaustive(int which, gelu_sweep_result *out)
 {
+    if (which < 0 || which >= kWhichCount)
+        return cudaErrorInvalidValue;
     unsigned long long *d = NULL;
     cudaError_t e = cudaMalloc((void **)&d, 3 * sizeof(unsigned long long));
     if (e != cudaSuccess)
@@ -85,16 +92,7 @@ extern "C" cudaError_t gelu_exhaustive(int which, gelu_sweep_result *out)
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     unsigned long long h[3] = {0, 0, 0};
     if ((e = cudaMemset(d, 0, 3 * sizeof(unsigned long long))) == cudaSuccess) {
-        if (which == 0)
-            gelu_sweep<0><<<sms * 8, 256>>>(d, d + 1, reinterpret_cast<unsigned *>(d + 2));
-        else if (which == 1)
-            gelu_sweep<1><<<sms * 8, 256>>>(d, d + 1, reinterpret_cast<unsigned *>(d + 2));
-        else if (which == 2)
-            gelu_sweep<2><<<sms * 8, 256>>>(d, d + 1, reinterpret_cast<unsigned *>(d + 2));
-        else if (which == 3)
-            gelu_sweep<3><<<sms * 8, 256>>>(d, d + 1, reinterpret_cast<unsigned *>(d + 2));
-        else
-            gelu_sweep<4><<<sms * 8, 256>>>(d, d + 1, reinterpret_cast<unsigned *>(d + 2));
+        sweep_kernels[which]<<<sms * 8, 256>>>(d, d + 1, reinterpret_cast<unsigned *>(d + 2));
         e = cudaGetLastError();
     }
     if (e == cudaSuccess)
@@ -112,25 +110,28 @@ extern "C" cudaError_t gelu_exhaustive(int which, gelu_sweep_result *out)
     return cudaSuccess;
 }
 
-__global__ void gelu_points(const float *in, float *out, int count, int which)
+template <int kWhich> __global__ void gelu_points(const float *in, float *out, int count)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < count)
-        out[i] = which == 0 ? gelu_which<0>(in[i])
-                 : which == 1 ? gelu_which<1>(in[i])
-                 : which == 2 ? gelu_which<2>(in[i])
-                 : which == 3 ? gelu_which<3>(in[i])
-                              : gelu_which<4>(in[i]);
+        out[i] = gelu_which<kWhich>(in[i]);
 }
+
+using PointsKernel = void (*)(const float *, float *, int);
+static const PointsKernel points_kernels[] = {gelu_points<0>, gelu_points<1>, gelu_points<2>, gelu_points<3>,
+                                              gelu_points<4>};
+static_assert(sizeof(points_kernels) / sizeof(points_kernels[0]) == kWhichCount, "one points kernel per GELU");
 
 extern "C" cudaError_t gelu_evaluate(int which, const float *in_host, float *out_host, int count)
 {
+    if (which < 0 || which >= kWhichCount)
+        return cudaErrorInvalidValue;
     float *d = NULL;
     cudaError_t e = cudaMalloc((void **)&d, 2 * sizeof(float) * (size_t)count);
     if (e != cudaSuccess)
         return e;
     if ((e = cudaMemcpy(d, in_host, sizeof(float) * (size_t)count, cudaMemcpyHostToDevice)) == cudaSuccess) {
-        gelu_points<<<(count + 255) / 256, 256>>>(d, d + count, count, which);
+        points_kernels[which]<<<(count + 255) / 256, 256>>>(d, d + count, count);
         e = cudaGetLastError();
     }
     if (e == cudaSuccess)

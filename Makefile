@@ -58,12 +58,37 @@ GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 endif
 VERSION_C := $(BUILD)/gen/version.c
 
-CFLAGS := -std=c11 -O2 -g -fPIC -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -MMD -MP \
-          -Iinclude -Ihost -Ikernels -Ireference -isystem $(CUDA_HOME)/include \
-          -DCGP_HAVE_CUDNN=$(HAVE_CUDNN) $(CUDNN_CFLAGS)
-NVCCFLAGS := -O3 -std=c++17 -lineinfo -Xcompiler -fPIC,-Wall -MMD -MP -Iinclude -Ikernels -Ihost
+# ---- layers: the folder a file sits in says what it may include (docs/design.md, "The tree") ----
+# library (libcgp): include/ (the API), kernels/fused/ (kernel families, dispatch table, device code),
+#                   host/lib/ (the plan API); it never sees the tool's folders
+# tool:             host/io/ (.npy, CSV, output files), host/plot/ (SVG charts, roofline model; over io),
+#                   reference/ (the CPU fp64 reference), host/bench/ + kernels/bench/ (measurement core,
+#                   baselines, probes, GPU reference; over the library, io and reference),
+#                   host/cli/ (main, options, subcommands; over everything)
+# tests:            tests/lib/ (test helpers) over everything
+LIB_INC := -Iinclude -Ikernels/fused -Ihost/lib
+IO_INC := -Ihost/io
+PLOT_INC := -Ihost/plot $(IO_INC)
+REFERENCE_INC := -Ireference
+BENCH_INC := $(LIB_INC) -Ihost/bench $(IO_INC) $(REFERENCE_INC)
+CLI_INC := $(BENCH_INC) $(PLOT_INC) -Ihost/cli
+TEST_INC := $(CLI_INC) -Itests/lib
+LAYER_INC = $(TEST_INC)
+$(BUILD)/obj/kernels/fused/%: LAYER_INC = $(LIB_INC)
+$(BUILD)/obj/host/lib/%: LAYER_INC = $(LIB_INC)
+$(BUILD)/obj/host/io/%: LAYER_INC = $(IO_INC)
+$(BUILD)/obj/host/plot/%: LAYER_INC = $(PLOT_INC)
+$(BUILD)/obj/reference/%: LAYER_INC = $(REFERENCE_INC)
+$(BUILD)/obj/host/bench/%: LAYER_INC = $(BENCH_INC)
+$(BUILD)/obj/kernels/bench/%: LAYER_INC = $(BENCH_INC)
+$(BUILD)/obj/host/cli/%: LAYER_INC = $(CLI_INC)
+
+CFLAGS_BASE := -std=c11 -O2 -g -fPIC -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -MMD -MP \
+               -isystem $(CUDA_HOME)/include -DCGP_HAVE_CUDNN=$(HAVE_CUDNN) $(CUDNN_CFLAGS)
+CFLAGS = $(CFLAGS_BASE) $(LAYER_INC)
+NVCCFLAGS = -O3 -std=c++17 -lineinfo -Xcompiler -fPIC,-Wall -MMD -MP $(LAYER_INC)
 GENCODE := -gencode arch=compute_$(SM),code=sm_$(SM) -gencode arch=compute_$(SM),code=compute_$(SM)
-# kernels/fused_wgmma.cu: wgmma exists for sm_90a only (no PTX for later GPUs), so with SM=90 that file is
+# kernels/fused/fused_wgmma.cu: wgmma exists for sm_90a only (no PTX for later GPUs), so with SM=90 that file is
 # built for sm_90a alone; with any other SM it builds without its kernels and its versions run the
 # previous ones
 comma := ,
@@ -71,21 +96,20 @@ WGMMA_GENCODE := $(if $(filter 90,$(SM)),-gencode arch=compute_90a$(comma)code=s
 LDLIBS := -L$(CUDA_LIB) -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm
 
 # ---- sources ----
-LIB_CU := $(sort $(wildcard kernels/fused_*.cu)) kernels/dispatch.cu
-LIB_C := host/cgp_plan.c
-TOOL_CU := $(filter-out $(LIB_CU),$(wildcard kernels/*.cu))
-TOOL_C := $(filter-out host/main.c $(LIB_C),$(wildcard host/*.c)) $(wildcard reference/*.c)
+LIB_CU := $(sort $(wildcard kernels/fused/*.cu))
+LIB_C := $(sort $(wildcard host/lib/*.c))
+TOOL_CU := $(sort $(wildcard kernels/bench/*.cu))
+TOOL_C := $(filter-out host/cli/main.c,$(sort $(wildcard host/io/*.c host/plot/*.c host/bench/*.c host/cli/*.c reference/*.c)))
 # host sources with no CUDA dependency: the CPU tests link these alone, also under ASan+UBSan
-CPU_SRCS := $(wildcard host/npy.c host/message.c host/outfile.c host/options.c host/rng.c host/check.c reference/reference.c \
-                       host/roofline_model.c host/csv_read.c host/svg.c host/chart.c host/roofline_svg.c host/sweep_plot.c)
+CPU_SRCS := $(wildcard host/io/*.c host/plot/*.c reference/*.c host/cli/options.c host/bench/rng.c host/bench/check.c)
 
 obj = $(patsubst %,$(BUILD)/obj/%.o,$(1))
 LIB_OBJS := $(call obj,$(LIB_CU) $(LIB_C))
 TOOL_OBJS := $(call obj,$(TOOL_CU) $(TOOL_C)) $(BUILD)/obj/version.c.o
 
-CPU_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/cpu_*.c))
-CPU_TESTS_ASAN := $(patsubst tests/%.c,$(BUILD)/asan/%,$(wildcard tests/cpu_*.c))
-GPU_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/gpu_*.c))
+CPU_TESTS := $(patsubst tests/cpu/%.c,$(BUILD)/tests/%,$(wildcard tests/cpu/cpu_*.c))
+CPU_TESTS_ASAN := $(patsubst tests/cpu/%.c,$(BUILD)/asan/%,$(wildcard tests/cpu/cpu_*.c))
+GPU_TESTS := $(patsubst tests/gpu/%.c,$(BUILD)/tests/%,$(wildcard tests/gpu/gpu_*.c))
 EXAMPLE := $(BUILD)/tests/example
 
 .PHONY: all run test ptxas sass help clean FORCE
@@ -95,7 +119,7 @@ $(BUILD)/obj/%.cu.o: %.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) $(GENCODE) -c $< -o $@
 
-$(BUILD)/obj/kernels/fused_wgmma.cu.o: GENCODE = $(WGMMA_GENCODE)
+$(BUILD)/obj/kernels/fused/fused_wgmma.cu.o: GENCODE = $(WGMMA_GENCODE)
 
 $(BUILD)/obj/%.c.o: %.c
 	@mkdir -p $(dir $@)
@@ -122,22 +146,24 @@ $(BUILD)/libcgp_tool.a: $(TOOL_OBJS)
 
 TOOL_LINK := $(BUILD)/libcgp_tool.a $(BUILD)/libcgp.a $(CUDNN_LDLIBS) $(LDLIBS)
 
-$(BUILD)/cgp: $(call obj,host/main.c) $(BUILD)/libcgp_tool.a $(BUILD)/libcgp.a
+$(BUILD)/cgp: $(call obj,host/cli/main.c) $(BUILD)/libcgp_tool.a $(BUILD)/libcgp.a
 	$(CC) -o $@ $< $(TOOL_LINK)
 
-$(BUILD)/tests/cpu_%: tests/cpu_%.c $(CPU_SRCS)
+$(BUILD)/tests/cpu_%: tests/cpu/cpu_%.c $(CPU_SRCS)
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -Itests -o $@ $^ -lm -lpthread
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $^ -lm -lpthread
 
-$(BUILD)/asan/cpu_%: tests/cpu_%.c $(CPU_SRCS)
+$(BUILD)/asan/cpu_%: tests/cpu/cpu_%.c $(CPU_SRCS)
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP -O2,$(CFLAGS)) -O1 -Itests -fsanitize=address,undefined \
+	$(CC) $(filter-out -MMD -MP -O2,$(CFLAGS)) -O1 -fsanitize=address,undefined \
 	    -fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ $^ -lm -lpthread
 
-$(BUILD)/tests/gpu_%: tests/gpu_%.c $(BUILD)/libcgp_tool.a $(BUILD)/libcgp.a
+$(BUILD)/tests/gpu_%: tests/gpu/gpu_%.c $(BUILD)/libcgp_tool.a $(BUILD)/libcgp.a
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -Itests -o $@ $< $(TOOL_LINK)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $< $(TOOL_LINK)
 
+# the example is another program: it sees include/cgp.h alone
+$(EXAMPLE): LAYER_INC = -Iinclude
 $(EXAMPLE): docs/example.c $(BUILD)/libcgp.a
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $< $(BUILD)/libcgp.a $(LDLIBS)
@@ -151,7 +177,7 @@ run: $(BUILD)/cgp
 
 ptxas:
 	@for f in $(LIB_CU) $(TOOL_CU); do echo "== $$f"; \
-	  if [ $$f = kernels/fused_wgmma.cu ]; then g='$(WGMMA_GENCODE)'; else g='$(GENCODE)'; fi; \
+	  if [ $$f = kernels/fused/fused_wgmma.cu ]; then g='$(WGMMA_GENCODE)'; else g='$(GENCODE)'; fi; \
 	  $(NVCC) $(filter-out -MMD -MP,$(NVCCFLAGS)) $$g -Xptxas -v -c $$f -o /dev/null 2>&1 | \
 	  grep -E "Compiling entry|Used|spill|stack frame" | sed 's/ptxas info    : //'; done
 

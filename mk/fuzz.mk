@@ -14,14 +14,14 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_TARGETS := npy options
-FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -Ihost \
+FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -Ihost/io -Ihost/cli \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-$(FUZZ_DIR)/fuzz_npy: tests/fuzz/fuzz_npy.c host/npy.c host/message.c host/outfile.c host/npy.h host/outfile.h
+$(FUZZ_DIR)/fuzz_npy: tests/fuzz/fuzz_npy.c host/io/npy.c host/io/message.c host/io/outfile.c host/io/npy.h host/io/outfile.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)
 
-$(FUZZ_DIR)/fuzz_options: tests/fuzz/fuzz_options.c host/options.c host/message.c host/options.h
+$(FUZZ_DIR)/fuzz_options: tests/fuzz/fuzz_options.c host/cli/options.c host/io/message.c host/cli/options.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) -lm
 

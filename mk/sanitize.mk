@@ -1,5 +1,5 @@
 # mk/sanitize.mk - `make sanitize`: compute-sanitizer over every kernel version, both reductions and
-# both paddings on a small shape with partial tiles (tests/sanitize_main.c), with each of memcheck,
+# both paddings on a small shape with partial tiles (tests/gpu/sanitize_main.c), with each of memcheck,
 # racecheck, synccheck and initcheck, plus memcheck on the default problem. Needs a GPU and
 # compute-sanitizer (from the CUDA toolkit). The full log goes to $(BUILD)/sanitize.log; the last
 # lines summarise the errors per tool. Fails if a tool reports an error or a run fails its check.
@@ -8,8 +8,8 @@
 SANITIZER ?= compute-sanitizer
 SANITIZE_DRIVER := $(BUILD)/sanitize_main
 
-$(SANITIZE_DRIVER): tests/sanitize_main.c $(BUILD)/libcgp_tool.a $(BUILD)/libcgp.a
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -Itests -o $@ $< $(TOOL_LINK)
+$(SANITIZE_DRIVER): tests/gpu/sanitize_main.c $(BUILD)/libcgp_tool.a $(BUILD)/libcgp.a
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $< $(TOOL_LINK)
 
 .PHONY: sanitize
 sanitize: $(SANITIZE_DRIVER)

@@ -2,7 +2,7 @@
  * reference.h - the CPU reference, the project's source of truth: plain C, double accumulation,
  * libm erf, one thread per slice of the (n, c) outputs.
  *     y[n, c] = mean over (h, w) of GELU(conv3x3(x, w)[n, c, h, w] + b[c])
- * Tested against hand-worked cases in tests/cpu_reference.c.
+ * Tested against hand-worked cases in tests/cpu/cpu_reference.c.
  */
 #ifndef CGP_REFERENCE_H
 #define CGP_REFERENCE_H

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """
-fit_gelu.py - derives and verifies the constants of gelu_fast (kernels/gelu.cuh).
+fit_gelu.py - derives and verifies the constants of gelu_fast (kernels/fused/gelu.cuh).
 Optional tooling (numpy + scipy), not part of the build. docs/gelu.md explains the form.
 
     python3 scripts/fit_gelu.py fit             derive the constants, print them as CUDA #defines
     python3 scripts/fit_gelu.py fit-tf32        the same for gelu_tf32 (degree 4, absolute error)
     python3 scripts/fit_gelu.py fit-x2          gelu_x2's constants (tf32-v5: exponential form, one MUFU)
     python3 scripts/fit_gelu.py fit-x2-fine     gelu_x2_fine's (3xtf32-v5: the same form, degree 7, A = 6.5)
-    python3 scripts/fit_gelu.py check [--full]  emulate kernels/gelu.cuh in fp32, print worst errors
+    python3 scripts/fit_gelu.py check [--full]  emulate kernels/fused/gelu.cuh in fp32, print worst errors
 
 The form. With a = |v| and q(a) = a Phi(-a) (Phi the normal CDF), GELU(v) = relu(v) - q(a) exactly
 (v Phi(v) = v - v Phi(-v) for v >= 0, and = -a Phi(-a) for v < 0), and q is what erfc gives, with no
@@ -44,7 +44,7 @@ bound max(8 ulp(ref), 2^-26) (<= 1 passes) and in ulp of ref = 0.5 v erfc(-v / s
 Inputs: the floats at the tops of the binades of the result (mantissa >= 1.7, where 8 ulp is
 tightest) for |v| in [2^-8, 2.6] (every 7th, all with --full), every 97th (--full: 7th) float of
 each sign in [2^-12, 6.5], and every 65537th bit pattern (all magnitudes, denormals included).
-The exhaustive check over all 2^32 inputs with the real MUFU is tests/gpu_gelu.c on the GPU.
+The exhaustive check over all 2^32 inputs with the real MUFU is tests/gpu/gpu_gelu.c on the GPU.
 """
 import argparse
 import math
@@ -148,7 +148,7 @@ def rcp_approx_ftz(x, model=None):
 
 
 def gelu_kernel(v, P, C, coef, compensated, ex2_model=None, rcp_model=None):
-    """gelu_fast (or, compensated, the variant the fit can also derive) exactly as kernels/gelu.cuh evaluates it"""
+    """gelu_fast (or, compensated, the variant the fit can also derive) exactly as kernels/fused/gelu.cuh evaluates it"""
     v = np.asarray(v, f32)
     a = np.minimum(np.abs(v), CLAMP)  # fminf: NaN -> CLAMP
     a = np.where(np.isnan(v), CLAMP, a)
@@ -338,7 +338,7 @@ X2_VARIANTS = {  # name: (degree, A, bound on |G / 2 - GELU(v)|, absolute)
 
 
 def gelu_x2_kernel(v, coef, clamp, ex2_model=None):
-    """kernels/gelu.cuh gelu_x2 (and gelu_x2_fine), operation by operation in float32: 2 GELU(v)"""
+    """kernels/fused/gelu.cuh gelu_x2 (and gelu_x2_fine), operation by operation in float32: 2 GELU(v)"""
     v = np.asarray(v, f32)
     b = np.where(np.isnan(v), clamp, np.minimum(np.abs(v), clamp)).astype(f32)
     N = np.full_like(b, coef[-1])
@@ -474,13 +474,13 @@ def cmd_check(args):
 
 
 def main():
-    ap = argparse.ArgumentParser(description="derive and verify the constants of kernels/gelu.cuh")
+    ap = argparse.ArgumentParser(description="derive and verify the constants of kernels/fused/gelu.cuh")
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("fit", help="derive the constants, print them as CUDA #defines")
     sub.add_parser("fit-tf32", help="derive gelu_tf32's constants (degree 4, absolute error)")
     sub.add_parser("fit-x2", help="derive gelu_x2's constants (exponential form, degree 5, absolute error)")
     sub.add_parser("fit-x2-fine", help="derive gelu_x2_fine's constants (exponential form, degree 7)")
-    chk = sub.add_parser("check", help="emulate kernels/gelu.cuh in fp32 and print the worst errors")
+    chk = sub.add_parser("check", help="emulate kernels/fused/gelu.cuh in fp32 and print the worst errors")
     chk.add_argument("--full", action="store_true", help="every float at the binade tops, every 7th elsewhere (~15 min)")
     args = ap.parse_args()
     return {"fit": cmd_fit, "fit-tf32": cmd_fit_tf32, "fit-x2": cmd_fit_x2, "fit-x2-fine": cmd_fit_x2_fine,

@@ -17,7 +17,7 @@ Usage (from the repository root, after `make`):
     python3 scripts/torch_compare.py --check-lib     # only check the ctypes declarations (no torch)
 
 Without PyTorch or without a GPU it says so and exits 0. Exit 1 when a cgp row misses its
-tolerance (relative L2, as host/check.h: 1e-6 for fp32 and 3xtf32; 1e-4 for tf32, 3e-3 when a
+tolerance (relative L2, as host/bench/check.h: 1e-6 for fp32 and 3xtf32; 1e-4 for tf32, 3e-3 when a
 mean averages fewer than 4096 pixels) or the library check fails; exit 2 on bad arguments or a
 missing library.
 """
@@ -42,7 +42,7 @@ PRECISIONS = [("fp32", 0), ("tf32", 1), ("3xtf32", 2)]  # name, cgp_precision
 
 
 def tolerance(precision, pixels):
-    """Relative L2 tolerance of a cgp precision, as host/check.h check_tolerance states it."""
+    """Relative L2 tolerance of a cgp precision, as host/bench/check.h check_tolerance states it."""
     if precision == 1:  # tf32: 10 mantissa bits; averaging many pixels brings the mean's error down
         return 1e-4 if pixels >= 4096 else 3e-3
     return 1e-6

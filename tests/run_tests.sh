@@ -45,8 +45,9 @@ for t in "$BUILD"/asan/cpu_*; do
         run_one "asan+ubsan:$(basename "$t")" "$t"
 done
 [ -x "$BUILD/tests/example" ] && run_one "docs/example.c" "$BUILD/tests/example"
-for t in tests/*.sh; do [ "$t" != tests/run_tests.sh ] && run_one "$(basename "$t")" bash "$t"; done
+for t in tests/cpu/*.sh; do [ -f "$t" ] && run_one "$(basename "$t")" bash "$t"; done
 for t in "$BUILD"/tests/gpu_*; do [ -x "$t" ] && run_one "$(basename "$t")" "$t"; done
+for t in tests/python/*.py; do [ -f "$t" ] && run_one "python:$(basename "$t")" python3 "$t"; done
 
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -1,5 +1,5 @@
 /*
- * fuzz_npy.c - libFuzzer target for the .npy parser (host/npy.c, npy_parse_f32: the same code
+ * fuzz_npy.c - libFuzzer target for the .npy parser (host/io/npy.c, npy_parse_f32: the same code
  * npy_read_f32 runs). Any input must give either an array whose shape, count and data agree and
  * that survives a write-read round trip of its header, or a one-line message naming the file.
  * Built and run by `make fuzz` (mk/fuzz.mk); seeds in tests/fuzz/corpus_npy/.

@@ -1,5 +1,5 @@
 /*
- * fuzz_options.c - libFuzzer target for the option parser (host/options.c). The input is split
+ * fuzz_options.c - libFuzzer target for the option parser (host/cli/options.c). The input is split
  * at newlines into an argument list and parsed against a table like the `cgp` subcommands'.
  * Whatever the arguments, the result must be OK with every value in its range, HELP or ERROR
  * with the defaults untouched, and an error must be one line starting with the command.

@@ -1,0 +1,372 @@
+/*
+ * cgp_plan.c - the library behind include/cgp.h: validates a shape and options, picks the
+ * kernel version (kernels/fused/dispatch.cu), owns the small device state the in-launch reduction
+ * needs, and launches. The CLI, the tests and the benchmarks all go through these functions.
+ */
+#include "cgp.h"
+#include "kernel_api.h"
+#include "plan_stages.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PLAN_MAGIC 0x6367705f706c616eULL /* "cgp_plan" */
+
+struct cgp_plan {
+    uint64_t magic;
+    cgp_problem problem;
+    cgp_options options;
+    const cgp_kernel_desc *kernel;
+    cgp_device_info device;
+    int device_ordinal;
+    size_t workspace_bytes;
+    double *accum;      /* [n * cout], zero between runs */
+    unsigned *counters; /* [n], zero between runs */
+};
+
+static _Thread_local char last_detail[512];
+
+static cgp_status fail(cgp_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_detail, sizeof last_detail, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+static cgp_status fail_cuda_at(const char *call, cudaError_t err, const char *file, int line)
+{
+    return fail(CGP_ERROR_CUDA, "%s failed at %s:%d: %s: %s", call, file, line, cudaGetErrorName(err),
+                cudaGetErrorString(err));
+}
+/* the failing call, where it was made, and CUDA's name and description of the error */
+#define fail_cuda(call, err) fail_cuda_at((call), (err), __FILE__, __LINE__)
+
+const char *cgp_last_error_detail(void) { return last_detail; }
+
+const char *cgp_status_string(cgp_status status)
+{
+    switch (status) {
+    case CGP_SUCCESS: return "success";
+    case CGP_ERROR_NULL_POINTER: return "a required pointer is NULL";
+    case CGP_ERROR_INVALID_SHAPE: return "invalid shape";
+    case CGP_ERROR_INVALID_OPTION: return "invalid option";
+    case CGP_ERROR_MISALIGNED: return "misaligned pointer";
+    case CGP_ERROR_WORKSPACE_TOO_SMALL: return "workspace too small";
+    case CGP_ERROR_UNSUPPORTED: return "kernel version does not support this shape";
+    case CGP_ERROR_CUDA: return "CUDA error";
+    case CGP_ERROR_INVALID_PLAN: return "not a live plan";
+    }
+    return "unknown status";
+}
+
+cgp_options cgp_default_options(void)
+{
+    cgp_options o = {CGP_PADDING_VALID, CGP_REDUCE_DET, CGP_PRECISION_FP32, 0};
+    return o;
+}
+
+/* With a size >= 1 and padding 0 or 1, size - 2 + 2 * padding cannot overflow. */
+static int64_t output_size(int64_t size, cgp_padding padding)
+{
+    if (size < 1 || (padding != CGP_PADDING_VALID && padding != CGP_PADDING_SAME))
+        return 0;
+    const int64_t v = size - 2 + 2 * (int64_t)padding;
+    return v > 0 ? v : 0;
+}
+
+int64_t cgp_output_height(const cgp_shape *s, cgp_padding padding) { return s ? output_size(s->h, padding) : 0; }
+int64_t cgp_output_width(const cgp_shape *s, cgp_padding padding) { return s ? output_size(s->w, padding) : 0; }
+
+/* ---- the set of live plans, so a destroyed plan is recognised without touching it ---- */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static const cgp_plan **live_plans;
+static size_t live_count, live_capacity;
+
+static int live_add(const cgp_plan *p)
+{
+    int ok = 1;
+    pthread_mutex_lock(&live_lock);
+    if (live_count == live_capacity) {
+        const size_t cap = live_capacity ? 2 * live_capacity : 16;
+        const cgp_plan **grown = realloc(live_plans, cap * sizeof *grown);
+        if (grown) {
+            live_plans = grown;
+            live_capacity = cap;
+        } else {
+            ok = 0;
+        }
+    }
+    if (ok)
+        live_plans[live_count++] = p;
+    pthread_mutex_unlock(&live_lock);
+    return ok;
+}
+
+static int live_find(const cgp_plan *p, int remove)
+{
+    int found = 0;
+    pthread_mutex_lock(&live_lock);
+    for (size_t i = 0; i < live_count; ++i)
+        if (live_plans[i] == p) {
+            found = 1;
+            if (remove)
+                live_plans[i] = live_plans[--live_count];
+            break;
+        }
+    pthread_mutex_unlock(&live_lock);
+    return found;
+}
+
+static int is_live(const cgp_plan *p) { return p && live_find(p, 0) && p->magic == PLAN_MAGIC; }
+
+/* ---- validation ---- */
+static int mul_fits(int64_t a, int64_t b, int64_t limit) { return a > 0 && b > 0 && a <= limit / b; }
+
+static cgp_status validate_shape(const cgp_shape *s, cgp_padding padding, cgp_problem *out)
+{
+    if (s->n < 1 || s->cin < 1 || s->cout < 1 || s->h < 1 || s->w < 1)
+        return fail(CGP_ERROR_INVALID_SHAPE, "every dimension must be >= 1, got N=%lld Cin=%lld Cout=%lld H=%lld W=%lld",
+                    (long long)s->n, (long long)s->cin, (long long)s->cout, (long long)s->h, (long long)s->w);
+    const int64_t hout = cgp_output_height(s, padding), wout = cgp_output_width(s, padding);
+    if (hout < 1 || wout < 1)
+        return fail(CGP_ERROR_INVALID_SHAPE, "H=%lld W=%lld give no output pixel with padding %d (valid needs H, W >= 3)",
+                    (long long)s->h, (long long)s->w, (int)padding);
+    /* every tensor's element count times 8 bytes must fit in int64 */
+    const int64_t limit = INT64_MAX / 8;
+    const int ok = mul_fits(s->n, s->cin, limit) && mul_fits(s->n * s->cin, s->h, limit) &&
+                   mul_fits(s->n * s->cin * s->h, s->w, limit) && mul_fits(s->cout, s->cin, limit / 9) &&
+                   mul_fits(s->n, s->cout, limit) && mul_fits(hout, wout, limit);
+    if (!ok)
+        return fail(CGP_ERROR_INVALID_SHAPE, "tensor sizes overflow 64-bit byte counts");
+    cgp_problem p = {s->n, s->cin, s->cout, s->h, s->w, hout, wout, (int)padding};
+    *out = p;
+    return CGP_SUCCESS;
+}
+
+static cgp_status validate_options(const cgp_options *o)
+{
+    if (o->padding != CGP_PADDING_VALID && o->padding != CGP_PADDING_SAME)
+        return fail(CGP_ERROR_INVALID_OPTION, "padding must be 0 (valid) or 1 (same), got %d", (int)o->padding);
+    if (o->reduce != CGP_REDUCE_DET && o->reduce != CGP_REDUCE_ATOMIC)
+        return fail(CGP_ERROR_INVALID_OPTION, "reduce must be 0 (det) or 1 (atomic), got %d", (int)o->reduce);
+    if (o->precision < CGP_PRECISION_FP32 || o->precision > CGP_PRECISION_TF32X3)
+        return fail(CGP_ERROR_INVALID_OPTION, "precision must be 0 (fp32), 1 (tf32) or 2 (3xtf32), got %d",
+                    (int)o->precision);
+    if (o->kernel < 0)
+        return fail(CGP_ERROR_INVALID_OPTION, "kernel must be 0 (best) or a version number, got %d", o->kernel);
+    return CGP_SUCCESS;
+}
+
+static const char *precision_name(int precision)
+{
+    return precision == CGP_PRECISION_TF32 ? "tf32" : precision == CGP_PRECISION_TF32X3 ? "3xtf32" : "fp32";
+}
+
+static cgp_status choose_kernel(const cgp_problem *p, const cgp_options *o, const cgp_device_info *d,
+                                const cgp_kernel_desc **chosen)
+{
+    int count = 0;
+    const cgp_kernel_desc *const *table = cgp_kernel_table(&count);
+    for (int i = 0; i < count; ++i) {
+        const cgp_kernel_desc *k = table[i];
+        if (o->kernel == 0) {
+            if (k->precision == (int)o->precision && !k->unsupported(p, d)) {
+                *chosen = k;
+                return CGP_SUCCESS;
+            }
+        } else if (k->version == o->kernel) {
+            if (k->precision != (int)o->precision)
+                return fail(CGP_ERROR_INVALID_OPTION, "kernel %d (%s) is a %s kernel, but the precision asked for is %s",
+                            k->version, k->name, precision_name(k->precision), precision_name(o->precision));
+            const char *why = k->unsupported(p, d);
+            if (why)
+                return fail(CGP_ERROR_UNSUPPORTED, "kernel %d (%s) cannot run this shape: %s", k->version, k->name, why);
+            *chosen = k;
+            return CGP_SUCCESS;
+        }
+    }
+    if (o->kernel == 0)
+        return fail(CGP_ERROR_UNSUPPORTED, "no %s kernel supports this shape", precision_name(o->precision));
+    return fail(CGP_ERROR_INVALID_OPTION, "there is no kernel version %d (see `cgp kernels`)", o->kernel);
+}
+
+static cgp_status query_device(int *ordinal, cgp_device_info *d)
+{
+    cudaError_t err = cudaGetDevice(ordinal);
+    if (err != cudaSuccess)
+        return fail_cuda("cudaGetDevice", err);
+    int sms = 0, major = 0, minor = 0, smem = 0;
+    if ((err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, *ordinal)) != cudaSuccess ||
+        (err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, *ordinal)) != cudaSuccess ||
+        (err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, *ordinal)) != cudaSuccess ||
+        (err = cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, *ordinal)) != cudaSuccess)
+        return fail_cuda("cudaDeviceGetAttribute", err);
+    d->sm_count = sms;
+    d->cc_major = major;
+    d->cc_minor = minor;
+    d->smem_per_block_optin = (size_t)smem;
+    return CGP_SUCCESS;
+}
+
+cgp_status cgp_plan_create(cgp_plan **plan, const cgp_shape *shape, const cgp_options *options)
+{
+    if (!plan || !shape || !options)
+        return fail(CGP_ERROR_NULL_POINTER, "cgp_plan_create: plan, shape and options must not be NULL");
+    *plan = NULL;
+    cgp_status st = validate_options(options);
+    if (st != CGP_SUCCESS)
+        return st;
+    cgp_problem problem;
+    if ((st = validate_shape(shape, options->padding, &problem)) != CGP_SUCCESS)
+        return st;
+    cgp_device_info device;
+    int ordinal = 0;
+    if ((st = query_device(&ordinal, &device)) != CGP_SUCCESS)
+        return st;
+    const cgp_kernel_desc *kernel = NULL;
+    if ((st = choose_kernel(&problem, options, &device, &kernel)) != CGP_SUCCESS)
+        return st;
+
+    cgp_plan *p = calloc(1, sizeof *p);
+    if (!p)
+        return fail(CGP_ERROR_CUDA, "cgp_plan_create: out of host memory");
+    p->problem = problem;
+    p->options = *options;
+    p->kernel = kernel;
+    p->device = device;
+    p->device_ordinal = ordinal;
+    p->workspace_bytes = kernel->workspace_bytes(&problem, &device);
+    const size_t accum_bytes = (size_t)(problem.n * problem.cout) * sizeof(double);
+    const size_t counter_bytes = (size_t)problem.n * sizeof(unsigned);
+    cudaError_t err;
+    if ((err = cudaMalloc((void **)&p->accum, accum_bytes)) != cudaSuccess ||
+        (err = cudaMalloc((void **)&p->counters, counter_bytes)) != cudaSuccess ||
+        (err = cudaMemset(p->accum, 0, accum_bytes)) != cudaSuccess ||
+        (err = cudaMemset(p->counters, 0, counter_bytes)) != cudaSuccess) {
+        cudaFree(p->accum);
+        cudaFree(p->counters);
+        free(p);
+        return fail_cuda("cgp_plan_create: allocating the plan's device state", err);
+    }
+    p->magic = PLAN_MAGIC;
+    if (!live_add(p)) {
+        cudaFree(p->accum);
+        cudaFree(p->counters);
+        free(p);
+        return fail(CGP_ERROR_CUDA, "cgp_plan_create: out of host memory");
+    }
+    *plan = p;
+    return CGP_SUCCESS;
+}
+
+cgp_status cgp_plan_workspace_size(const cgp_plan *plan, size_t *bytes)
+{
+    if (!bytes)
+        return fail(CGP_ERROR_NULL_POINTER, "cgp_plan_workspace_size: bytes must not be NULL");
+    if (!is_live(plan))
+        return fail(CGP_ERROR_INVALID_PLAN, "cgp_plan_workspace_size: not a live plan");
+    *bytes = plan->workspace_bytes;
+    return CGP_SUCCESS;
+}
+
+cgp_status cgp_plan_kernel(const cgp_plan *plan, int *version, const char **name)
+{
+    if (!is_live(plan))
+        return fail(CGP_ERROR_INVALID_PLAN, "cgp_plan_kernel: not a live plan");
+    if (version)
+        *version = plan->kernel->version;
+    if (name)
+        *name = plan->kernel->name;
+    return CGP_SUCCESS;
+}
+
+static int aligned(const void *ptr, size_t alignment) { return ((uintptr_t)ptr % alignment) == 0; }
+
+/* cgp_plan_run (caller) and the stage split: stages = CGP_STAGE_ALL is the plan's kernel as it is */
+static cgp_status plan_launch(const char *caller, cgp_plan *plan, const float *x, const float *weight,
+                              const float *bias, float *y, void *workspace, size_t workspace_bytes, int stages,
+                              cudaStream_t stream)
+{
+    if (!is_live(plan))
+        return fail(CGP_ERROR_INVALID_PLAN, "%s: not a live plan (never created, or destroyed)", caller);
+    if (!x || !weight || !bias || !y)
+        return fail(CGP_ERROR_NULL_POINTER, "%s: x, weight, bias and y must not be NULL", caller);
+    if (plan->workspace_bytes > 0 && !workspace)
+        return fail(CGP_ERROR_NULL_POINTER, "%s: this plan needs %zu bytes of workspace, got NULL", caller,
+                    plan->workspace_bytes);
+    if (workspace_bytes < plan->workspace_bytes)
+        return fail(CGP_ERROR_WORKSPACE_TOO_SMALL, "%s: workspace of %zu bytes, the plan needs %zu", caller,
+                    workspace_bytes, plan->workspace_bytes);
+    if (!aligned(x, 16) || (workspace && !aligned(workspace, 16)))
+        return fail(CGP_ERROR_MISALIGNED, "%s: x and workspace must be 16-byte aligned", caller);
+    if (!aligned(weight, 4) || !aligned(bias, 4) || !aligned(y, 4))
+        return fail(CGP_ERROR_MISALIGNED, "%s: weight, bias and y must be 4-byte aligned", caller);
+    int current = -1;
+    cudaError_t err = cudaGetDevice(&current);
+    if (err != cudaSuccess)
+        return fail_cuda("cudaGetDevice", err);
+    if (current != plan->device_ordinal)
+        return fail(CGP_ERROR_CUDA, "%s: the plan was created on device %d, the current device is %d", caller,
+                    plan->device_ordinal, current);
+    cgp_launch_args args;
+    args.x = x;
+    args.weight = weight;
+    args.bias = bias;
+    args.y = y;
+    args.workspace = workspace;
+    args.accum = plan->accum;
+    args.counters = plan->counters;
+    args.atomic = plan->options.reduce == CGP_REDUCE_ATOMIC;
+    args.p = plan->problem;
+    if (stages == CGP_STAGE_ALL) {
+        err = plan->kernel->launch(&args, &plan->device, stream);
+    } else {
+        if (!plan->kernel->launch_stages)
+            return fail(CGP_ERROR_UNSUPPORTED, "%s: %s has no stage split (only the tensor-core versions have one)",
+                        caller, plan->kernel->name);
+        const char *why = plan->kernel->stages_unsupported(&plan->problem, &plan->device);
+        if (why)
+            return fail(CGP_ERROR_UNSUPPORTED, "%s: %s: %s", caller, plan->kernel->name, why);
+        err = plan->kernel->launch_stages(&args, &plan->device, stream, stages);
+    }
+    if (err != cudaSuccess)
+        return fail(CGP_ERROR_CUDA, "launching %s failed at %s:%d: %s: %s", plan->kernel->name, __FILE__, __LINE__,
+                    cudaGetErrorName(err), cudaGetErrorString(err));
+    return CGP_SUCCESS;
+}
+
+cgp_status cgp_plan_run(cgp_plan *plan, const float *x, const float *weight, const float *bias, float *y,
+                        void *workspace, size_t workspace_bytes, cudaStream_t stream)
+{
+    return plan_launch("cgp_plan_run", plan, x, weight, bias, y, workspace, workspace_bytes, CGP_STAGE_ALL, stream);
+}
+
+cgp_status cgp_plan_run_stages(cgp_plan *plan, const float *x, const float *weight, const float *bias, float *y,
+                               void *workspace, size_t workspace_bytes, int stages, cudaStream_t stream)
+{
+    if (stages < 0 || stages > CGP_STAGE_ALL)
+        return fail(CGP_ERROR_INVALID_OPTION, "cgp_plan_run_stages: stages must be in [0, %d], got %d", CGP_STAGE_ALL,
+                    stages);
+    return plan_launch("cgp_plan_run_stages", plan, x, weight, bias, y, workspace, workspace_bytes, stages, stream);
+}
+
+cgp_status cgp_plan_destroy(cgp_plan *plan)
+{
+    if (!plan)
+        return fail(CGP_ERROR_NULL_POINTER, "cgp_plan_destroy: plan is NULL");
+    if (!live_find(plan, 1))
+        return fail(CGP_ERROR_INVALID_PLAN, "cgp_plan_destroy: not a live plan (never created, or destroyed twice)");
+    plan->magic = 0;
+    const cudaError_t e1 = cudaFree(plan->accum), e2 = cudaFree(plan->counters);
+    free(plan);
+    if (e1 != cudaSuccess)
+        return fail_cuda("cudaFree", e1);
+    if (e2 != cudaSuccess)
+        return fail_cuda("cudaFree", e2);
+    return CGP_SUCCESS;
+}

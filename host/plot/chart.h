@@ -1,0 +1,69 @@
+/*
+ * chart.h - axes for the SVG charts of `cgp roofline` and `cgp plot` (drawn with host/plot/svg.h):
+ * linear or log10 scales from data values to pixels, decade and "nice" tick ranges, the frame
+ * with grid, ticks, tick labels and axis titles, a colour palette and legend entries.
+ *
+ *     chart_frame f = {.left = 80, .top = 60, .width = 600, .height = 400};
+ *     chart_decades(0.5, 300.0, &f.x.lo, &f.x.hi);    f.x.log = 1;   // 0.1 .. 1000
+ *     chart_nice_range(0.0, 7.3, 6, &f.y.lo, &f.y.hi, &f.y_step);     // 0 .. 8 step 1
+ *     chart_frame_place(&f);                                          // pixel ends of both axes
+ *     chart_draw_axes(&o, &f, chart_format_plain, chart_format_si, "FLOP/byte", "FLOP/s");
+ *     double px = chart_map(&f.x, 42.0), py = chart_map(&f.y, 3.5);
+ *
+ * Tested by tests/cpu/cpu_roofline.c.
+ */
+#ifndef CGP_CHART_H
+#define CGP_CHART_H
+
+#include <stddef.h>
+#include "outfile.h"
+
+typedef struct chart_axis {
+    double lo, hi;       /* data values at the two ends, lo < hi (both > 0 on a log axis) */
+    int log;             /* 1: log10 scale */
+    double px_lo, px_hi; /* pixel coordinates of lo and hi (on y, px_lo is the bottom) */
+} chart_axis;
+
+typedef struct chart_frame {
+    double left, top, width, height; /* the plot area in pixels */
+    chart_axis x, y;
+    double x_step, y_step; /* tick step of a linear axis (unused on a log axis) */
+} chart_frame;
+
+/* Pixel coordinate of value v on axis a (linear interpolation of v or of log10 v). */
+double chart_map(const chart_axis *a, double v);
+
+/* Sets the pixel ends of both axes from the plot area: x from left to left + width, y from
+ * top + height (lo) up to top (hi). */
+void chart_frame_place(chart_frame *f);
+
+/* Whole decades around [min, max] (both > 0): lo = 10^floor(log10 min), hi = 10^ceil(log10 max),
+ * and hi is at least 10 lo. */
+void chart_decades(double min, double max, double *lo, double *hi);
+
+/* A linear range covering [min, max] whose ends are multiples of a step of 1, 2 or 5 times a
+ * power of ten, about `ticks` steps long. min == max gets a range around the value. */
+void chart_nice_range(double min, double max, int ticks, double *lo, double *hi, double *step);
+
+/* Tick label formats: "%g", and SI prefixes ("100 G", "1.5 T", "2 P"). */
+typedef void (*chart_format)(double value, char *buf, size_t cap);
+void chart_format_plain(double value, char *buf, size_t cap);
+void chart_format_si(double value, char *buf, size_t cap);
+/* A quantity with `digits` significant digits, an SI prefix and a unit: (4.2345e12, 3, "B/s")
+ * gives "4.23 TB/s"; below 1000 no prefix ("283 FLOP/B"). */
+void chart_format_quantity(double value, int digits, const char *unit, char *buf, size_t cap);
+
+/* The plot area's border, grid lines and ticks (every decade on a log axis, with unlabelled
+ * ticks at 2..9 times it; every step on a linear axis), tick labels and the axis titles. */
+void chart_draw_axes(outfile *o, const chart_frame *f, chart_format fx, chart_format fy, const char *x_title,
+                     const char *y_title);
+
+/* Colour i of a ten-colour palette (taken modulo 10). */
+const char *chart_color(int i);
+
+/* A legend line at (x, y): a short stroke in the colour (dashed when dash is not NULL, none
+ * when line is 0), the marker shape (svg_marker; -1 for none), and the text after it. */
+void chart_legend_entry(outfile *o, double x, double y, int line, const char *dash, int marker, const char *color,
+                        const char *text);
+
+#endif

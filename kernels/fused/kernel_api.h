@@ -1,0 +1,69 @@
+/*
+ * kernel_api.h - the contract between the plan code (host/lib/cgp_plan.c, C) and the numbered
+ * kernel versions in kernels/ (CUDA). Every fused kernel version describes itself with a
+ * cgp_kernel_desc; kernels/fused/dispatch.cu lists them in order of preference.
+ */
+#ifndef CGP_KERNEL_API_H
+#define CGP_KERNEL_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A validated problem: sizes plus the derived output size. */
+typedef struct cgp_problem {
+    int64_t n, cin, cout, h, w;
+    int64_t hout, wout;
+    int pad; /* 0 (valid) or 1 (same) */
+} cgp_problem;
+
+typedef struct cgp_device_info {
+    int sm_count;
+    int cc_major, cc_minor;
+    size_t smem_per_block_optin; /* bytes a block may use after cudaFuncSetAttribute */
+} cgp_device_info;
+
+/* Everything one launch needs. accum and counters belong to the plan: zero before the first
+ * run, and every run leaves them zero again. */
+typedef struct cgp_launch_args {
+    const float *x, *weight, *bias;
+    float *y;
+    void *workspace; /* workspace_bytes() of it, 16-byte aligned */
+    double *accum;   /* [n * cout], used by the atomic reduction */
+    unsigned *counters; /* [n] */
+    int atomic;      /* 0: det reduction, 1: atomic reduction */
+    cgp_problem p;
+} cgp_launch_args;
+
+/* Stages of a launch, for the stage split (`cgp bench --stages`): a launch without one of them
+ * replaces it by a stand-in of one instruction per output element, so the time difference to the
+ * full kernel is what that stage costs there (results are then not the function). */
+enum { CGP_STAGE_MMA = 1, CGP_STAGE_EPILOGUE = 2, CGP_STAGE_ALL = 3 };
+
+typedef struct cgp_kernel_desc {
+    int version;       /* the number `--kernel` selects */
+    const char *name;  /* e.g. "fp32-v2" */
+    int precision;     /* a cgp_precision value */
+    const char *summary;
+    /* NULL when this version runs the problem, else a sentence saying why not */
+    const char *(*unsupported)(const cgp_problem *p, const cgp_device_info *d);
+    size_t (*workspace_bytes)(const cgp_problem *p, const cgp_device_info *d);
+    cudaError_t (*launch)(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s);
+    /* The stage split, or both NULL (the tensor-core versions have one on their fast path):
+     * stages_unsupported: NULL when launch_stages runs this problem, else a sentence saying why not;
+     * launch_stages: a launch of only the stages in `stages` (CGP_STAGE_*) */
+    const char *(*stages_unsupported)(const cgp_problem *p, const cgp_device_info *d);
+    cudaError_t (*launch_stages)(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s, int stages);
+} cgp_kernel_desc;
+
+/* All kernel versions, most preferred first within each precision. */
+const cgp_kernel_desc *const *cgp_kernel_table(int *count);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

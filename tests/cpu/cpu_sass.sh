@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# cpu_sass.sh - the tensor-core kernels compile to the instructions they are meant to, without a GPU
+# (cuobjdump on the built objects):
+#   - kernels/fused/fused_tf32.cu: mma.sync TF32 (HMMA.1688.F32.TF32) in every tc_conv_gelu_mean that runs
+#     the MMA stage (the last template argument S = 1 or 3; the stage split's 0 and 2 replace it);
+#   - kernels/fused/fused_wgmma.cu (SM=90 builds it for sm_90a): wgmma (HGMMA.64x64x8.F32.TF32) in every
+#     wgmma_conv_gelu_mean, and each of them waits with WARPGROUP.DEPBAR.LE gsb0, 0x1 (one row still
+#     in flight): ptxas serializes a wgmma pipeline it cannot prove safe (info C7514, wait 0 after
+#     every group), which keeps the results right and loses the asynchrony, so only SASS shows it.
+# Run: make test CGP_TEST_FILTER=cpu_sass   (or BUILD=build bash tests/cpu/cpu_sass.sh after make)
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+tmp=$(mktemp -d "${CGP_TEST_TMP:-/tmp}/cpu_sass.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+if ! command -v cuobjdump >/dev/null; then
+    echo "SKIP cpu_sass: cuobjdump not found (CUDA toolkit bin/)"
+    exit 0
+fi
+
+# check_functions name object function-pattern instruction-pattern: every function matching the
+# pattern contains the instruction
+check_functions() {
+    local name=$1 object=$2 function=$3 instruction=$4
+    if ! cuobjdump --dump-sass "$object" >"$tmp/sass" 2>"$tmp/err"; then
+        echo "FAIL cpu_sass $name: cuobjdump --dump-sass $object: $(head -n 1 "$tmp/err")"
+        return
+    fi
+    awk -v fn="$function" -v ins="$instruction" '
+        /Function : / { if (name != "" && !found) { missing++; print "    without it: " name }
+                        name = ($0 ~ fn) ? $3 : ""; found = 0; if (name != "") count++ }
+        name != "" && index($0, ins) { found = 1 }
+        END { if (name != "" && !found) { missing++; print "    without it: " name }
+              print count + 0, missing + 0 > "/dev/stderr" }' "$tmp/sass" >"$tmp/missing" 2>"$tmp/counts"
+    read -r count missing <"$tmp/counts"
+    if [ "$count" -eq 0 ]; then
+        echo "FAIL cpu_sass $name: no function matching $function in $object"
+    elif [ "$missing" -ne 0 ]; then
+        echo "FAIL cpu_sass $name: $missing of $count functions lack '$instruction'"
+        cat "$tmp/missing"
+    else
+        echo "PASS cpu_sass $name ($count functions)"
+    fi
+}
+
+check_functions "mma.sync TF32 in the mma.sync kernels" "$BUILD/obj/kernels/fused/fused_tf32.cu.o" \
+    "tc_conv_gelu_mean.*ELi[13]EEEv" "HMMA.1688.F32.TF32"
+if cuobjdump --list-elf "$BUILD/obj/kernels/fused/fused_wgmma.cu.o" 2>/dev/null | grep -q sm_90a; then
+    check_functions "wgmma in the wgmma kernels" "$BUILD/obj/kernels/fused/fused_wgmma.cu.o" wgmma_conv_gelu_mean \
+        "HGMMA.64x64x8.F32.TF32"
+    check_functions "the wgmma pipeline is asynchronous" "$BUILD/obj/kernels/fused/fused_wgmma.cu.o" \
+        wgmma_conv_gelu_mean "WARPGROUP.DEPBAR.LE gsb0, 0x1"
+else
+    echo "SKIP cpu_sass wgmma: $BUILD/obj/kernels/fused/fused_wgmma.cu.o has no sm_90a code (SM=90 builds it)"
+fi

@@ -1,0 +1,347 @@
+/*
+ * gpu_tensorcore.c - the tensor-core kernels (kernels/fused/fused_tf32.cu: tf32-v1 = version 11, tf32-v2 = 12,
+ * tf32-v3 = 13, 3xtf32-v1 = 21, 3xtf32-v2 = 22; kernels/fused/fused_wgmma.cu: tf32-v4 = 14, tf32-v5 = 15,
+ * tf32-v6 = 16, tf32-v7 = 17, tf32-v8 = 18, 3xtf32-v3 = 23, 3xtf32-v4 = 24, 3xtf32-v5 = 25, 3xtf32-v6 = 26,
+ * 3xtf32-v7 = 27, 3xtf32-v8 = 28)
+ * through the public API, both reductions, both paddings, on the default problem and on shapes that
+ * take the fast path (Cin = 8, weights in shared memory; for 14-18 and 23-28 the wgmma path, Cout <= 64 too)
+ * and the generic path (any other Cin, or more output channels than fit), with partial tiles,
+ * H or W = 3, many small images, and one output channel. Fresh random inputs (seed printed), y
+ * poisoned with NaN before every run, det runs bit-identical over 3 runs.
+ *   3xTF32: against the fp64 reference, check_tolerance (1e-6).
+ *   TF32:   (1) on the inputs rounded to tf32 on the host exactly as cvt.rna rounds them, against the
+ *           fp64 reference of those rounded inputs: what is left is fp32 accumulation and the GELU, so
+ *           1e-5 holds on every shape and any indexing error shows;
+ *           (2) on the original inputs, against the exact reference with check_tolerance(tf32, pixels)
+ *           (1e-4) where a mean averages at least 4096 pixels and Cin >= 8. Elsewhere no bound holds for
+ *           every draw, so the error is only printed: few pixels do not average the per-pixel error, and
+ *           few weights (9 Cin) leave the weights' rounding, the same for every pixel, near 1e-4
+ *           (worst of 60 CPU-simulated draws, Cin = 3, 64 x 64: 9.95e-5; Cin = 8, 48 x 48: 6.0e-5 of 40);
+ *           (3) the det output of (2) bit-identical to that of (1): the kernel rounds as cvt.rna does.
+ *   Kernel 0 ("best") passes the same checks on one shape (the version it resolves to is printed).
+ *   The stage split (host/lib/plan_stages.h) of every version: all stages = cgp_plan_run bit for bit, each
+ *   partial launch runs and writes every y (no NaN left), and off the fast path a partial launch is
+ *   refused with CGP_ERROR_UNSUPPORTED.
+ * Without a GPU: one SKIP (a FAIL with CGP_TEST_REQUIRE_GPU=1).
+ * Run: CGP_TEST_REQUIRE_GPU=1 make test CGP_TEST_FILTER=gpu_tensorcore   (or build/tests/gpu_tensorcore)
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "gpulib.h"
+#include "problem.h"
+
+#include "plan_stages.h"
+
+static const int tf32_versions[] = {11, 12, 13, 14, 15, 16, 17, 18};
+static const int tf32x3_versions[] = {21, 22, 23, 24, 25, 26, 27, 28};
+#define VERSION_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define ROUNDED_INPUT_TOLERANCE 1e-5 /* TF32 against the reference of tf32-rounded inputs */
+#define ACCURACY_MIN_PIXELS 4096     /* TF32 against the exact reference only from this many pixels */
+#define ACCURACY_MIN_CIN 8           /* ... and this many input channels */
+#define MAX_TF32_VERSIONS 8          /* TF32 versions test_problem takes at once */
+
+typedef struct shape_case {
+    cgp_shape shape;
+    const char *what;
+    int stage_split; /* also test the stage split: 1 expects the fast path, 2 a refusal off it */
+} shape_case;
+
+static const shape_case cases[] = {
+    {{128, 8, 64, 256, 256}, "the default problem", 1},
+    {{1, 8, 64, 512, 512}, "one large image", 0},
+    {{1, 8, 64, 3, 300}, "H = 3", 0},
+    {{2, 8, 64, 300, 3}, "W = 3", 0},
+    {{2, 8, 64, 5, 257}, "partial column tiles", 0},
+    {{3, 8, 64, 33, 100}, "partial tiles both ways", 0},
+    {{4, 8, 7, 20, 20}, "fast path, 7 of 64 channels", 0},
+    {{2, 8, 128, 24, 40}, "fast path, two channel groups", 0},
+    {{1, 8, 256, 12, 12}, "4 channel groups: fast for tf32, generic for 3xtf32", 0},
+    {{300, 8, 64, 5, 5}, "more images than blocks", 0},
+    {{4, 1, 7, 3, 3}, "generic, Cin 1, one pixel (valid)", 2},
+    {{2, 3, 7, 17, 40}, "generic, Cin 3", 0},
+    {{1, 16, 128, 40, 40}, "generic, two input chunks, two groups", 0},
+    {{16, 16, 1, 12, 33}, "generic, one output channel", 0},
+    {{2, 3, 70, 70, 70}, "generic, 70 channels, >= 4096 pixels", 0},
+    {{200, 1, 7, 6, 6}, "generic, many small images", 0},
+};
+
+static const char *precision_name(int precision) { return precision == CGP_PRECISION_TF32 ? "tf32" : "3xtf32"; }
+
+/* round to nearest, ties away from zero, to 10 mantissa bits: cvt.rna.tf32.f32 for finite values */
+static float tf32_round_host(float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    if ((u & 0x7f800000u) != 0x7f800000u)
+        u = (u + 0x1000u) & 0xffffe000u;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+/* Rounds the problem's x and w to tf32 in place (the bias stays fp32, as in the kernel). */
+static int round_inputs_to_tf32(problem *pr, char *err, size_t errlen)
+{
+    const cgp_shape *s = &pr->p.shape;
+    float *x = NULL, *w = NULL, *b = NULL;
+    if (problem_download(pr, &x, &w, &b, err, errlen) != 0)
+        return 1;
+    const size_t nx = (size_t)(s->n * s->cin * s->h * s->w), nw = (size_t)(s->cout * s->cin * 9);
+    for (size_t i = 0; i < nx; ++i)
+        x[i] = tf32_round_host(x[i]);
+    for (size_t i = 0; i < nw; ++i)
+        w[i] = tf32_round_host(w[i]);
+    cudaError_t e = cudaMemcpy((void *)pr->p.x, x, nx * sizeof(float), cudaMemcpyHostToDevice);
+    if (e == cudaSuccess)
+        e = cudaMemcpy((void *)pr->p.w, w, nw * sizeof(float), cudaMemcpyHostToDevice);
+    free(x), free(w), free(b);
+    if (e != cudaSuccess) {
+        snprintf(err, errlen, "uploading the rounded inputs: %s", cudaGetErrorString(e));
+        return 1;
+    }
+    return 0;
+}
+
+/* One plan (precision, version, reduce) on the problem: det 3 runs (bit-identical), atomic 1; run 0
+ * against ref with `tolerance` (<= 0: print the error only). Run 0's y is left in y_first.
+ * Returns 1 when everything passed. */
+static int test_plan(const problem *pr, const char *inputs, int precision, int version, int reduce, const double *ref,
+                     double tolerance, float *y_first, float *y_host)
+{
+    const cgp_shape *s = &pr->p.shape;
+    char name[200];
+    snprintf(name, sizeof name, "gpu_tensorcore %s kernel %d %s %s %lldx%lldx%lldx%lldx%lld %s",
+             precision_name(precision), version, reduce ? "atomic" : "det", pr->p.padding ? "same" : "valid",
+             (long long)s->n, (long long)s->cin, (long long)s->cout, (long long)s->h, (long long)s->w, inputs);
+    cgp_options o = cgp_default_options();
+    o.padding = pr->p.padding;
+    o.reduce = (cgp_reduce)reduce;
+    o.precision = (cgp_precision)precision;
+    o.kernel = version;
+    cgp_plan *plan = NULL;
+    cgp_status st = cgp_plan_create(&plan, s, &o);
+    if (st != CGP_SUCCESS) {
+        TEST_FAIL(name, "cgp_plan_create: %s: %s", cgp_status_string(st), cgp_last_error_detail());
+        return 0;
+    }
+    int ran_version = 0, ok = 0;
+    const char *ran_name = "?";
+    size_t ws_bytes = 0;
+    void *ws = NULL;
+    if ((st = cgp_plan_kernel(plan, &ran_version, &ran_name)) != CGP_SUCCESS ||
+        (st = cgp_plan_workspace_size(plan, &ws_bytes)) != CGP_SUCCESS) {
+        TEST_FAIL(name, "plan query: %s: %s", cgp_status_string(st), cgp_last_error_detail());
+        goto out;
+    }
+    if (version != 0 && ran_version != version) {
+        TEST_FAIL(name, "the plan runs version %d (%s), not %d", ran_version, ran_name, version);
+        goto out;
+    }
+    if (ws_bytes && cudaMalloc(&ws, ws_bytes) != cudaSuccess) {
+        TEST_FAIL(name, "cudaMalloc of %zu workspace bytes", ws_bytes);
+        goto out;
+    }
+    const int64_t outputs = s->n * s->cout;
+    const int runs = reduce ? 1 : 3;
+    for (int r = 0; r < runs; ++r) {
+        st = run_poisoned(plan, pr->p.x, pr->p.w, pr->p.b, pr->p.y, outputs, ws, ws_bytes, r == 0 ? y_first : y_host);
+        if (st != CGP_SUCCESS) {
+            TEST_FAIL(name, "run %d: %s: %s (%s)", r, cgp_status_string(st), cgp_last_error_detail(),
+                      cudaGetErrorString(cudaGetLastError()));
+            goto out;
+        }
+        if (r == 0) {
+            const check_report c = check_compare(y_first, ref, outputs, tolerance > 0 ? tolerance : 1.0);
+            printf("# %s (%s, %s): rel L2 error %.2e, max abs %.2e%s\n", name, ran_name, inputs, c.rel_l2_error,
+                   c.max_abs_error, tolerance > 0 ? "" : " (printed only)");
+            if (c.nonfinite_mismatches != 0 || (tolerance > 0 && !c.passed)) {
+                TEST_FAIL(name, "rel L2 error %.3e (tolerance %.0e), max abs %.3e, %lld non-finite mismatches, "
+                                "worst y[%lld] = %.9g vs %.17g",
+                          c.rel_l2_error, tolerance, c.max_abs_error, (long long)c.nonfinite_mismatches,
+                          (long long)c.worst_index, (double)y_first[c.worst_index], ref[c.worst_index]);
+                goto out;
+            }
+        } else if (memcmp(y_first, y_host, (size_t)outputs * sizeof(float)) != 0) {
+            TEST_FAIL(name, "det run %d differs from run 0 (not bit-identical)", r);
+            goto out;
+        }
+    }
+    TEST_PASS(name);
+    ok = 1;
+out:
+    cudaFree(ws);
+    cgp_plan_destroy(plan);
+    return ok;
+}
+
+/* Every check of one shape and padding, for the listed versions (0: kernel 0, "best"). */
+static void test_problem(problem *pr, const int *tf32_versions, int tf32_count, const int *tf32x3_versions,
+                         int tf32x3_count)
+{
+    const cgp_shape *s = &pr->p.shape;
+    const int64_t outputs = s->n * s->cout, pixels = pr->p.hout * pr->p.wout;
+    double *ref = malloc((size_t)outputs * sizeof(double));
+    float *y_first = malloc((size_t)outputs * sizeof(float)), *y_host = malloc((size_t)outputs * sizeof(float));
+    float *y_exact = malloc((size_t)tf32_count * (size_t)outputs * sizeof(float)); /* per TF32 version */
+    int exact_ok[MAX_TF32_VERSIONS] = {0};
+    char err[512];
+    if (tf32_count > MAX_TF32_VERSIONS) {
+        TEST_FAIL("gpu_tensorcore", "test_problem takes at most %d TF32 versions, got %d", MAX_TF32_VERSIONS,
+                  tf32_count);
+        goto out;
+    }
+    if (!ref || !y_first || !y_host || !y_exact) {
+        TEST_FAIL("gpu_tensorcore", "out of host memory");
+        goto out;
+    }
+    if (problem_reference(pr, ref, err, sizeof err) != 0) {
+        TEST_FAIL("gpu_tensorcore reference", "%s", err);
+        goto out;
+    }
+    for (int v = 0; v < tf32x3_count; ++v)
+        for (int reduce = 0; reduce <= 1; ++reduce)
+            test_plan(pr, "exact inputs", CGP_PRECISION_TF32X3, tf32x3_versions[v], reduce, ref,
+                      check_tolerance(CGP_PRECISION_TF32X3, pixels, s->cin), y_first, y_host);
+    const double accuracy = pixels >= ACCURACY_MIN_PIXELS && s->cin >= ACCURACY_MIN_CIN
+                                ? check_tolerance(CGP_PRECISION_TF32, pixels, s->cin)
+                                : 0.0;
+    for (int v = 0; v < tf32_count; ++v)
+        exact_ok[v] = test_plan(pr, "exact inputs", CGP_PRECISION_TF32, tf32_versions[v], 0, ref, accuracy,
+                                y_exact + (size_t)v * (size_t)outputs, y_host);
+    if (round_inputs_to_tf32(pr, err, sizeof err) != 0 || problem_reference(pr, ref, err, sizeof err) != 0) {
+        TEST_FAIL("gpu_tensorcore tf32-rounded inputs", "%s", err);
+        goto out;
+    }
+    for (int v = 0; v < tf32_count; ++v) {
+        /* det first: its y must equal the det y of the original inputs bit for bit */
+        if (test_plan(pr, "tf32-rounded inputs", CGP_PRECISION_TF32, tf32_versions[v], 0, ref,
+                      ROUNDED_INPUT_TOLERANCE, y_first, y_host) &&
+            exact_ok[v]) {
+            char name[200];
+            snprintf(name, sizeof name,
+                     "gpu_tensorcore tf32 kernel %d det %s %lldx%lldx%lldx%lldx%lld rounds as cvt.rna",
+                     tf32_versions[v], pr->p.padding ? "same" : "valid", (long long)s->n, (long long)s->cin,
+                     (long long)s->cout, (long long)s->h, (long long)s->w);
+            TEST_EXPECT(name,
+                        memcmp(y_first, y_exact + (size_t)v * (size_t)outputs, (size_t)outputs * sizeof(float)) == 0,
+                        "y from the original inputs differs from y from the inputs pre-rounded to tf32");
+        }
+        test_plan(pr, "tf32-rounded inputs", CGP_PRECISION_TF32, tf32_versions[v], 1, ref, ROUNDED_INPUT_TOLERANCE,
+                  y_first, y_host);
+    }
+out:
+    free(ref), free(y_first), free(y_host), free(y_exact);
+}
+
+/* The stage split of one version on one problem: expect_supported says whether the shape takes the fast path. */
+static void test_stage_split(const problem *pr, int precision, int version, int expect_supported)
+{
+    const cgp_shape *s = &pr->p.shape;
+    char name[160];
+    snprintf(name, sizeof name, "gpu_tensorcore stage split %s kernel %d %lldx%lldx%lldx%lldx%lld",
+             precision_name(precision), version, (long long)s->n, (long long)s->cin, (long long)s->cout,
+             (long long)s->h, (long long)s->w);
+    const int64_t outputs = s->n * s->cout;
+    float *y_full = malloc((size_t)outputs * sizeof(float)), *y_part = malloc((size_t)outputs * sizeof(float));
+    cgp_plan *plan = NULL;
+    void *ws = NULL;
+    size_t ws_bytes = 0;
+    cgp_status st = !y_full || !y_part ? CGP_ERROR_NULL_POINTER
+                                       : test_plan_with_workspace(s, pr->p.padding, 0, precision, version, &plan,
+                                                                  &ws, &ws_bytes);
+    if (st != CGP_SUCCESS) {
+        TEST_FAIL(name, "setup: %s: %s", cgp_status_string(st), cgp_last_error_detail());
+        goto out;
+    }
+    st = run_poisoned(plan, pr->p.x, pr->p.w, pr->p.b, pr->p.y, outputs, ws, ws_bytes, y_full);
+    if (st != CGP_SUCCESS) {
+        TEST_FAIL(name, "cgp_plan_run: %s: %s", cgp_status_string(st), cgp_last_error_detail());
+        goto out;
+    }
+    for (int stages = 0; stages <= CGP_STAGE_ALL; ++stages) {
+        if (cudaMemset(pr->p.y, 0xFF, (size_t)outputs * sizeof(float)) != cudaSuccess) { /* NaN */
+            TEST_FAIL(name, "cudaMemset");
+            goto out;
+        }
+        st = cgp_plan_run_stages(plan, pr->p.x, pr->p.w, pr->p.b, pr->p.y, ws, ws_bytes, stages, 0);
+        if (!expect_supported && stages != CGP_STAGE_ALL) { /* all stages: the kernel itself, on any path */
+            if (st != CGP_ERROR_UNSUPPORTED) {
+                TEST_FAIL(name, "stages %d off the fast path: %s, expected CGP_ERROR_UNSUPPORTED", stages,
+                          cgp_status_string(st));
+                goto out;
+            }
+            continue;
+        }
+        if (st != CGP_SUCCESS || cudaMemcpy(y_part, pr->p.y, (size_t)outputs * sizeof(float), cudaMemcpyDeviceToHost) !=
+                                     cudaSuccess) {
+            TEST_FAIL(name, "stages %d: %s: %s", stages, cgp_status_string(st), cgp_last_error_detail());
+            goto out;
+        }
+        if (stages == CGP_STAGE_ALL && memcmp(y_part, y_full, (size_t)outputs * sizeof(float)) != 0) {
+            TEST_FAIL(name, "all stages differ from cgp_plan_run");
+            goto out;
+        }
+        for (int64_t i = 0; i < outputs; ++i)
+            if (y_part[i] != y_part[i]) {
+                TEST_FAIL(name, "stages %d left y[%lld] NaN (unwritten)", stages, (long long)i);
+                goto out;
+            }
+    }
+    TEST_PASS(name);
+out:
+    cudaFree(ws);
+    if (plan)
+        cgp_plan_destroy(plan);
+    free(y_full), free(y_part);
+}
+
+int main(void)
+{
+    if (!test_gpu_available("gpu_tensorcore"))
+        return test_exit_code();
+    const uint64_t seed = test_seed("gpu_tensorcore");
+    const size_t count = sizeof cases / sizeof cases[0];
+    for (size_t i = 0; i <= count; ++i) {
+        /* the last round: kernel 0 ("best") on the partial-tiles shape */
+        const int kernel_zero = i == count;
+        const shape_case *c = &cases[kernel_zero ? 5 : i];
+        for (int pad = 0; pad <= 1; ++pad) {
+            if ((kernel_zero && pad == 0) || cgp_output_height(&c->shape, (cgp_padding)pad) < 1 ||
+                cgp_output_width(&c->shape, (cgp_padding)pad) < 1)
+                continue;
+            printf("# shape %lldx%lldx%lldx%lldx%lld %s, %s padding\n", (long long)c->shape.n, (long long)c->shape.cin,
+                   (long long)c->shape.cout, (long long)c->shape.h, (long long)c->shape.w, c->what,
+                   pad ? "same" : "valid");
+            problem pr;
+            char err[512];
+            const int rc = problem_create(&pr, &c->shape, (cgp_padding)pad, seed + 2 * i + (uint64_t)pad, 0, err,
+                                          sizeof err);
+            if (rc == 2) {
+                TEST_SKIP("gpu_tensorcore problem", "%s", err);
+                continue;
+            }
+            if (rc != 0) {
+                TEST_FAIL("gpu_tensorcore problem", "%s", err);
+                continue;
+            }
+            static const int best[] = {0};
+            if (kernel_zero)
+                test_problem(&pr, best, 1, best, 1);
+            else
+                test_problem(&pr, tf32_versions, VERSION_COUNT(tf32_versions), tf32x3_versions,
+                             VERSION_COUNT(tf32x3_versions));
+            if (!kernel_zero && c->stage_split)
+                for (int v = 0; v < VERSION_COUNT(tf32_versions) + VERSION_COUNT(tf32x3_versions); ++v) {
+                    const int is_tf32 = v < VERSION_COUNT(tf32_versions);
+                    test_stage_split(&pr, is_tf32 ? CGP_PRECISION_TF32 : CGP_PRECISION_TF32X3,
+                                     is_tf32 ? tf32_versions[v] : tf32x3_versions[v - VERSION_COUNT(tf32_versions)],
+                                     c->stage_split == 1);
+                }
+            problem_destroy(&pr);
+        }
+    }
+    return test_exit_code();
+}

@@ -8,7 +8,8 @@
  *         build/libcgp.a -L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm
  *     ./example
  * `make test` builds it as build/tests/example and runs it (docs/library.md has the link lines).
- * Exit code: 0 when y matches the host computation, 1 on any error, 77 without a CUDA device.
+ * Exit code: 0 when y matches the host computation, 1 on any error, 77 without a CUDA device or driver
+ * (tests/run_tests.sh counts 77 as a skip, but as a failure on a machine that has an NVIDIA device).
  */
 #include <math.h>
 #include <stdio.h>
@@ -69,12 +70,19 @@ static void host_forward(const float *x, const float *w, const float *b, double 
 
 int main(void)
 {
+    /* No device, or no driver: nothing to run (77). Any other error is a broken installation: a failure. */
     int devices = 0;
     const cudaError_t device_err = cudaGetDeviceCount(&devices);
-    if (device_err != cudaSuccess || devices == 0) {
+    if (device_err == cudaErrorNoDevice || device_err == cudaErrorInsufficientDriver ||
+        (device_err == cudaSuccess && devices == 0)) {
         printf("example: no CUDA device (%s), nothing to run\n",
-               device_err != cudaSuccess ? cudaGetErrorString(device_err) : "device count is 0");
+               device_err != cudaSuccess ? cudaGetErrorName(device_err) : "device count is 0");
         return 77;
+    }
+    if (device_err != cudaSuccess) {
+        printf("FAIL example: cudaGetDeviceCount: %s: %s\n", cudaGetErrorName(device_err),
+               cudaGetErrorString(device_err));
+        return 1;
     }
 
     static float x[N * CIN * H * W], w[COUT * CIN * 9], b[COUT], y[N * COUT];

@@ -7,6 +7,8 @@
 #     wgmma_conv_gelu_mean, and each of them waits with WARPGROUP.DEPBAR.LE gsb0, 0x1 (one row still
 #     in flight): ptxas serializes a wgmma pipeline it cannot prove safe (info C7514, wait 0 after
 #     every group), which keeps the results right and loses the asynchrony, so only SASS shows it.
+# Without cuobjdump (scripts/cuda_binutils.sh finds it) it skips its 3 cases: a FAIL with
+# CGP_TEST_REQUIRE_GPU=1 (tests/run_tests.sh); CI installs it from PyPI (.ci/run).
 # Run: make test CGP_TEST_FILTER=cpu_sass   (or BUILD=build bash tests/cpu/cpu_sass.sh after make)
 set -u
 cd "$(dirname "$0")/../.."
@@ -14,8 +16,12 @@ BUILD=${BUILD:-build}
 tmp=$(mktemp -d "${CGP_TEST_TMP:-/tmp}/cpu_sass.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-if ! command -v cuobjdump >/dev/null; then
-    echo "SKIP cpu_sass: cuobjdump not found (CUDA toolkit bin/)"
+# cuobjdump on PATH, beside nvcc, or from PyPI in site-packages/nvidia/cu13/bin (.ci/run installs it there)
+if tools=$(bash scripts/cuda_binutils.sh); then
+    PATH=$tools:$PATH
+else
+    echo "SKIP cpu_sass: cuobjdump not found on PATH, beside nvcc or in python3's site-packages/nvidia/cu13/bin" \
+         "(pip install nvidia-cuda-cuobjdump==13.2.86 nvidia-cuda-nvdisasm==13.2.86) (skips the rest of the program)"
     exit 0
 fi
 

@@ -1,42 +1,76 @@
 /*
- * gpulib.h - what GPU tests share: the "is there a usable GPU" check (SKIP with the reason, or
- * FAIL when CGP_TEST_REQUIRE_GPU=1), the seed of fresh random inputs (time-based, printed, or
- * CGP_TEST_SEED to repeat a run), and running one plan on a problem with poisoned output.
+ * gpulib.h - what GPU tests share: the "is there a usable GPU" check, running one plan on a problem
+ * with poisoned output, and the references a kernel's y is compared with (the exact one, and for TF32
+ * the one of x and w rounded to tf32 as the kernels round them).
+ *
+ * No GPU and a broken GPU are told apart: a machine without an NVIDIA device (no /dev/nvidia<N>, nothing
+ * in /proc/driver/nvidia/gpus) skips the program's remaining cases with the reason (a FAIL with
+ * CGP_TEST_REQUIRE_GPU=1); a machine with a device that CUDA cannot use (a driver error,
+ * cudaGetDeviceCount failing or counting 0) fails.
  */
 #ifndef CGP_GPULIB_H
 #define CGP_GPULIB_H
 
+#include <glob.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+#include <string.h>
 #include <cuda_runtime_api.h>
 
 #include "cgp.h"
 #include "kernel_api.h"
+#include "problem.h"
+#include "reference_gpu.h"
 #include "testlib.h"
 
+/* The first path matching pattern into found (empty if none); 1 when there is one. */
+static inline int test_first_match(const char *pattern, char *found, size_t cap)
+{
+    glob_t g;
+    found[0] = '\0';
+    const int hit = glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0;
+    if (hit)
+        snprintf(found, cap, "%s", g.gl_pathv[0]);
+    globfree(&g);
+    return hit;
+}
+
+/* 1 when the machine has an NVIDIA device: a device node /dev/nvidia<N> or a GPU the kernel driver lists. */
+static inline int test_nvidia_device_present(char *evidence, size_t cap)
+{
+    return test_first_match("/dev/nvidia[0-9]*", evidence, cap) ||
+           test_first_match("/proc/driver/nvidia/gpus/*", evidence, cap);
+}
+
+/* 1 when CUDA can use a device. Else: no device on the machine -> the program's remaining cases skip
+ * with the reason; a device CUDA cannot use -> FAIL. */
 static inline int test_gpu_available(const char *suite)
 {
     int count = 0;
     const cudaError_t e = cudaGetDeviceCount(&count);
     if (e == cudaSuccess && count > 0)
         return 1;
-    const char *why = e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount reports 0 devices";
-    if (test_require_gpu())
-        TEST_FAIL(suite, "CGP_TEST_REQUIRE_GPU=1 but no usable GPU: %s", why);
+    char cuda[256], evidence[256], why[768];
+    if (e != cudaSuccess)
+        snprintf(cuda, sizeof cuda, "cudaGetDeviceCount: %s (%s)", cudaGetErrorName(e), cudaGetErrorString(e));
     else
-        TEST_SKIP(suite, "no usable GPU: %s", why);
+        snprintf(cuda, sizeof cuda, "cudaGetDeviceCount counts 0 devices");
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    if (test_nvidia_device_present(evidence, sizeof evidence)) {
+        if (visible && e == cudaErrorNoDevice)
+            snprintf(why, sizeof why, "the NVIDIA device %s is hidden by CUDA_VISIBLE_DEVICES=\"%s\"; %s", evidence,
+                     visible, cuda);
+        else {
+            TEST_FAIL(suite, "this machine has an NVIDIA device (%s) but CUDA cannot use it: %s", evidence, cuda);
+            return 0;
+        }
+    } else {
+        snprintf(why, sizeof why, "no NVIDIA GPU on this machine (no /dev/nvidia<N>, nothing in "
+                                  "/proc/driver/nvidia/gpus); %s", cuda);
+    }
+    test_skip_rest(suite, why);
     return 0;
-}
-
-static inline uint64_t test_seed(const char *suite)
-{
-    const char *s = getenv("CGP_TEST_SEED");
-    const uint64_t seed = s && s[0] ? strtoull(s, NULL, 10) : (uint64_t)time(NULL) * 2654435761ULL;
-    printf("# %s: fresh random inputs, seed %llu (CGP_TEST_SEED=%llu repeats this run)\n", suite,
-           (unsigned long long)seed, (unsigned long long)seed);
-    return seed;
 }
 
 /* The current device's limits, as the plan code sees them (kernel_api.h). */
@@ -91,6 +125,80 @@ static inline cgp_status run_poisoned(cgp_plan *plan, const float *x, const floa
         cudaMemcpy(y_host, y, (size_t)outputs * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess)
         return CGP_ERROR_CUDA;
     return CGP_SUCCESS;
+}
+
+/* Round to nearest, ties away from zero, to 10 mantissa bits: cvt.rna.tf32.f32, which every TF32 kernel
+ * applies to x and w (or does the same with the bits it keeps: gpu_tensorcore checks it bit for bit).
+ * Infinities and NaN stay as they are. */
+static inline float test_tf32_round(float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    if ((u & 0x7f800000u) != 0x7f800000u)
+        u = (u + 0x1000u) & 0xffffe000u;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+/* A device copy of count floats of src (device), each rounded by test_tf32_round; NULL on failure. */
+static inline float *test_tf32_rounded_copy(const float *src, int64_t count)
+{
+    float *host = malloc((size_t)count * sizeof(float)), *dev = NULL;
+    int ok = host && cudaMemcpy(host, src, (size_t)count * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess;
+    for (int64_t i = 0; ok && i < count; ++i)
+        host[i] = test_tf32_round(host[i]);
+    ok = ok && cudaMalloc((void **)&dev, (size_t)count * sizeof(float)) == cudaSuccess &&
+         cudaMemcpy(dev, host, (size_t)count * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess;
+    free(host);
+    if (!ok) {
+        cudaFree(dev);
+        return NULL;
+    }
+    return dev;
+}
+
+/* The fp64 reference (host, N x Cout) of images [image, image + n) of x (device, NCHW) with weight w and
+ * bias b (device); with round_tf32, of x and w rounded as the TF32 kernels round them. Returns 0, or 1 with
+ * err set. */
+static inline int test_reference(const float *x, const float *w, const float *b, const cgp_shape *s, int64_t image,
+                                 int64_t n, cgp_padding padding, int round_tf32, double *ref, char *err, size_t errlen)
+{
+    const int64_t per_image = s->cin * s->h * s->w, hout = cgp_output_height(s, padding),
+                  wout = cgp_output_width(s, padding);
+    const float *xs = x + image * per_image, *ws = w;
+    float *xr = NULL, *wr = NULL;
+    double *y = NULL;
+    void *scratch = NULL;
+    cudaError_t e = cudaSuccess;
+    if (round_tf32) {
+        xr = test_tf32_rounded_copy(xs, n * per_image);
+        wr = test_tf32_rounded_copy(w, s->cout * s->cin * 9);
+        if (!xr || !wr) {
+            snprintf(err, errlen, "rounding the inputs to tf32: %s", cudaGetErrorString(cudaGetLastError()));
+            cudaFree(xr), cudaFree(wr);
+            return 1;
+        }
+        xs = xr;
+        ws = wr;
+    }
+    if ((e = cudaMalloc((void **)&y, (size_t)(n * s->cout) * sizeof(double))) == cudaSuccess &&
+        (e = cudaMalloc(&scratch, reference_gpu_scratch_bytes(n, s->cout, hout, wout))) == cudaSuccess &&
+        (e = reference_gpu_forward(xs, ws, b, n, s->cin, s->cout, s->h, s->w, (int)padding, y, scratch, 0)) ==
+            cudaSuccess)
+        e = cudaMemcpy(ref, y, (size_t)(n * s->cout) * sizeof(double), cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess)
+        snprintf(err, errlen, "fp64 GPU reference%s: %s", round_tf32 ? " of tf32-rounded inputs" : "",
+                 cudaGetErrorString(e));
+    cudaFree(xr), cudaFree(wr), cudaFree(y), cudaFree(scratch);
+    return e != cudaSuccess;
+}
+
+/* The references of a whole problem: exact, and (for TF32) of tf32-rounded inputs. */
+static inline int test_problem_references(const problem *pr, double *exact, double *rounded, char *err, size_t errlen)
+{
+    const cgp_shape *s = &pr->p.shape;
+    return test_reference(pr->p.x, pr->p.w, pr->p.b, s, 0, s->n, pr->p.padding, 0, exact, err, errlen) ||
+           test_reference(pr->p.x, pr->p.w, pr->p.b, s, 0, s->n, pr->p.padding, 1, rounded, err, errlen);
 }
 
 #endif

@@ -2,27 +2,35 @@
  * testlib.h - the few helpers every C test uses. A test prints one line per case:
  *     PASS <name>            FAIL <name>: <why>            SKIP <name>: <why>
  * tests/run_tests.sh counts those lines. A test program exits 1 if any case failed.
- * GPU tests call test_gpu_available(): without a device they SKIP with the reason, unless
- * CGP_TEST_REQUIRE_GPU=1 is set (the H200 run sets it), which turns that into a FAIL.
+ * Skips cannot hide failures:
+ *   - TEST_SKIP is a FAIL when CGP_TEST_REQUIRE_GPU=1 (the H200 runs set it): there, every case must run;
+ *   - the one exception is TEST_NAMED_REFUSAL, a refusal the test lists by name with its status (the
+ *     cuDNN engines cuDNN will not build, tests/gpu/gpu_baselines.c), which stays a SKIP;
+ *   - test_skip_rest names the reason a program skips all its remaining cases; its line ends in
+ *     TEST_SKIPS_REST, and tests/run_tests.sh counts it as the cases tests/case_counts.txt says the
+ *     program has, less those it reported.
  */
 #ifndef CGP_TESTLIB_H
 #define CGP_TESTLIB_H
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+
+#define TEST_SKIPS_REST "(skips the rest of the program)"
+#define TEST_NAMED_REFUSAL_TAG "named refusal: "
 
 static int testlib_failures;
 
-static inline void test_report(const char *status, const char *name, const char *fmt, ...)
+static inline void test_vreport(const char *status, const char *name, const char *prefix, const char *fmt,
+                                va_list ap)
 {
     printf("%s %s", status, name);
     if (fmt) {
-        va_list ap;
-        va_start(ap, fmt);
-        printf(": ");
+        printf(": %s", prefix);
         vprintf(fmt, ap);
-        va_end(ap);
     }
     printf("\n");
     fflush(stdout);
@@ -30,9 +38,51 @@ static inline void test_report(const char *status, const char *name, const char 
         testlib_failures++;
 }
 
+static inline void test_report(const char *status, const char *name, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    test_vreport(status, name, "", fmt, ap);
+    va_end(ap);
+}
+
+static inline int test_require_gpu(void)
+{
+    const char *v = getenv("CGP_TEST_REQUIRE_GPU");
+    return v && v[0] == '1';
+}
+
+/* SKIP with the reason, or a FAIL with CGP_TEST_REQUIRE_GPU=1 */
+static inline void test_skip(const char *name, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (test_require_gpu())
+        test_vreport("FAIL", name, "CGP_TEST_REQUIRE_GPU=1 allows no skip: ", fmt, ap);
+    else
+        test_vreport("SKIP", name, "", fmt, ap);
+    va_end(ap);
+}
+
+/* A refusal the test allows by name (with the status it expects): SKIP even with CGP_TEST_REQUIRE_GPU=1. */
+static inline void test_named_refusal(const char *name, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    test_vreport("SKIP", name, TEST_NAMED_REFUSAL_TAG, fmt, ap);
+    va_end(ap);
+}
+
+/* The program skips all its remaining cases for this reason (a FAIL with CGP_TEST_REQUIRE_GPU=1). */
+static inline void test_skip_rest(const char *program, const char *why)
+{
+    test_skip(program, "%s %s", why, TEST_SKIPS_REST);
+}
+
 #define TEST_PASS(name) test_report("PASS", (name), NULL)
 #define TEST_FAIL(name, ...) test_report("FAIL", (name), __VA_ARGS__)
-#define TEST_SKIP(name, ...) test_report("SKIP", (name), __VA_ARGS__)
+#define TEST_SKIP(name, ...) test_skip((name), __VA_ARGS__)
+#define TEST_NAMED_REFUSAL(name, ...) test_named_refusal((name), __VA_ARGS__)
 /* PASS or FAIL on a condition; the message says what was expected */
 #define TEST_EXPECT(name, cond, ...)                                                                       \
     do {                                                                                                   \
@@ -44,10 +94,14 @@ static inline void test_report(const char *status, const char *name, const char 
 
 static inline int test_exit_code(void) { return testlib_failures ? 1 : 0; }
 
-static inline int test_require_gpu(void)
+/* The seed of a suite's random inputs: time-based, printed, or CGP_TEST_SEED to repeat a run. */
+static inline uint64_t test_seed(const char *suite)
 {
-    const char *v = getenv("CGP_TEST_REQUIRE_GPU");
-    return v && v[0] == '1';
+    const char *s = getenv("CGP_TEST_SEED");
+    const uint64_t seed = s && s[0] ? strtoull(s, NULL, 10) : (uint64_t)time(NULL) * 2654435761ULL;
+    printf("# %s: fresh random inputs, seed %llu (CGP_TEST_SEED=%llu repeats this run)\n", suite,
+           (unsigned long long)seed, (unsigned long long)seed);
+    return seed;
 }
 
 #endif

@@ -28,12 +28,12 @@
 #include <cuda_runtime_api.h>
 
 #include "cgp.h"
-#include "check.h"
 #include "gpulib.h"
 #include "kernel_api.h"
 #include "reference.h"
 #include "rng.h"
 #include "testlib.h"
+#include "tolerance.h"
 
 #define TEST_CUDA(name, call)                                                                              \
     do {                                                                                                   \
@@ -271,10 +271,13 @@ static void problem_free(api_problem *p)
     memset(p, 0, sizeof *p);
 }
 
+static uint64_t api_seed; /* test_seed's, added to each check's own */
+
 /* 0, or -1 after reporting FAIL under `name` */
 static int problem_setup(api_problem *p, cgp_shape shape, cgp_padding padding, uint64_t seed, const char *name)
 {
     memset(p, 0, sizeof *p);
+    seed += api_seed;
     p->shape = shape;
     p->padding = padding;
     p->x_count = shape.n * shape.cin * shape.h * shape.w;
@@ -326,14 +329,10 @@ static int problem_check(api_problem *p, cudaStream_t s, int precision, const ch
     TEST_CUDA(name, cudaStreamSynchronize(s));
     TEST_CUDA(name, cudaMemcpy(p->hy, p->dy, (size_t)p->y_count * sizeof(float), cudaMemcpyDeviceToHost));
     const int64_t pixels = cgp_output_height(&p->shape, p->padding) * cgp_output_width(&p->shape, p->padding);
-    const check_report r = check_compare(p->hy, p->ref, p->y_count, check_tolerance(precision, pixels, p->shape.cin));
-    if (!r.passed) {
-        TEST_FAIL(name, "rel L2 %.3g > tolerance %.0e (max abs %.3g, worst index %lld, %lld non-finite mismatches)",
-                  r.rel_l2_error, r.tolerance, r.max_abs_error, (long long)r.worst_index,
-                  (long long)r.nonfinite_mismatches);
-        return -1;
-    }
-    return 0;
+    return test_check_y(name, p->hy, p->ref, p->y_count, test_arith_of_precision(precision), pixels, p->shape.cin)
+                   .passed
+               ? 0
+               : -1;
 out:
     return -1;
 }
@@ -781,6 +780,7 @@ int main(void)
 
     if (!test_gpu_available("gpu_api device checks"))
         return test_exit_code();
+    api_seed = test_seed("gpu_api");
     check_kernel_choice();
     check_run_misuse();
     check_two_streams();

@@ -2,15 +2,17 @@
  * gpu_fused.c - every fused kernel version, on every test shape, both paddings, both reductions,
  * against the fp64 GPU reference (itself checked against the CPU one in gpu_reference.c).
  * Fresh random inputs each run (seed printed), outputs poisoned with NaN before every run so an
- * unwritten element fails, det mode bit-identical over 3 runs. Tolerance: relative L2 error
- * 1e-6 (fp32, 3xtf32) or 1e-4 (tf32).
+ * unwritten element fails, det mode bit-identical over 3 runs. Bounds: tests/lib/tolerance.h (relative L2
+ * and max abs; tf32 against the reference of its tf32-rounded inputs). A version that refuses a shape
+ * says why, and the refusal is a case: cgp_plan_create must refuse it too, with that reason; a version
+ * that runs none of the shapes fails.
  */
 #include <string.h>
 
-#include "check.h"
 #include "gpulib.h"
 #include "kernel_api.h"
 #include "problem.h"
+#include "tolerance.h"
 
 static const cgp_shape shapes[] = {
     {128, 8, 64, 256, 256}, /* the default problem */
@@ -39,9 +41,33 @@ static const cgp_shape shapes[] = {
 
 static const char *precision_name(int p) { return p == 1 ? "tf32" : p == 2 ? "3xtf32" : "fp32"; }
 
-/* one kernel version, one reduction, on one problem */
-static void test_version(const problem *pr, const double *ref, int version, int precision, int reduce,
-                         float *y_host, float *y_first)
+/* A version that refuses the shape: cgp_plan_create refuses it too, naming the same reason. */
+static void test_refusal(const problem *pr, const cgp_kernel_desc *k, const char *why)
+{
+    const cgp_shape *s = &pr->p.shape;
+    char name[200];
+    snprintf(name, sizeof name, "fused v%d %s refuses %s %lldx%lldx%lldx%lldx%lld", k->version,
+             precision_name(k->precision), pr->p.padding ? "same" : "valid", (long long)s->n, (long long)s->cin,
+             (long long)s->cout, (long long)s->h, (long long)s->w);
+    cgp_plan *plan = NULL;
+    void *ws = NULL;
+    size_t ws_bytes = 0;
+    const cgp_status st =
+        test_plan_with_workspace(s, pr->p.padding, 0, k->precision, k->version, &plan, &ws, &ws_bytes);
+    if (st != CGP_ERROR_UNSUPPORTED)
+        TEST_FAIL(name, "the table says \"%s\", but cgp_plan_create returned %s", why, cgp_status_string(st));
+    else if (!strstr(cgp_last_error_detail(), why))
+        TEST_FAIL(name, "cgp_plan_create's reason \"%s\" is not the table's \"%s\"", cgp_last_error_detail(), why);
+    else
+        test_report("PASS", name, "%s", why);
+    cudaFree(ws);
+    if (plan)
+        cgp_plan_destroy(plan);
+}
+
+/* one kernel version, one reduction, on one problem (tf32 against ref_tf32, the others against ref) */
+static void test_version(const problem *pr, const double *ref, const double *ref_tf32, int version, int precision,
+                         int reduce, float *y_host, float *y_first)
 {
     const cgp_shape *s = &pr->p.shape;
     char name[160];
@@ -69,15 +95,10 @@ static void test_version(const problem *pr, const double *ref, int version, int 
             break;
         }
         if (r == 0) {
-            const check_report c = check_compare(y_first, ref, outputs, check_tolerance(precision, pr->p.hout * pr->p.wout, s->cin));
-            if (!c.passed) {
-                TEST_FAIL(name, "rel L2 error %.3e (tolerance %.0e), max abs %.3e, %lld non-finite mismatches, "
-                                "worst y[%lld] = %.9g vs %.17g",
-                          c.rel_l2_error, c.tolerance, c.max_abs_error, (long long)c.nonfinite_mismatches,
-                          (long long)c.worst_index, (double)y_first[c.worst_index], ref[c.worst_index]);
+            if (!test_check_y(name, y_first, precision == CGP_PRECISION_TF32 ? ref_tf32 : ref, outputs,
+                              test_arith_of_precision(precision), pr->p.hout * pr->p.wout, s->cin)
+                     .passed)
                 break;
-            }
-            printf("# %s: rel L2 error %.2e\n", name, c.rel_l2_error);
         } else if (memcmp(y_first, y_host, (size_t)outputs * sizeof(float)) != 0) {
             TEST_FAIL(name, "det run %d differs from run 0 (not bit-identical)", r);
             break;
@@ -97,6 +118,11 @@ int main(void)
     int count = 0;
     const cgp_kernel_desc *const *table = cgp_kernel_table(&count);
     const cgp_device_info dev = test_device_info();
+    int *ran = calloc((size_t)count, sizeof *ran); /* shapes each table entry ran */
+    if (!ran) {
+        TEST_FAIL("gpu_fused", "out of host memory");
+        return test_exit_code();
+    }
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
         for (int pad = 0; pad <= 1; ++pad) {
             problem pr;
@@ -107,24 +133,39 @@ int main(void)
             }
             const int64_t outputs = shapes[i].n * shapes[i].cout;
             double *ref = malloc((size_t)outputs * sizeof(double));
+            double *ref_tf32 = malloc((size_t)outputs * sizeof(double));
             float *y_host = malloc((size_t)outputs * sizeof(float)), *y_first = malloc((size_t)outputs * sizeof(float));
-            if (problem_reference(&pr, ref, err, sizeof err) != 0) {
+            if (test_problem_references(&pr, ref, ref_tf32, err, sizeof err) != 0) {
                 TEST_FAIL("gpu_fused reference", "%s", err);
             } else {
                 const cgp_problem cp = {shapes[i].n, shapes[i].cin, shapes[i].cout, shapes[i].h, shapes[i].w,
                                         pr.p.hout, pr.p.wout, pad};
                 for (int k = 0; k < count; ++k) {
-                    if (table[k]->unsupported(&cp, &dev))
+                    const char *why = table[k]->unsupported(&cp, &dev);
+                    if (why) {
+                        test_refusal(&pr, table[k], why);
                         continue;
+                    }
+                    ran[k]++;
                     for (int reduce = 0; reduce <= 1; ++reduce)
-                        test_version(&pr, ref, table[k]->version, table[k]->precision, reduce, y_host, y_first);
+                        test_version(&pr, ref, ref_tf32, table[k]->version, table[k]->precision, reduce, y_host,
+                                     y_first);
                 }
             }
             free(ref);
+            free(ref_tf32);
             free(y_host);
             free(y_first);
             problem_destroy(&pr);
         }
     }
+    for (int k = 0; k < count; ++k) {
+        char name[96];
+        snprintf(name, sizeof name, "fused v%d %s runs a test shape", table[k]->version, table[k]->name);
+        TEST_EXPECT(name, ran[k] > 0, "it refused all %d shape and padding cases",
+                    (int)(2 * sizeof shapes / sizeof *shapes));
+    }
+    free(ran);
+    test_tolerance_summary("gpu_fused");
     return test_exit_code();
 }

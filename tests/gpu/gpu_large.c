@@ -1,27 +1,35 @@
 /*
- * gpu_large.c - a problem whose input has more than 2^31 elements (N = 4200, Cin = 8, 256 x 256:
- * 2.2 G elements, 8.8 GB) through the fast and the generic fp32 kernels, checked against the fp64
- * GPU reference on a sample of images, including images whose offsets pass 2^31 elements.
- * Skips with the reason when the device lacks the memory (or there is no GPU).
+ * gpu_large.c - a problem whose input has more than 2^31 elements, the fewest images that cross it
+ * (N = 4097, Cin = 8, 256 x 256: 2^31 + 2^19 elements, 8.6 GB; the last image starts at element 2^31),
+ * through every precision: fp32 kernel 0 (the best), fp32-v1 (generic) and fp32-v6 (direct); tf32 and
+ * 3xtf32 kernel 0 and their v1 (mma.sync, any shape); both reductions. Checked against the fp64 GPU
+ * reference (tf32: of the tf32-rounded inputs) on sampled images on both sides of 2^30 and 2^31 elements
+ * (2^32 and 2^33 bytes), bounds from tests/lib/tolerance.h, and every output finite.
+ * Too little free device memory skips the rest of the program (a FAIL with CGP_TEST_REQUIRE_GPU=1).
  */
 #include <math.h>
 
-#include "check.h"
 #include "gpulib.h"
 #include "problem.h"
-#include "reference_gpu.h"
+#include "tolerance.h"
+
+#define SAMPLES 6
 
 int main(void)
 {
     if (!test_gpu_available("gpu_large"))
         return test_exit_code();
-    const cgp_shape s = {4200, 8, 64, 256, 256};
-    const int64_t per_image = s.cin * s.h * s.w, hout = s.h - 2, wout = s.w - 2;
+    const cgp_shape s = {4097, 8, 64, 256, 256};
+    const int64_t per_image = s.cin * s.h * s.w, outputs = s.n * s.cout;
+    /* the images around 2^30 and 2^31 elements, the first and the last (image 4096 starts at 2^31) */
+    const int64_t sample[SAMPLES] = {0, 2047, 2048, 4095, 4096, 1};
     size_t free_bytes = 0, total = 0;
     cudaMemGetInfo(&free_bytes, &total);
-    const double need = (double)problem_tensor_bytes(&s) + 64e6 + (double)(s.n * s.cout) * 12.0;
+    const double need = (double)problem_tensor_bytes(&s) + 64e6 + (double)outputs * 12.0;
     if ((double)free_bytes < need) {
-        TEST_SKIP("gpu_large", "needs %.1f GB of free device memory, %.1f GB free", need / 1e9, free_bytes / 1e9);
+        char why[160];
+        snprintf(why, sizeof why, "needs %.1f GB of free device memory, %.1f GB free", need / 1e9, free_bytes / 1e9);
+        test_skip_rest("gpu_large", why);
         return test_exit_code();
     }
     const uint64_t seed = test_seed("gpu_large");
@@ -32,59 +40,60 @@ int main(void)
         return test_exit_code();
     }
     printf("# input: %lld elements (2^31 = %lld)\n", (long long)(s.n * per_image), (long long)INT32_MAX + 1);
-    /* sampled images: the first, both sides of the 2^31-element boundary, the last */
-    const int64_t boundary = ((int64_t)INT32_MAX + 1) / per_image;
-    const int64_t sample[] = {0, 1, boundary - 1, boundary, boundary + 1, 3000, s.n - 1};
-    const int nsample = (int)(sizeof sample / sizeof sample[0]);
-    double *ref_d = NULL, ref[7 * 64];
-    void *scratch = NULL;
-    int ok = cudaMalloc((void **)&ref_d, sizeof(double) * 64) == cudaSuccess &&
-             cudaMalloc(&scratch, reference_gpu_scratch_bytes(1, s.cout, hout, wout)) == cudaSuccess;
-    for (int k = 0; ok && k < nsample; ++k)
-        ok = reference_gpu_forward(pr.p.x + sample[k] * per_image, pr.p.w, pr.p.b, 1, s.cin, s.cout, s.h, s.w, 0, ref_d,
-                                   scratch, 0) == cudaSuccess &&
-             cudaMemcpy(ref + k * 64, ref_d, sizeof(double) * 64, cudaMemcpyDeviceToHost) == cudaSuccess;
-    if (!ok) {
-        TEST_FAIL("gpu_large reference", "%s", cudaGetErrorString(cudaGetLastError()));
-        return test_exit_code();
-    }
-    float *y = malloc(sizeof(float) * (size_t)(s.n * s.cout)), got[7 * 64];
-    const int versions[] = {0, 1, 6};
-    for (size_t v = 0; v < sizeof versions / sizeof versions[0]; ++v)
+    double ref[2][SAMPLES * 64]; /* exact, tf32-rounded */
+    for (int k = 0; k < SAMPLES; ++k)
+        for (int rounded = 0; rounded <= 1; ++rounded)
+            if (test_reference(pr.p.x, pr.p.w, pr.p.b, &s, sample[k], 1, CGP_PADDING_VALID, rounded,
+                               ref[rounded] + k * 64, err, sizeof err) != 0) {
+                TEST_FAIL("gpu_large reference", "image %lld: %s", (long long)sample[k], err);
+                problem_destroy(&pr);
+                return test_exit_code();
+            }
+    float *y = malloc(sizeof(float) * (size_t)outputs), got[SAMPLES * 64];
+    static const struct {
+        int precision, version;
+    } runs[] = {{CGP_PRECISION_FP32, 0},   {CGP_PRECISION_FP32, 1},   {CGP_PRECISION_FP32, 6},
+                {CGP_PRECISION_TF32, 0},   {CGP_PRECISION_TF32, 11},  {CGP_PRECISION_TF32X3, 0},
+                {CGP_PRECISION_TF32X3, 21}};
+    for (size_t v = 0; y && v < sizeof runs / sizeof runs[0]; ++v)
         for (int reduce = 0; reduce <= 1; ++reduce) {
-            char name[96];
+            char name[128];
             cgp_plan *plan;
             void *ws;
             size_t ws_bytes;
-            cgp_status st = test_plan_with_workspace(&s, CGP_PADDING_VALID, reduce, CGP_PRECISION_FP32, versions[v],
-                                                     &plan, &ws, &ws_bytes);
-            int version = versions[v];
+            cgp_status st = test_plan_with_workspace(&s, CGP_PADDING_VALID, reduce, runs[v].precision,
+                                                     runs[v].version, &plan, &ws, &ws_bytes);
+            const char *kernel = "?";
             if (plan)
-                cgp_plan_kernel(plan, &version, NULL);
-            snprintf(name, sizeof name, "large N=4200 (> 2^31 input elements) v%d %s", version, reduce ? "atomic" : "det");
+                cgp_plan_kernel(plan, NULL, &kernel);
+            snprintf(name, sizeof name, "large N=4097 (> 2^31 input elements) kernel %d (%s) %s", runs[v].version,
+                     kernel, reduce ? "atomic" : "det");
             if (st == CGP_SUCCESS)
-                st = run_poisoned(plan, pr.p.x, pr.p.w, pr.p.b, pr.p.y, s.n * s.cout, ws, ws_bytes, y);
+                st = run_poisoned(plan, pr.p.x, pr.p.w, pr.p.b, pr.p.y, outputs, ws, ws_bytes, y);
             if (st != CGP_SUCCESS) {
                 TEST_FAIL(name, "%s: %s", cgp_status_string(st), cgp_last_error_detail());
             } else {
                 int64_t nonfinite = 0;
-                for (int64_t i = 0; i < s.n * s.cout; ++i)
+                for (int64_t i = 0; i < outputs; ++i)
                     nonfinite += !isfinite(y[i]);
-                for (int k = 0; k < nsample; ++k)
+                for (int k = 0; k < SAMPLES; ++k)
                     for (int c = 0; c < 64; ++c)
                         got[k * 64 + c] = y[sample[k] * s.cout + c];
-                const check_report r = check_compare(got, ref, nsample * 64, 1e-6);
-                TEST_EXPECT(name, r.passed && nonfinite == 0,
-                            "rel L2 error on %d sampled images %.3e, %lld non-finite outputs of %lld", nsample,
-                            r.rel_l2_error, (long long)nonfinite, (long long)(s.n * s.cout));
+                const test_result t =
+                    test_check_y(name, got, ref[runs[v].precision == CGP_PRECISION_TF32], SAMPLES * 64,
+                                 test_arith_of_precision(runs[v].precision), (s.h - 2) * (s.w - 2), s.cin);
+                if (t.passed)
+                    TEST_EXPECT(name, nonfinite == 0, "%lld non-finite outputs of %lld", (long long)nonfinite,
+                                (long long)outputs);
             }
             cudaFree(ws);
             if (plan)
                 cgp_plan_destroy(plan);
         }
+    if (!y)
+        TEST_FAIL("gpu_large", "out of host memory");
     free(y);
-    cudaFree(ref_d);
-    cudaFree(scratch);
     problem_destroy(&pr);
+    test_tolerance_summary("gpu_large");
     return test_exit_code();
 }

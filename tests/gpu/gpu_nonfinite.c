@@ -2,17 +2,20 @@
  * gpu_nonfinite.c - NaN and +-inf in x, the weights or the bias propagate as PyTorch's
  * Conv2d -> GELU -> mean does (the fp64 reference computes exactly that: NaN stays NaN,
  * GELU(+inf) = +inf, GELU(-inf) = NaN), every launch finishes, and outputs the bad value cannot
- * reach keep their finite, correct values. Every fp32 kernel version, both reductions.
- * Winograd (v7-v9) mixes the inputs of a tile, so where the reference is +-inf it may give NaN
- * (inf - inf in a transform); it must still be non-finite exactly where the reference is.
+ * reach keep their finite, correct values (bounds of tests/lib/tolerance.h; tf32 against the reference
+ * of its tf32-rounded inputs, which keeps NaN and infinities). Every kernel version of every precision,
+ * tensor cores included, both paddings, both reductions.
+ * Where the reference is +-inf a kernel may give NaN when it mixes inputs: Winograd (fp32-v7..v9) in its
+ * transforms, the tensor cores in their sums and 3xTF32 in its split (small = inf - inf); it must still
+ * be non-finite exactly where the reference is, and the direct fp32 kernels give the very same value.
  */
 #include <math.h>
 #include <string.h>
 
-#include "check.h"
 #include "gpulib.h"
 #include "kernel_api.h"
 #include "problem.h"
+#include "tolerance.h"
 
 typedef struct {
     const char *name;
@@ -25,6 +28,54 @@ static int set_value(const problem *pr, const poison *q)
 {
     float *base = q->tensor == 0 ? (float *)pr->p.x : q->tensor == 1 ? (float *)pr->p.w : (float *)pr->p.b;
     return cudaMemcpy(base + q->index, &q->value, sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess;
+}
+
+/* One version, one reduction: non-finite exactly where ref is, the finite outputs within the bounds. */
+static void test_version(const problem *pr, const cgp_kernel_desc *k, int reduce, const char *what,
+                         const double *ref, int ref_nonfinite)
+{
+    const cgp_shape *s = &pr->p.shape;
+    const int64_t outputs = s->n * s->cout;
+    char name[160];
+    snprintf(name, sizeof name, "nonfinite %s %s v%d %s %s", what, pr->p.padding ? "same" : "valid", k->version,
+             k->name, reduce ? "atomic" : "det");
+    cgp_plan *plan;
+    void *ws;
+    size_t ws_bytes;
+    float y[3 * 64], finite_y[3 * 64];
+    double finite_ref[3 * 64];
+    cgp_status st = test_plan_with_workspace(s, pr->p.padding, reduce, k->precision, k->version, &plan, &ws,
+                                             &ws_bytes);
+    if (st == CGP_SUCCESS)
+        st = run_poisoned(plan, pr->p.x, pr->p.w, pr->p.b, pr->p.y, outputs, ws, ws_bytes, y);
+    if (st != CGP_SUCCESS) {
+        TEST_FAIL(name, "%s: %s", cgp_status_string(st), cgp_last_error_detail());
+    } else {
+        const int mixes = k->precision != CGP_PRECISION_FP32 || (k->version >= 7 && k->version <= 9);
+        int64_t bad = -1, finite = 0;
+        for (int64_t i = 0; i < outputs && bad < 0; ++i) {
+            if (isfinite(ref[i]) != isfinite(y[i]))
+                bad = i;
+            else if (!isfinite(ref[i]) && !mixes && !(isnan(ref[i]) ? isnan(y[i]) : y[i] == ref[i]))
+                bad = i;
+            else if (isfinite(ref[i])) {
+                finite_y[finite] = y[i];
+                finite_ref[finite++] = ref[i];
+            }
+        }
+        if (bad >= 0)
+            TEST_FAIL(name, "y[%lld] = %g, reference %g (%d non-finite in the reference)", (long long)bad,
+                      (double)y[bad], ref[bad], ref_nonfinite);
+        else if (ref_nonfinite == 0)
+            TEST_FAIL(name, "the poisoned value reached no output of the reference");
+        else if (test_check_y(name, finite_y, finite_ref, finite, test_arith_of_precision(k->precision),
+                              pr->p.hout * pr->p.wout, s->cin)
+                     .passed)
+            TEST_PASS(name);
+    }
+    cudaFree(ws);
+    if (plan)
+        cgp_plan_destroy(plan);
 }
 
 int main(void)
@@ -51,70 +102,33 @@ int main(void)
         for (int pad = 0; pad <= 1; ++pad) {
             problem pr;
             char err[512];
-            if (problem_create(&pr, &s, (cgp_padding)pad, seed + c, 0, err, sizeof err) != 0 || !set_value(&pr, &cases[c])) {
+            if (problem_create(&pr, &s, (cgp_padding)pad, seed + c, 0, err, sizeof err) != 0 ||
+                !set_value(&pr, &cases[c])) {
                 TEST_FAIL("gpu_nonfinite setup", "%s", err);
                 continue;
             }
-            const int64_t outputs = s.n * s.cout;
-            double ref[3 * 64];
-            float y[3 * 64];
-            if (problem_reference(&pr, ref, err, sizeof err) != 0) {
+            double ref[2][3 * 64]; /* exact, of tf32-rounded inputs */
+            if (test_problem_references(&pr, ref[0], ref[1], err, sizeof err) != 0) {
                 TEST_FAIL("gpu_nonfinite reference", "%s", err);
                 problem_destroy(&pr);
                 continue;
             }
             int ref_nonfinite = 0;
-            for (int64_t i = 0; i < outputs; ++i)
-                ref_nonfinite += !isfinite(ref[i]);
+            for (int64_t i = 0; i < s.n * s.cout; ++i)
+                ref_nonfinite += !isfinite(ref[0][i]);
             const cgp_problem cp = {s.n, s.cin, s.cout, s.h, s.w, pr.p.hout, pr.p.wout, pad};
             for (int k = 0; k < count; ++k) {
-                if (table[k]->precision != 0 || table[k]->unsupported(&cp, &dev))
+                const char *why = table[k]->unsupported(&cp, &dev);
+                if (why) {
+                    printf("# %s refuses %s padding: %s\n", table[k]->name, pad ? "same" : "valid", why);
                     continue;
-                for (int reduce = 0; reduce <= 1; ++reduce) {
-                    char name[128];
-                    snprintf(name, sizeof name, "nonfinite %s %s v%d %s", cases[c].name, pad ? "same" : "valid",
-                             table[k]->version, reduce ? "atomic" : "det");
-                    cgp_plan *plan;
-                    void *ws;
-                    size_t ws_bytes;
-                    cgp_status st = test_plan_with_workspace(&s, (cgp_padding)pad, reduce, CGP_PRECISION_FP32,
-                                                             table[k]->version, &plan, &ws, &ws_bytes);
-                    if (st == CGP_SUCCESS)
-                        st = run_poisoned(plan, pr.p.x, pr.p.w, pr.p.b, pr.p.y, outputs, ws, ws_bytes, y);
-                    if (st != CGP_SUCCESS) {
-                        TEST_FAIL(name, "%s: %s", cgp_status_string(st), cgp_last_error_detail());
-                    } else {
-                        /* Winograd: NaN may stand for +-inf */
-                        const int mixes = table[k]->version >= 7 && table[k]->version <= 9;
-                        int64_t bad = -1;
-                        for (int64_t i = 0; i < outputs && bad < 0; ++i) {
-                            if (isfinite(ref[i]) != isfinite(y[i]))
-                                bad = i;
-                            else if (!isfinite(ref[i]) && !mixes && !(isnan(ref[i]) ? isnan(y[i]) : y[i] == ref[i]))
-                                bad = i;
-                        }
-                        /* the finite outputs must still be right */
-                        double d2 = 0.0, r2 = 0.0;
-                        for (int64_t i = 0; i < outputs; ++i)
-                            if (isfinite(ref[i]) && isfinite(y[i])) {
-                                d2 += (y[i] - ref[i]) * (y[i] - ref[i]);
-                                r2 += ref[i] * ref[i];
-                            }
-                        const double rel = r2 > 0 ? sqrt(d2 / r2) : 0.0;
-                        if (bad >= 0)
-                            TEST_FAIL(name, "y[%lld] = %g, reference %g (%d non-finite in the reference)", (long long)bad,
-                                      (double)y[bad], ref[bad], ref_nonfinite);
-                        else
-                            TEST_EXPECT(name, ref_nonfinite > 0 && rel <= 1e-6,
-                                        "finite outputs: rel L2 error %.3e; %d non-finite reference outputs", rel,
-                                        ref_nonfinite);
-                    }
-                    cudaFree(ws);
-                    if (plan)
-                        cgp_plan_destroy(plan);
                 }
+                for (int reduce = 0; reduce <= 1; ++reduce)
+                    test_version(&pr, table[k], reduce, cases[c].name,
+                                 ref[table[k]->precision == CGP_PRECISION_TF32], ref_nonfinite);
             }
             problem_destroy(&pr);
         }
+    test_tolerance_summary("gpu_nonfinite");
     return test_exit_code();
 }

@@ -60,6 +60,7 @@ const char *cgp_status_string(cgp_status status)
     case CGP_ERROR_UNSUPPORTED: return "kernel version does not support this shape";
     case CGP_ERROR_CUDA: return "CUDA error";
     case CGP_ERROR_INVALID_PLAN: return "not a live plan";
+    case CGP_ERROR_OUT_OF_HOST_MEMORY: return "out of host memory";
     }
     return "unknown status";
 }
@@ -234,7 +235,7 @@ cgp_status cgp_plan_create(cgp_plan **plan, const cgp_shape *shape, const cgp_op
 
     cgp_plan *p = calloc(1, sizeof *p);
     if (!p)
-        return fail(CGP_ERROR_CUDA, "cgp_plan_create: out of host memory");
+        return fail(CGP_ERROR_OUT_OF_HOST_MEMORY, "cgp_plan_create: out of host memory");
     p->problem = problem;
     p->options = *options;
     p->kernel = kernel;
@@ -258,7 +259,7 @@ cgp_status cgp_plan_create(cgp_plan **plan, const cgp_shape *shape, const cgp_op
         cudaFree(p->accum);
         cudaFree(p->counters);
         free(p);
-        return fail(CGP_ERROR_CUDA, "cgp_plan_create: out of host memory");
+        return fail(CGP_ERROR_OUT_OF_HOST_MEMORY, "cgp_plan_create: out of host memory");
     }
     *plan = p;
     return CGP_SUCCESS;

@@ -64,6 +64,8 @@ const char *cgp_status_string(cgp_status status)
     return "unknown status";
 }
 
+int cgp_version(void) { return CGP_VERSION_MAJOR * 1000 + CGP_VERSION_MINOR; }
+
 cgp_options cgp_default_options(void)
 {
     cgp_options o = {CGP_PADDING_VALID, CGP_REDUCE_DET, CGP_PRECISION_FP32, 0};

@@ -55,8 +55,8 @@ int uses_api(void)
     }
     return (int)status + (int)cgp_output_height(&shape, options.padding) +
            (int)cgp_output_width(&shape, CGP_PADDING_VALID) + (int)cgp_status_string(status)[0] +
-           (int)cgp_last_error_detail()[0] + CGP_VERSION_MAJOR + CGP_VERSION_MINOR + (int)CGP_REDUCE_DET +
-           (int)CGP_PRECISION_FP32 + (int)CGP_PRECISION_TF32 + (int)CGP_ERROR_INVALID_PLAN;
+           (int)cgp_last_error_detail()[0] + cgp_version() + CGP_VERSION_MAJOR + CGP_VERSION_MINOR +
+           (int)CGP_REDUCE_DET + (int)CGP_PRECISION_FP32 + (int)CGP_PRECISION_TF32 + (int)CGP_ERROR_INVALID_PLAN;
 }
 EOF
 cp "$tmp/uses_api.inc" "$tmp/uses_api.c"

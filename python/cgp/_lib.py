@@ -25,7 +25,8 @@ STRUCTS = {"cgp_shape": Shape, "cgp_options": Options}
 ENUMS = {
     "cgp_status": {"CGP_SUCCESS": 0, "CGP_ERROR_NULL_POINTER": 1, "CGP_ERROR_INVALID_SHAPE": 2,
                    "CGP_ERROR_INVALID_OPTION": 3, "CGP_ERROR_MISALIGNED": 4, "CGP_ERROR_WORKSPACE_TOO_SMALL": 5,
-                   "CGP_ERROR_UNSUPPORTED": 6, "CGP_ERROR_CUDA": 7, "CGP_ERROR_INVALID_PLAN": 8},
+                   "CGP_ERROR_UNSUPPORTED": 6, "CGP_ERROR_CUDA": 7, "CGP_ERROR_INVALID_PLAN": 8,
+                   "CGP_ERROR_OUT_OF_HOST_MEMORY": 9},
     "cgp_padding": {"CGP_PADDING_VALID": 0, "CGP_PADDING_SAME": 1},
     "cgp_reduce": {"CGP_REDUCE_DET": 0, "CGP_REDUCE_ATOMIC": 1},
     "cgp_precision": {"CGP_PRECISION_FP32": 0, "CGP_PRECISION_TF32": 1, "CGP_PRECISION_TF32X3": 2},

@@ -5,7 +5,7 @@
 #   - $BUILD/libcgp.so exports exactly the functions cgp.h declares (nm -D; mk/libcgp.map);
 #   - the link lines of docs/library.md work: a program using only cgp.h links against
 #     libcgp.a (static CUDA runtime) and against libcgp.so, and both run the GPU-free calls;
-#   - scripts/torch_compare.py --check-lib: its ctypes declarations match the library.
+#   - scripts/torch_compare.py --check-lib: the cgp Python module's ctypes declarations match cgp.h and the library.
 # Run: make test CGP_TEST_FILTER=cpu_header   (or BUILD=build bash tests/cpu_header.sh after make)
 set -u
 cd "$(dirname "$0")/.."
@@ -123,8 +123,8 @@ for kind in static shared; do
         pass "$name"
     fi
 done
-# the ctypes declarations of scripts/torch_compare.py against the library (no torch needed)
-name="scripts/torch_compare.py ctypes declarations match libcgp.so"
+# the ctypes declarations of the cgp Python module against cgp.h and the library (no torch needed)
+name="python/cgp ctypes declarations match cgp.h and libcgp.so (scripts/torch_compare.py --check-lib)"
 if ! command -v python3 >/dev/null; then
     echo "SKIP cpu_header $name: no python3"
 elif [ ! -f "$BUILD/libcgp.so" ]; then

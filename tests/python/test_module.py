@@ -10,7 +10,7 @@ GPU cases (PyTorch with a CUDA device; each is a SKIP without one, a FAIL with
 CGP_TEST_REQUIRE_GPU=1): every precision and reduction against float64 on random shapes, torch.compile
 with fullgraph, CUDA-graph capture and replay, two streams at once, CuPy arrays, objects offering
 only __cuda_array_interface__ or only DLPack, the nn.Module against the PyTorch pipeline, errors on
-real tensors, select="measured", the cache.
+real tensors, select="measured", the cache, the example of docs/python.md.
 
 Environment: CGP_LIBRARY (default $BUILD/libcgp.so, BUILD default build), CGP_TEST_SEED (default:
 the time; printed), CGP_TEST_REQUIRE_GPU=1, CGP_TEST_TMP (scratch directory, default /tmp).
@@ -20,6 +20,7 @@ import ctypes
 import importlib.util
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -542,6 +543,16 @@ def gpu_cases(seed):
         err = g.rel_l2(y, g.reference(x, w, b, "valid"))
         expect(err <= 1e-6, "rel L2 %.2e" % err)
         return "%s, rel L2 %.1e" % (cgp.kernel_of(x, w, b, select="measured")[1], err)
+
+    @case("docs/python.md's example runs as written")
+    def _():
+        path = os.path.join(REPO, "docs", "python.md")
+        with open(path) as f:
+            blocks = re.findall(r"```python\n(.*?)```", f.read(), flags=re.S)
+        expect(blocks, "no python block in %s" % path)
+        rc, out = import_in_subprocess({}, PACKAGE, blocks[0])
+        expect(rc == 0, "exit %d: %s" % (rc, out.strip()[-600:]))
+        return " ".join(out.split())
 
     @case("clear_cache empties the cache; the next call makes a plan again")
     def _():

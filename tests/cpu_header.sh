@@ -5,7 +5,7 @@
 #   - $BUILD/libcgp.so exports exactly the functions cgp.h declares (nm -D; mk/libcgp.map);
 #   - the link lines of docs/library.md work: a program using only cgp.h links against
 #     libcgp.a (static CUDA runtime) and against libcgp.so, and both run the GPU-free calls;
-#   - scripts/torch_compare.py --check-lib: the cgp Python module's ctypes declarations match cgp.h and the library.
+#   - scripts/torch_compare.py --check-lib: its ctypes declarations match the library.
 # Run: make test CGP_TEST_FILTER=cpu_header   (or BUILD=build bash tests/cpu_header.sh after make)
 set -u
 cd "$(dirname "$0")/.."

@@ -12,10 +12,12 @@ registers the custom op cgp::conv_gelu_mean (torch.compile, CUDA graphs) and Con
 import atexit
 import importlib.util
 
-__version__ = "0.2.0"  # MAJOR.MINOR: those of the libcgp it needs (include/cgp.h CGP_VERSION_*)
+from . import _arrays, _lib, _plans
+from ._lib import Error
 
-from . import _arrays, _lib, _plans  # noqa: E402 (the version first: _lib.load checks it)
-from ._lib import Error  # noqa: E402
+__version__ = "0.2.0"  # MAJOR.MINOR: those of the libcgp it needs (include/cgp.h CGP_VERSION_*)
+__all__ = ["Error", "cached_plans", "clear_cache", "conv_gelu_mean", "declaration_problems", "kernel_of",
+           "library_path"]
 
 _library = _lib.load(__version__)
 _cache = _plans.Cache(_library)
@@ -74,6 +76,6 @@ def declaration_problems(header):
 
 _torch = None
 if importlib.util.find_spec("torch") is not None:
-    from . import torch as _torch  # noqa: E402
+    from . import torch as _torch  # noqa: E402 (it takes _run from here)
 
 atexit.register(clear_cache)  # after torch's own exit handlers are registered, so it runs before them

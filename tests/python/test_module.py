@@ -266,7 +266,8 @@ def argument_cases():
             ("x DLPack only", fakes(x=FakeDLPack()), {}, TypeError, "x: a FakeDLPack offers only DLPack"),
             ("valid fakes without a framework", fakes(x=FakeArray((2, 3, 8, 9), 0x10000, strides=(864, 288, 36, 4))),
              {}, TypeError, "x: cgp allocates the output (N, Cout) with CuPy or PyTorch, and neither"),
-            ("x 2x9 with same padding", fakes(x=(2, 3, 2, 9)), {"padding": "same"}, TypeError, "neither can be imported"),
+            ("x 2x9 with same padding", fakes(x=(2, 3, 2, 9)), {"padding": "same"}, TypeError,
+             "neither can be imported"),
         ]
     cases = []
     for name, arrays, keywords, exception, text in table:

@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 #define CGP_VERSION_MAJOR 0
-#define CGP_VERSION_MINOR 1
+#define CGP_VERSION_MINOR 2
 
 typedef struct cgp_plan cgp_plan;
 
@@ -75,6 +75,10 @@ typedef struct cgp_options {
     cgp_precision precision;
     int kernel; /* 0: the best version for this shape and precision; >0: a numbered version */
 } cgp_options;
+
+/* CGP_VERSION_MAJOR * 1000 + CGP_VERSION_MINOR of the library actually loaded (a program built
+ * against one cgp.h may load another libcgp.so; the Python module checks this at import). */
+int cgp_version(void);
 
 /* padding VALID, reduce DET, precision FP32, kernel 0 */
 cgp_options cgp_default_options(void);

@@ -65,6 +65,8 @@ const char *cgp_status_string(cgp_status status)
     return "unknown status";
 }
 
+int cgp_version(void) { return CGP_VERSION_MAJOR * 1000 + CGP_VERSION_MINOR; }
+
 cgp_options cgp_default_options(void)
 {
     cgp_options o = {CGP_PADDING_VALID, CGP_REDUCE_DET, CGP_PRECISION_FP32, 0};
@@ -248,7 +250,10 @@ cgp_status cgp_plan_create(cgp_plan **plan, const cgp_shape *shape, const cgp_op
     if ((err = cudaMalloc((void **)&p->accum, accum_bytes)) != cudaSuccess ||
         (err = cudaMalloc((void **)&p->counters, counter_bytes)) != cudaSuccess ||
         (err = cudaMemset(p->accum, 0, accum_bytes)) != cudaSuccess ||
-        (err = cudaMemset(p->counters, 0, counter_bytes)) != cudaSuccess) {
+        (err = cudaMemset(p->counters, 0, counter_bytes)) != cudaSuccess ||
+        /* the memsets run on the legacy default stream, which a non-blocking stream does not wait
+         * for: finish them here, so a first run on any stream sees the state zeroed */
+        (err = cudaStreamSynchronize(0)) != cudaSuccess) {
         cudaFree(p->accum);
         cudaFree(p->counters);
         free(p);

@@ -15,9 +15,9 @@
  *     cgp_plan_run(plan, x, w, b, y, ws, bytes, stream);  // asynchronous, no allocation
  *     cgp_plan_destroy(plan);
  *
- * A plan keeps a few bytes of device state (per-image arrival counters) that each run leaves
- * zeroed for the next; so one plan must not run on two streams at the same time. Create one
- * plan per concurrent stream. Runs may be captured into CUDA graphs.
+ * A plan keeps N x Cout doubles (the atomic reduction's accumulators) and N unsigned arrival
+ * counters of device state, which each run leaves zeroed for the next; so one plan must not run
+ * on two streams at the same time. Create one plan per concurrent stream. Runs may be captured into CUDA graphs.
  * Link with -l:libcgp.a -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm (static), or -lcgp (shared; it
  * carries its own CUDA runtime, so a program that calls the CUDA runtime itself adds -lcudart).
  * docs/library.md has the details.
@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 #define CGP_VERSION_MAJOR 0
-#define CGP_VERSION_MINOR 1
+#define CGP_VERSION_MINOR 2
 
 typedef struct cgp_plan cgp_plan;
 
@@ -47,7 +47,8 @@ typedef enum cgp_status {
     CGP_ERROR_WORKSPACE_TOO_SMALL = 5, /* workspace_bytes below cgp_plan_workspace_size */
     CGP_ERROR_UNSUPPORTED = 6,         /* the requested kernel version cannot run this shape */
     CGP_ERROR_CUDA = 7,                /* a CUDA call failed: see cgp_last_error_detail() */
-    CGP_ERROR_INVALID_PLAN = 8         /* not a live plan (destroyed or corrupted) */
+    CGP_ERROR_INVALID_PLAN = 8,        /* not a live plan (destroyed or corrupted) */
+    CGP_ERROR_OUT_OF_HOST_MEMORY = 9   /* a host allocation of the library failed */
 } cgp_status;
 
 typedef enum cgp_padding { CGP_PADDING_VALID = 0, CGP_PADDING_SAME = 1 } cgp_padding;
@@ -74,6 +75,10 @@ typedef struct cgp_options {
     cgp_precision precision;
     int kernel; /* 0: the best version for this shape and precision; >0: a numbered version */
 } cgp_options;
+
+/* CGP_VERSION_MAJOR * 1000 + CGP_VERSION_MINOR of the library actually loaded (a program built
+ * against one cgp.h may load another libcgp.so; the Python module checks this at import). */
+int cgp_version(void);
 
 /* padding VALID, reduce DET, precision FP32, kernel 0 */
 cgp_options cgp_default_options(void);

@@ -60,9 +60,12 @@ const char *cgp_status_string(cgp_status status)
     case CGP_ERROR_UNSUPPORTED: return "kernel version does not support this shape";
     case CGP_ERROR_CUDA: return "CUDA error";
     case CGP_ERROR_INVALID_PLAN: return "not a live plan";
+    case CGP_ERROR_OUT_OF_HOST_MEMORY: return "out of host memory";
     }
     return "unknown status";
 }
+
+int cgp_version(void) { return CGP_VERSION_MAJOR * 1000 + CGP_VERSION_MINOR; }
 
 cgp_options cgp_default_options(void)
 {
@@ -234,7 +237,7 @@ cgp_status cgp_plan_create(cgp_plan **plan, const cgp_shape *shape, const cgp_op
 
     cgp_plan *p = calloc(1, sizeof *p);
     if (!p)
-        return fail(CGP_ERROR_CUDA, "cgp_plan_create: out of host memory");
+        return fail(CGP_ERROR_OUT_OF_HOST_MEMORY, "cgp_plan_create: out of host memory");
     p->problem = problem;
     p->options = *options;
     p->kernel = kernel;
@@ -247,7 +250,10 @@ cgp_status cgp_plan_create(cgp_plan **plan, const cgp_shape *shape, const cgp_op
     if ((err = cudaMalloc((void **)&p->accum, accum_bytes)) != cudaSuccess ||
         (err = cudaMalloc((void **)&p->counters, counter_bytes)) != cudaSuccess ||
         (err = cudaMemset(p->accum, 0, accum_bytes)) != cudaSuccess ||
-        (err = cudaMemset(p->counters, 0, counter_bytes)) != cudaSuccess) {
+        (err = cudaMemset(p->counters, 0, counter_bytes)) != cudaSuccess ||
+        /* the memsets run on the legacy default stream, which a non-blocking stream does not wait
+         * for: finish them here, so a first run on any stream sees the state zeroed */
+        (err = cudaStreamSynchronize(0)) != cudaSuccess) {
         cudaFree(p->accum);
         cudaFree(p->counters);
         free(p);
@@ -258,7 +264,7 @@ cgp_status cgp_plan_create(cgp_plan **plan, const cgp_shape *shape, const cgp_op
         cudaFree(p->accum);
         cudaFree(p->counters);
         free(p);
-        return fail(CGP_ERROR_CUDA, "cgp_plan_create: out of host memory");
+        return fail(CGP_ERROR_OUT_OF_HOST_MEMORY, "cgp_plan_create: out of host memory");
     }
     *plan = p;
     return CGP_SUCCESS;

@@ -55,8 +55,8 @@ int uses_api(void)
     }
     return (int)status + (int)cgp_output_height(&shape, options.padding) +
            (int)cgp_output_width(&shape, CGP_PADDING_VALID) + (int)cgp_status_string(status)[0] +
-           (int)cgp_last_error_detail()[0] + CGP_VERSION_MAJOR + CGP_VERSION_MINOR + (int)CGP_REDUCE_DET +
-           (int)CGP_PRECISION_FP32 + (int)CGP_PRECISION_TF32 + (int)CGP_ERROR_INVALID_PLAN;
+           (int)cgp_last_error_detail()[0] + cgp_version() + CGP_VERSION_MAJOR + CGP_VERSION_MINOR +
+           (int)CGP_REDUCE_DET + (int)CGP_PRECISION_FP32 + (int)CGP_PRECISION_TF32 + (int)CGP_ERROR_INVALID_PLAN;
 }
 EOF
 cp "$tmp/uses_api.inc" "$tmp/uses_api.c"
@@ -123,8 +123,8 @@ for kind in static shared; do
         pass "$name"
     fi
 done
-# the ctypes declarations of scripts/torch_compare.py against the library (no torch needed)
-name="scripts/torch_compare.py ctypes declarations match libcgp.so"
+# the ctypes declarations of the cgp Python module against cgp.h and the library (no torch needed)
+name="python/cgp ctypes declarations match cgp.h and libcgp.so (scripts/torch_compare.py --check-lib)"
 if ! command -v python3 >/dev/null; then
     echo "SKIP cpu_header $name: no python3"
 elif [ ! -f "$BUILD/libcgp.so" ]; then

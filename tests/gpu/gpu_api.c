@@ -76,8 +76,8 @@ static char not_null; /* a non-NULL plan value: a failed create must replace it 
 static void check_status_strings(void)
 {
     const char *name = "gpu_api cgp_status_string";
-    const char *seen[CGP_ERROR_INVALID_PLAN + 1];
-    for (int code = CGP_SUCCESS; code <= CGP_ERROR_INVALID_PLAN; ++code) {
+    const char *seen[CGP_ERROR_OUT_OF_HOST_MEMORY + 1];
+    for (int code = CGP_SUCCESS; code <= CGP_ERROR_OUT_OF_HOST_MEMORY; ++code) {
         const char *s = cgp_status_string((cgp_status)code);
         seen[code] = s;
         if (!s || !s[0] || strcmp(s, cgp_status_string((cgp_status)99)) == 0) {

@@ -1,0 +1,81 @@
+"""cgp - y[n, c] = mean over (h, w) of GELU(conv3x3(x, weight)[n, c, h, w] + bias[c]) in one CUDA
+launch, for PyTorch tensors, CuPy arrays and any CUDA array offering __cuda_array_interface__ or
+DLPack, through libcgp.so (include/cgp.h) and ctypes. docs/python.md has the details.
+
+    import cgp
+    y = cgp.conv_gelu_mean(x, weight, bias, padding="same", precision="tf32")
+
+Importing loads libcgp.so (CGP_LIBRARY, else next to this package, else the repository's build/)
+and checks that its version is this package's MAJOR.MINOR. With PyTorch importable, cgp.torch
+registers the custom op cgp::conv_gelu_mean (torch.compile, CUDA graphs) and ConvGeluMean.
+"""
+import atexit
+import importlib.util
+
+from . import _arrays, _lib, _plans
+from ._lib import Error
+
+__version__ = "0.2.0"  # MAJOR.MINOR: those of the libcgp it needs (include/cgp.h CGP_VERSION_*)
+__all__ = ["Error", "cached_plans", "clear_cache", "conv_gelu_mean", "declaration_problems", "kernel_of",
+           "library_path"]
+
+_library = _lib.load(__version__)
+_cache = _plans.Cache(_library)
+library_path = _library.path
+
+
+def conv_gelu_mean(x, weight, bias, padding="valid", precision="fp32", reduce="det", select="heuristic"):
+    """y (N, Cout) = mean over (h, w) of GELU(conv3x3(x, weight) + bias), one CUDA launch.
+
+    x (N, Cin, H, W), weight (Cout, Cin, 3, 3), bias (Cout,): float32, C-contiguous, on one CUDA
+    device. padding "valid" or "same"; precision "fp32", "tf32" or "3xtf32"; reduce "det"
+    (bit-identical run to run) or "atomic"; select "heuristic" (the library's choice of kernel) or
+    "measured" (every supported kernel timed once on these arrays, the fastest kept).
+    Returns an array of x's framework (PyTorch or CuPy; for other objects CuPy, else PyTorch),
+    enqueued on that framework's current stream, without a host synchronisation. A PyTorch x goes
+    through the custom op torch.ops.cgp.conv_gelu_mean. Raises TypeError or ValueError naming the
+    argument for bad input, cgp.Error when the library fails."""
+    if _torch is not None and _torch.is_tensor(x):
+        return _torch.conv_gelu_mean(x, weight, bias, padding, precision, reduce, select)
+    return _run(x, weight, bias, padding, precision, reduce, select)
+
+
+def _run(x, weight, bias, padding, precision, reduce, select):
+    options = _lib.option_values(padding=padding, precision=precision, reduce=reduce, select=select)
+    output, keep, ptrs, shape, device = _arrays.prepare(x, weight, bias, options["padding"])
+    return _cache.run(output, ptrs, shape, device, options)  # `keep`: adopted arrays, alive until the launch
+
+
+def kernel_of(x, weight, bias, padding="valid", precision="fp32", reduce="det", select="heuristic"):
+    """(version, name) of the kernel conv_gelu_mean runs for these arguments on the current stream,
+    e.g. (9, "fp32-v9"); makes and caches the plan when there is none yet."""
+    options = _lib.option_values(padding=padding, precision=precision, reduce=reduce, select=select)
+    output, keep, ptrs, shape, device = _arrays.prepare(x, weight, bias, options["padding"])
+    with output.device(device):
+        plan, _ = _cache.plan(output, ptrs, shape, device, options)
+    return plan.version, plan.name
+
+
+def cached_plans():
+    """The cached plans, one dict each: framework, device, shape (N, Cin, Cout, H, W), options (the
+    enum values), stream (the handle), kernel."""
+    return _cache.entries()
+
+
+def clear_cache():
+    """Synchronizes the devices of the cached plans, then destroys the plans and drops their
+    workspaces (also done at exit). CUDA graphs that captured a call must not replay afterwards."""
+    _cache.clear()
+
+
+def declaration_problems(header):
+    """The ctypes declarations against `header` (the path of include/cgp.h) and against the loaded
+    library (calls that need no GPU); a list of problems, empty when everything matches."""
+    return _lib.header_problems(header, __version__) + _lib.library_problems(_library, __version__)
+
+
+_torch = None
+if importlib.util.find_spec("torch") is not None:
+    from . import torch as _torch  # noqa: E402 (it takes _run from here)
+
+atexit.register(clear_cache)  # after torch's own exit handlers are registered, so it runs before them

@@ -1,0 +1,214 @@
+"""_arrays.py - the arrays cgp.conv_gelu_mean takes and returns: PyTorch tensors and CuPy arrays
+as they are, any other object through __cuda_array_interface__ or DLPack (taken over without a
+copy by CuPy, or else PyTorch, which then also allocates the output); the checks of dtype,
+dimensions, layout, device and alignment, each naming the argument; and, per framework, the
+device context, current stream and allocations the plans need.
+"""
+import collections
+import importlib.util
+import sys
+
+# shape: tuple; dtype: "float32", ...; ptr: the data's address (None for a fake tensor); device: the
+# CUDA ordinal, None while not known (a __cuda_array_interface__ object), or where else it is ("cpu")
+Info = collections.namedtuple("Info", "shape dtype contiguous ptr device")
+
+NAMES = ("x", "weight", "bias")
+LAYOUT = {"x": "(N, Cin, H, W)", "weight": "(Cout, Cin, 3, 3)", "bias": "(Cout,)"}
+ALIGNMENT = {"x": 16, "weight": 4, "bias": 4}  # bytes, as cgp_plan_run requires
+
+
+class Torch:
+    name = "torch"
+
+    def __init__(self):
+        import torch
+        self.torch = torch
+
+    def owns(self, obj):
+        return isinstance(obj, self.torch.Tensor)
+
+    def info(self, t, fake=False):
+        device = t.device.index if t.device.type == "cuda" else str(t.device)
+        return Info(tuple(t.shape), str(t.dtype).replace("torch.", ""), t.is_contiguous(),
+                    None if fake else t.data_ptr(), device)
+
+    def adopt(self, obj):
+        if hasattr(obj, "__cuda_array_interface__"):
+            return self.torch.as_tensor(obj)
+        return self.torch.from_dlpack(obj)
+
+    def device(self, ordinal):
+        return self.torch.cuda.device(ordinal)
+
+    def stream(self, ordinal):
+        return self.torch.cuda.current_stream(ordinal).cuda_stream
+
+    def empty(self, shape, ordinal, dtype="float32"):
+        return self.torch.empty(shape, dtype=getattr(self.torch, dtype), device=self.torch.device("cuda", ordinal))
+
+    def ptr(self, array):
+        return array.data_ptr()
+
+    def follow_default_stream(self, ordinal):
+        self.torch.cuda.current_stream(ordinal).wait_stream(self.torch.cuda.default_stream(ordinal))
+
+    def synchronize(self, ordinal):
+        self.torch.cuda.synchronize(ordinal)
+
+
+class CuPy:
+    name = "cupy"
+
+    def __init__(self):
+        import cupy
+        self.cupy = cupy
+
+    def owns(self, obj):
+        return isinstance(obj, self.cupy.ndarray)
+
+    def info(self, a):
+        return Info(tuple(a.shape), str(a.dtype), a.flags.c_contiguous, a.data.ptr, a.device.id)
+
+    def adopt(self, obj):
+        if hasattr(obj, "__cuda_array_interface__"):
+            return self.cupy.asarray(obj)
+        return self.cupy.from_dlpack(obj)
+
+    def device(self, ordinal):
+        return self.cupy.cuda.Device(ordinal)
+
+    def stream(self, ordinal):  # under device(ordinal)
+        return self.cupy.cuda.get_current_stream().ptr
+
+    def empty(self, shape, ordinal, dtype="float32"):  # under device(ordinal)
+        return self.cupy.empty(shape, dtype=dtype)
+
+    def ptr(self, array):
+        return array.data.ptr
+
+    def follow_default_stream(self, ordinal):  # under device(ordinal)
+        self.cupy.cuda.get_current_stream().wait_event(self.cupy.cuda.Stream.null.record())
+
+    def synchronize(self, ordinal):
+        self.cupy.cuda.Device(ordinal).synchronize()
+
+
+FRAMEWORKS = {"torch": Torch, "cupy": CuPy}
+_made = {}
+
+
+def framework(name):
+    """The adapter of framework `name` ("torch" or "cupy"), made once."""
+    if name not in _made:
+        _made[name] = FRAMEWORKS[name]()
+    return _made[name]
+
+
+def _native(obj):
+    """The framework that owns obj, among those already imported; else None."""
+    for name, module in (("torch", "torch"), ("cupy", "cupy")):
+        if module in sys.modules and framework(name).owns(obj):
+            return framework(name)
+    return None
+
+
+def framework_for(x):
+    """Whose arrays the output is: x's framework, or for any other x CuPy, else PyTorch; None when
+    neither can be imported."""
+    native = _native(x)
+    if native is not None:
+        return native
+    for name in ("cupy", "torch"):
+        if importlib.util.find_spec(name) is not None:
+            return framework(name)
+    return None
+
+
+def _interface_info(obj, name):
+    """Info of an object offering __cuda_array_interface__ (version 2 or 3); device not known."""
+    iface = obj.__cuda_array_interface__
+    if iface.get("mask") is not None:
+        raise ValueError("%s: a masked __cuda_array_interface__ array is not supported" % name)
+    shape = tuple(int(d) for d in iface["shape"])
+    typestr = iface["typestr"]
+    dtype = "float32" if typestr == "<f4" else "typestr %r" % typestr
+    strides, contiguous, expected = iface.get("strides"), True, int(typestr[2:] or 0)
+    if strides is not None:
+        for size, stride in zip(reversed(shape), reversed(strides)):
+            contiguous &= size == 1 or stride == expected
+            expected *= size
+    return Info(shape, dtype, contiguous, int(iface["data"][0]), None)
+
+
+def _describe(obj, name, output):
+    """(obj, or its adoption by `output` for a DLPack-only object; its Info)"""
+    native = _native(obj)
+    if native is not None:
+        return obj, native.info(obj)
+    if hasattr(obj, "__cuda_array_interface__"):
+        return obj, _interface_info(obj, name)
+    if hasattr(obj, "__dlpack__"):
+        if output is None:
+            raise TypeError("%s: a %s offers only DLPack; cgp reads such arrays through CuPy or PyTorch, and "
+                            "neither can be imported" % (name, type(obj).__name__))
+        adopted = output.adopt(obj)
+        return adopted, output.info(adopted)
+    raise TypeError("%s: expected a CUDA array (a PyTorch tensor, a CuPy array, or an object with "
+                    "__cuda_array_interface__ or __dlpack__), got %s" % (name, type(obj).__name__))
+
+
+def check(infos, padding):
+    """The problem (N, Cin, Cout, H, W) of x, weight and bias (their Infos), checked; padding: 0 valid,
+    1 same. TypeError for a dtype, ValueError for anything else, each naming the argument."""
+    for name, info, ndim in zip(NAMES, infos, (4, 4, 1)):
+        if info.dtype != "float32":
+            raise TypeError("%s: dtype must be float32, got %s" % (name, info.dtype))
+        if len(info.shape) != ndim:
+            raise ValueError("%s: must have %d dimensions %s, got shape %s" % (name, ndim, LAYOUT[name],
+                                                                               info.shape))
+        if min(info.shape) < 1:
+            raise ValueError("%s: every dimension must be >= 1, got shape %s" % (name, info.shape))
+        if not info.contiguous:
+            raise ValueError("%s: must be C-contiguous %s (e.g. .contiguous(); a channels_last or sliced view "
+                             "is not)" % (name, LAYOUT[name]))
+        if isinstance(info.device, str):
+            raise ValueError("%s: must be on a CUDA device, is on %s" % (name, info.device))
+        if info.ptr is not None and info.ptr % ALIGNMENT[name]:
+            raise ValueError("%s: data must be %d-byte aligned, its address 0x%x is not (a view at an offset? "
+                             "copy it)" % (name, ALIGNMENT[name], info.ptr))
+    (n, cin, h, w), cout = infos[0].shape, infos[1].shape[0]
+    if tuple(infos[1].shape[1:]) != (cin, 3, 3):
+        raise ValueError("weight: must be (Cout, Cin, 3, 3) with Cin = %s as in x, got shape %s"
+                         % (cin, infos[1].shape))
+    if tuple(infos[2].shape) != (cout,):
+        raise ValueError("bias: must be (Cout,) with Cout = %s as in weight, got shape %s" % (cout, infos[2].shape))
+    if min(h, w) + 2 * padding < 3:
+        raise ValueError("x: H=%s, W=%s give no output pixel with valid padding (it needs H, W >= 3)" % (h, w))
+    check_devices(infos)
+    return n, cin, cout, h, w
+
+
+def check_devices(infos):
+    """ValueError naming the first array on another CUDA device than x (unknown devices pass)."""
+    for name, info in zip(NAMES[1:], infos[1:]):
+        if None not in (info.device, infos[0].device) and info.device != infos[0].device:
+            raise ValueError("%s: is on CUDA device %d, x on device %d (all must be on one device)"
+                             % (name, info.device, infos[0].device))
+
+
+def prepare(x, weight, bias, padding):
+    """Checks x, weight, bias -> (framework of the output, the three arrays (adopted where needed, to
+    keep alive until the launch), their data addresses, (N, Cin, Cout, H, W), CUDA ordinal)."""
+    output = framework_for(x)
+    arrays, infos = zip(*(_describe(a, name, output) for a, name in zip((x, weight, bias), NAMES)))
+    shape = check(infos, padding)
+    if output is None:
+        raise TypeError("x: cgp allocates the output (N, Cout) with CuPy or PyTorch, and neither can be imported "
+                        "(x is a %s)" % type(x).__name__)
+    arrays, infos = list(arrays), list(infos)
+    for i, info in enumerate(infos):
+        if info.device is None:  # a __cuda_array_interface__ object: the framework finds its device
+            arrays[i] = output.adopt(arrays[i])
+            infos[i] = output.info(arrays[i])
+    check_devices(infos)
+    return output, arrays, [info.ptr for info in infos], shape, infos[0].device

@@ -1,0 +1,602 @@
+#!/usr/bin/env python3
+"""test_module.py - the Python module (python/cgp), one line per case: "PASS name",
+"FAIL name: why" or "SKIP name: why" (tests/run_tests.sh counts them); exit 1 on any FAIL.
+
+CPU cases, always (Python's standard library only): where libcgp.so is looked for and what the
+import says when it is missing, unloadable or of another version; the ctypes declarations against
+include/cgp.h and against the library; cgp.Error; argument checking on fake
+__cuda_array_interface__ objects, which must fail before any GPU call.
+GPU cases (PyTorch with a CUDA device; each is a SKIP without one, a FAIL with
+CGP_TEST_REQUIRE_GPU=1): every precision and reduction against float64 on random shapes, torch.compile
+with fullgraph, CUDA-graph capture and replay, two streams at once, CuPy arrays, objects offering
+only __cuda_array_interface__ or only DLPack, the nn.Module against the PyTorch pipeline, errors on
+real tensors, select="measured", the cache, the example of docs/python.md.
+
+Environment: CGP_LIBRARY (default $BUILD/libcgp.so, BUILD default build), CGP_TEST_SEED (default:
+the time; printed), CGP_TEST_REQUIRE_GPU=1, CGP_TEST_TMP (scratch directory, default /tmp).
+Run from anywhere: python3 tests/python/test_module.py
+"""
+import ctypes
+import importlib.util
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PACKAGE = os.path.join(REPO, "python")
+HEADER = os.path.join(REPO, "include", "cgp.h")
+os.environ.setdefault("CGP_LIBRARY", os.path.join(REPO, os.environ.get("BUILD", "build"), "libcgp.so"))
+LIBRARY = os.path.abspath(os.environ["CGP_LIBRARY"])
+sys.path.insert(0, PACKAGE)
+
+failures = 0
+
+
+class Skip(Exception):
+    pass
+
+
+class Fail(Exception):
+    pass
+
+
+def expect(condition, why):
+    if not condition:
+        raise Fail(why)
+
+
+def run_case(name, fn):
+    global failures
+    try:
+        detail = fn()
+        print("PASS %s%s" % (name, " (%s)" % detail if detail else ""))
+    except Skip as e:
+        print("SKIP %s: %s" % (name, e))
+    except Fail as e:
+        failures += 1
+        print("FAIL %s: %s" % (name, e))
+    except Exception as e:  # an unexpected exception is a failure of its case, not of the program
+        failures += 1
+        print("FAIL %s: unexpected %s: %s" % (name, type(e).__name__, " ".join(str(e).split())[:500]))
+    sys.stdout.flush()
+
+
+# ---- CPU: finding and loading the library ---------------------------------------------------------
+def import_in_subprocess(env_changes, path, code="import cgp; print(cgp.library_path)"):
+    """(exit code, stdout + stderr) of `code` in a fresh interpreter importing cgp from `path`."""
+    env = dict(os.environ, PYTHONPATH=path)
+    for key, value in env_changes.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    return done.returncode, done.stdout + done.stderr
+
+
+def copied_package(tmp, with_library):
+    """A copy of python/cgp in tmp/pkg (so neither a library beside it nor a build/ above it)."""
+    target = os.path.join(tmp, "pkg%d" % with_library, "cgp")
+    shutil.copytree(os.path.join(PACKAGE, "cgp"), target, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    if with_library:
+        shutil.copy(LIBRARY, os.path.join(target, "libcgp.so"))
+    return os.path.dirname(target)
+
+
+def stub_library(tmp, name, source):
+    """A shared library compiled from C `source` (Skip without gcc)."""
+    if shutil.which("gcc") is None:
+        raise Skip("no gcc to build a stub library")
+    src, lib = os.path.join(tmp, name + ".c"), os.path.join(tmp, name + ".so")
+    with open(src, "w") as f:
+        f.write(source)
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", lib, src], check=True, capture_output=True)
+    return lib
+
+
+def cpu_cases(tmp):
+    cases = []
+
+    def case(name):
+        return lambda fn: cases.append((name, fn))
+
+    @case("import cgp loads CGP_LIBRARY and checks its version")
+    def _():
+        import cgp
+        expect(os.path.samefile(cgp.library_path, LIBRARY), "loaded %s, not %s" % (cgp.library_path, LIBRARY))
+        return "cgp %s, %s" % (cgp.__version__, cgp.library_path)
+
+    @case("discovery: CGP_LIBRARY naming a missing file")
+    def _():
+        rc, out = import_in_subprocess({"CGP_LIBRARY": "/nonexistent/libcgp.so"}, PACKAGE)
+        expect(rc != 0 and "ImportError" in out and "CGP_LIBRARY: /nonexistent/libcgp.so (no such file)" in out,
+               "exit %d, output: %s" % (rc, out.strip()[-400:]))
+
+    @case("discovery: no library anywhere names every place looked in")
+    def _():
+        path = copied_package(tmp, False)
+        rc, out = import_in_subprocess({"CGP_LIBRARY": None}, path)
+        want = ["CGP_LIBRARY is not set", os.path.join(path, "cgp", "libcgp.so"),
+                os.path.join(os.path.dirname(path), "build", "libcgp.so"), "make build/libcgp.so"]
+        missing = [w for w in want if w not in out]
+        expect(rc != 0 and not missing, "exit %d, %s missing from: %s" % (rc, missing, out.strip()[-600:]))
+
+    @case("discovery: libcgp.so next to the package")
+    def _():
+        path = copied_package(tmp, True)
+        rc, out = import_in_subprocess({"CGP_LIBRARY": None}, path)
+        expect(rc == 0 and out.strip().splitlines()[-1] == os.path.join(path, "cgp", "libcgp.so"),
+               "exit %d: %s" % (rc, out.strip()[-400:]))
+
+    @case("discovery: the repository's build/libcgp.so")
+    def _():
+        built = os.path.join(REPO, "build", "libcgp.so")
+        if not os.path.isfile(built):
+            raise Skip("%s not built" % built)
+        rc, out = import_in_subprocess({"CGP_LIBRARY": None}, PACKAGE)
+        expect(rc == 0 and out.strip().splitlines()[-1] == built, "exit %d: %s" % (rc, out.strip()[-400:]))
+
+    @case("discovery: a file that is not a library")
+    def _():
+        bogus = os.path.join(tmp, "not_a_library.so")
+        with open(bogus, "w") as f:
+            f.write("not ELF\n")
+        rc, out = import_in_subprocess({"CGP_LIBRARY": bogus}, PACKAGE)
+        expect(rc != 0 and "cannot load libcgp.so (CGP_LIBRARY: %s)" % bogus in out, "exit %d: %s"
+               % (rc, out.strip()[-400:]))
+
+    @case("version: a libcgp of another MAJOR.MINOR is refused, naming both")
+    def _():
+        lib = stub_library(tmp, "libcgp_v1_1", "int cgp_version(void) { return 1001; }\n")
+        rc, out = import_in_subprocess({"CGP_LIBRARY": lib}, PACKAGE)
+        expect(rc != 0 and "%s (CGP_LIBRARY) is libcgp 1.1, but this cgp package is 0.2.0 and needs libcgp 0.2" % lib
+               in out, "exit %d: %s" % (rc, out.strip()[-400:]))
+
+    @case("version: a libcgp without cgp_version is refused")
+    def _():
+        lib = stub_library(tmp, "libcgp_old", "int cgp_plan_destroy(void *p) { return p != 0; }\n")
+        rc, out = import_in_subprocess({"CGP_LIBRARY": lib}, PACKAGE)
+        expect(rc != 0 and "has no cgp_version()" in out and "needs libcgp 0.2" in out, "exit %d: %s"
+               % (rc, out.strip()[-400:]))
+
+    @case("declarations: the ctypes declarations match include/cgp.h")
+    def _():
+        import cgp
+        problems = cgp._lib.header_problems(HEADER, cgp.__version__)
+        expect(not problems, "; ".join(problems))
+
+    @case("declarations: the library agrees with them (calls that need no GPU)")
+    def _():
+        import cgp
+        problems = cgp._lib.library_problems(cgp._library, cgp.__version__)
+        expect(not problems, "; ".join(problems))
+
+    @case("cgp.Error carries the library's status and detail")
+    def _():
+        import cgp
+        plan = ctypes.c_void_p()
+        try:
+            cgp._library.call("cgp_plan_create", ctypes.byref(plan), ctypes.byref(cgp._lib.Shape(2, 3, 4, 9, 11)),
+                              ctypes.byref(cgp._lib.Options(padding=5)))
+            raise Fail("cgp_plan_create with padding 5 succeeded")
+        except cgp.Error as e:
+            expect(e.status == 3 and e.status_name == "CGP_ERROR_INVALID_OPTION" and "padding" in e.detail and
+                   e.function == "cgp_plan_create" and e.detail in str(e), "got %r" % (str(e),))
+            return str(e)
+
+    @case("cgp.Error for a function the loaded library lacks")
+    def _():
+        import cgp
+        lib = cgp._lib.Library(stub_library(tmp, "libcgp_partial", "int cgp_version(void) { return 2; }\n"))
+        try:
+            lib.fn("cgp_plan_create_measured")
+            raise Fail("resolving cgp_plan_create_measured in a stub succeeded")
+        except cgp.Error as e:
+            expect(e.status is None and lib.path in str(e) and "cgp_plan_create_measured" in str(e), str(e))
+
+    return cases
+
+
+# ---- CPU: argument checking on fake arrays ---------------------------------------------------------
+class FakeArray:
+    """__cuda_array_interface__ (version 3) with any shape, typestr, address and strides; never read."""
+
+    def __init__(self, shape, ptr, typestr="<f4", strides=None, mask=None):
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "data": (ptr, False), "version": 3,
+                                         "strides": strides, "mask": mask}
+
+
+class FakeDLPack:
+    def __dlpack__(self, stream=None):
+        raise AssertionError("a fake DLPack object was read")
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+
+def fakes(**given):
+    """x (2, 3, 8, 9), weight (4, 3, 3, 3), bias (4,) as FakeArrays at aligned addresses; a keyword
+    replaces one by a FakeArray of that shape (a tuple) or by the object given."""
+    arrays = {"x": (2, 3, 8, 9), "weight": (4, 3, 3, 3), "bias": (4,)}
+    arrays.update(given)
+    return [FakeArray(arrays[name], ptr) if isinstance(arrays[name], tuple) else arrays[name]
+            for name, ptr in (("x", 0x10000), ("weight", 0x20000), ("bias", 0x30000))]
+
+
+def argument_cases():
+    frameworks = [name for name in ("cupy", "torch") if importlib.util.find_spec(name) is not None]
+    # (name, arrays, keywords, exception, text the message must contain)
+    table = [
+        ("x a list", fakes(x=[1.0]), {}, TypeError, "x: expected a CUDA array"),
+        ("weight float64", fakes(weight=FakeArray((4, 3, 3, 3), 0x20000, "<f8")), {}, TypeError,
+         "weight: dtype must be float32, got typestr '<f8'"),
+        ("bias big-endian", fakes(bias=FakeArray((4,), 0x30000, ">f4")), {}, TypeError, "bias: dtype must be float32"),
+        ("x 3-d", fakes(x=FakeArray((2, 3, 8), 0x10000)), {}, ValueError, "x: must have 4 dimensions (N, Cin, H, W)"),
+        ("x N = 0", fakes(x=FakeArray((0, 3, 8, 9), 0x10000)), {}, ValueError, "x: every dimension must be >= 1"),
+        ("x channels_last strides", fakes(x=FakeArray((2, 3, 8, 9), 0x10000, strides=(864, 4, 108, 12))), {},
+         ValueError, "x: must be C-contiguous"),
+        ("weight sliced strides", fakes(weight=FakeArray((4, 3, 3, 3), 0x20000, strides=(216, 36, 12, 4))), {},
+         ValueError, "weight: must be C-contiguous"),
+        ("x 8-byte aligned", fakes(x=FakeArray((2, 3, 8, 9), 0x10008)), {}, ValueError,
+         "x: data must be 16-byte aligned, its address 0x10008"),
+        ("bias 2-byte aligned", fakes(bias=FakeArray((4,), 0x30002)), {}, ValueError, "bias: data must be 4-byte"),
+        ("weight 5x5", fakes(weight=(4, 3, 5, 5)), {}, ValueError, "weight: must be (Cout, Cin, 3, 3)"),
+        ("weight Cin 2 for x Cin 3", fakes(weight=(4, 2, 3, 3)), {}, ValueError, "with Cin = 3 as in x"),
+        ("bias of 5 for Cout 4", fakes(bias=(5,)), {}, ValueError, "bias: must be (Cout,) with Cout = 4"),
+        ("x 2x9 with valid padding", fakes(x=(2, 3, 2, 9)), {}, ValueError, "x: H=2, W=9 give no output pixel"),
+        ("x masked", fakes(x=FakeArray((2, 3, 8, 9), 0x10000, mask=FakeArray((2, 3, 8, 9), 0x40000))), {},
+         ValueError, "x: a masked"),
+        ("padding 'full'", fakes(), {"padding": "full"}, ValueError, "padding must be one of 'valid', 'same'"),
+        ("padding 1 (not a string)", fakes(), {"padding": 1}, ValueError, "padding must be one of"),
+        ("precision 'fp16'", fakes(), {"precision": "fp16"}, ValueError, "precision must be one of 'fp32', 'tf32'"),
+        ("reduce 'fast'", fakes(), {"reduce": "fast"}, ValueError, "reduce must be one of 'det', 'atomic'"),
+        ("select 'fastest'", fakes(), {"select": "fastest"}, ValueError, "select must be one of 'heuristic'"),
+    ]
+    if frameworks:  # these pass the checks and would reach CuPy or PyTorch with fake addresses
+        skipped = "%s can be imported: the fake arrays would reach it" % " and ".join(frameworks)
+        table += [(n, None, None, None, skipped) for n in ("x DLPack only", "valid fakes without a framework",
+                                                           "x 2x9 with same padding")]
+    else:
+        table += [
+            ("x DLPack only", fakes(x=FakeDLPack()), {}, TypeError, "x: a FakeDLPack offers only DLPack"),
+            ("valid fakes without a framework", fakes(x=FakeArray((2, 3, 8, 9), 0x10000, strides=(864, 288, 36, 4))),
+             {}, TypeError, "x: cgp allocates the output (N, Cout) with CuPy or PyTorch, and neither"),
+            ("x 2x9 with same padding", fakes(x=(2, 3, 2, 9)), {"padding": "same"}, TypeError,
+             "neither can be imported"),
+        ]
+    cases = []
+    for name, arrays, keywords, exception, text in table:
+        def fn(arrays=arrays, keywords=keywords, exception=exception, text=text):
+            if arrays is None:
+                raise Skip(text)
+            import cgp
+            try:
+                cgp.conv_gelu_mean(*arrays, **keywords)
+            except exception as e:
+                expect(text in str(e), "%s says %r, not %r" % (exception.__name__, str(e), text))
+                return None
+            except Exception as e:
+                raise Fail("%s: %s, expected %s containing %r" % (type(e).__name__, e, exception.__name__, text))
+            raise Fail("no exception, expected %s" % exception.__name__)
+        cases.append(("argument check: %s" % name, fn))
+    return cases
+
+
+# ---- GPU cases -------------------------------------------------------------------------------------
+PRECISIONS = ("fp32", "tf32", "3xtf32")
+TOLERANCE = {"fp32": 1e-6, "tf32": 1e-5, "3xtf32": 1e-6}  # tf32: against fp64 of tf32-rounded x and weight
+
+
+class Gpu:
+    """Inputs, references and comparisons in PyTorch."""
+
+    def __init__(self, seed):
+        import torch
+        self.torch = torch
+        self.gen = torch.Generator(device="cuda").manual_seed(seed)
+
+    def inputs(self, n, cin, cout, h, w):
+        torch = self.torch
+        scale = 2.0 / (cin * 9) ** 0.5  # conv outputs of order 1
+        x = torch.rand(n, cin, h, w, generator=self.gen, device="cuda") * 2 - 1
+        wt = (torch.rand(cout, cin, 3, 3, generator=self.gen, device="cuda") * 2 - 1) * scale
+        b = torch.rand(cout, generator=self.gen, device="cuda") - 0.5
+        return x, wt, b
+
+    def tf32(self, t):
+        """t rounded to 10 mantissa bits, to nearest with ties away from zero: cvt.rna.tf32.f32, as the
+        kernels round (tests/gpu_tensorcore.c); integer bit operations on the float32 pattern."""
+        bits = t.contiguous().view(self.torch.int32)
+        return ((bits + 0x1000) & -8192).view(self.torch.float32)
+
+    def reference(self, x, w, b, padding, precision="fp32"):
+        F = self.torch.nn.functional
+        if precision == "tf32":
+            x, w = self.tf32(x), self.tf32(w)
+        y = F.conv2d(x.double(), w.double(), b.double(), padding=1 if padding == "same" else 0)
+        return F.gelu(y).mean(dim=(2, 3))
+
+    def rel_l2(self, y, ref):
+        torch = self.torch
+        y = torch.as_tensor(y).double()
+        expect(bool(torch.isfinite(y).all()), "non-finite outputs")
+        return float(torch.linalg.vector_norm(y - ref) / torch.linalg.vector_norm(ref))
+
+    def same_bits(self, a, b):
+        torch = self.torch
+        return torch.equal(torch.as_tensor(a).view(torch.int32), torch.as_tensor(b).view(torch.int32))
+
+
+def gpu_cases(seed):
+    cases = []
+
+    def case(name):
+        return lambda fn: cases.append((name, fn))
+
+    rng = random.Random(seed)
+    shapes = [(rng.randint(1, 4), rng.randint(1, 24), rng.randint(1, 80), rng.randint(3, 48), rng.randint(3, 48),
+               rng.choice(("valid", "same"))) for _ in range(4)]
+    shapes += [(4, 8, 64, 64, 64, "valid"), (2, 16, 32, 33, 47, "same")]
+    state = {}
+
+    def gpu():
+        if "gpu" not in state:
+            state["gpu"] = Gpu(seed)
+        return state["gpu"]
+
+    for precision in PRECISIONS:
+        for reduce in ("det", "atomic"):
+            @case("fp64 reference: %s %s on %d shapes" % (precision, reduce, len(shapes)))
+            def _(precision=precision, reduce=reduce):
+                import cgp
+                g, worst = gpu(), (0.0, None)
+                for n, cin, cout, h, w, padding in shapes:
+                    x, wt, b = g.inputs(n, cin, cout, h, w)
+                    y = cgp.conv_gelu_mean(x, wt, b, padding=padding, precision=precision, reduce=reduce)
+                    where = "%dx%dx%dx%dx%d %s" % (n, cin, cout, h, w, padding)
+                    expect(tuple(y.shape) == (n, cout) and y.dtype == g.torch.float32, "%s: y is %s %s"
+                           % (where, tuple(y.shape), y.dtype))
+                    err = g.rel_l2(y, g.reference(x, wt, b, padding, precision))
+                    expect(err <= TOLERANCE[precision], "%s: rel L2 %.2e > %.0e (%s)" % (
+                        where, err, TOLERANCE[precision], cgp.kernel_of(x, wt, b, padding, precision, reduce)[1]))
+                    if reduce == "det":
+                        again = cgp.conv_gelu_mean(x, wt, b, padding=padding, precision=precision, reduce=reduce)
+                        expect(g.same_bits(y, again), "%s: det output differs between two runs" % where)
+                    worst = max(worst, (err, where))
+                return "worst rel L2 %.2e at %s" % worst
+
+    @case("kernel_of names a kernel of each precision")
+    def _():
+        import cgp
+        x, w, b = gpu().inputs(2, 8, 64, 32, 32)
+        names = [cgp.kernel_of(x, w, b, precision=p)[1] for p in PRECISIONS]
+        expect(all(name.startswith(p + "-") for name, p in zip(names, PRECISIONS)), "kernels %s" % names)
+        return ", ".join(names)
+
+    @case("torch.compile(fullgraph=True) through cgp::conv_gelu_mean, two batch sizes")
+    def _():
+        import cgp
+        torch, g = gpu().torch, gpu()
+        x, w, b = g.inputs(4, 8, 32, 40, 36)
+
+        def f(x, w, b):
+            return cgp.conv_gelu_mean(x * 0.5, w, b, padding="same", precision="3xtf32").sum(dim=1)
+
+        compiled = torch.compile(f, fullgraph=True)
+        for batch in (4, 2):
+            got, want = compiled(x[:batch], w, b), f(x[:batch], w, b)
+            err = g.rel_l2(got, want.double())
+            expect(tuple(got.shape) == (batch,) and err <= 1e-6, "N=%d: shape %s, rel L2 against eager %.2e"
+                   % (batch, tuple(got.shape), err))
+
+    @case("CUDA graph: capture after warm-up on a side stream, replay with new inputs copied in")
+    def _():
+        import cgp
+        torch, g = gpu().torch, gpu()
+        for precision in ("fp32", "tf32"):
+            static_x, w, b = g.inputs(3, 8, 64, 48, 40)
+            side = torch.cuda.Stream()
+            side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(side):
+                cgp.conv_gelu_mean(static_x, w, b, padding="same", precision=precision)
+            torch.cuda.current_stream().wait_stream(side)
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                static_y = cgp.conv_gelu_mean(static_x, w, b, padding="same", precision=precision)
+            for replay in range(3):
+                new_x = g.inputs(3, 8, 64, 48, 40)[0]
+                static_x.copy_(new_x)
+                graph.replay()
+                eager = cgp.conv_gelu_mean(new_x, w, b, padding="same", precision=precision)
+                torch.cuda.synchronize()
+                err = g.rel_l2(static_y, g.reference(new_x, w, b, "same", precision))
+                expect(g.same_bits(static_y, eager) and err <= TOLERANCE[precision],
+                       "%s replay %d: rel L2 %.2e, bit-identical to eager: %s"
+                       % (precision, replay, err, g.same_bits(static_y, eager)))
+
+    @case("two streams at once, each with its own plan")
+    def _():
+        import cgp
+        torch, g = gpu().torch, gpu()
+        xs = [g.inputs(8, 16, 64, 96, 96)[0] for _ in range(2)]
+        _, w, b = g.inputs(8, 16, 64, 96, 96)
+        want = [cgp.conv_gelu_mean(x, w, b) for x in xs]
+        streams = [torch.cuda.Stream() for _ in xs]
+        got = [[], []]
+        for s in streams:
+            s.wait_stream(torch.cuda.current_stream())
+        for _ in range(4):
+            for i, (s, x) in enumerate(zip(streams, xs)):
+                with torch.cuda.stream(s):
+                    got[i].append(cgp.conv_gelu_mean(x, w, b))
+        torch.cuda.synchronize()
+        expect(all(g.same_bits(y, want[i]) for i in range(2) for y in got[i]), "a result differs from the "
+               "single-stream one")
+        used = {p["stream"] for p in cgp.cached_plans() if p["shape"] == (8, 16, 64, 96, 96)}
+        expect({s.cuda_stream for s in streams} <= used, "plans on streams %s, the streams are %s"
+               % (used, [s.cuda_stream for s in streams]))
+
+    @case("CuPy arrays in, a CuPy array out (current stream, and a non-blocking stream)")
+    def _():
+        if importlib.util.find_spec("cupy") is None:
+            raise Skip("CuPy is not installed")
+        import cupy
+        import cgp
+        torch, g = gpu().torch, gpu()
+        x, w, b = g.inputs(2, 8, 64, 30, 31)
+        want = cgp.conv_gelu_mean(x, w, b, padding="same")
+        torch.cuda.synchronize()
+        xc, wc, bc = (cupy.asarray(t) for t in (x, w, b))
+        y = cgp.conv_gelu_mean(xc, wc, bc, padding="same")
+        with cupy.cuda.Stream(non_blocking=True) as s:
+            y2 = cgp.conv_gelu_mean(xc, wc, bc, padding="same")
+            s.synchronize()
+        cupy.cuda.Device().synchronize()
+        expect(isinstance(y, cupy.ndarray) and isinstance(y2, cupy.ndarray), "got %s" % type(y).__name__)
+        expect(g.same_bits(y, want) and g.same_bits(y2, want), "CuPy results differ from the PyTorch one")
+
+    class Interface:
+        def __init__(self, t):
+            self.__cuda_array_interface__ = t.__cuda_array_interface__
+
+    class DLPackOnly:
+        def __init__(self, t):
+            self.t = t
+
+        def __dlpack__(self, *args, **kwargs):
+            return self.t.__dlpack__(*args, **kwargs)
+
+        def __dlpack_device__(self):
+            return self.t.__dlpack_device__()
+
+    for kind, wrap in (("__cuda_array_interface__", Interface), ("DLPack", DLPackOnly)):
+        @case("objects offering only %s" % kind)
+        def _(wrap=wrap):
+            import cgp
+            torch, g = gpu().torch, gpu()
+            x, w, b = g.inputs(2, 4, 16, 20, 20)
+            want = cgp.conv_gelu_mean(x, w, b)
+            torch.cuda.synchronize()
+            y = cgp.conv_gelu_mean(wrap(x), wrap(w), wrap(b))
+            torch.cuda.synchronize()
+            expect(g.same_bits(y, want), "the result differs from the tensors' one")
+            return "output: %s" % type(y).__module__
+
+    @case("nn.Module ConvGeluMean.from_conv2d against Conv2d -> GELU -> AdaptiveAvgPool2d(1) -> Flatten")
+    def _():
+        import copy
+        import cgp
+        torch, g = gpu().torch, gpu()
+        x = g.inputs(3, 8, 1, 40, 41)[0]
+        errs = []
+        for padding in (0, 1, "same"):
+            conv = torch.nn.Conv2d(8, 48, 3, padding=padding).cuda()
+            pipeline = torch.nn.Sequential(conv, torch.nn.GELU(), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten())
+            module = cgp.torch.ConvGeluMean.from_conv2d(conv)
+            with torch.no_grad():
+                y = module(x)
+                ref = copy.deepcopy(pipeline).double()(x.double())
+                compiled = torch.compile(module, fullgraph=True)(x)
+            errs.append(g.rel_l2(y, ref))
+            expect(errs[-1] <= 1e-6, "padding %r: rel L2 %.2e against the float64 pipeline" % (padding, errs[-1]))
+            expect(g.same_bits(y, compiled), "padding %r: the compiled module differs from the eager one" % padding)
+        try:
+            cgp.torch.ConvGeluMean.from_conv2d(torch.nn.Conv2d(8, 16, 3, stride=2))
+            raise Fail("a stride-2 Conv2d was accepted")
+        except ValueError as e:
+            expect("conv.stride" in str(e), str(e))
+        return "rel L2 %s" % ", ".join("%.1e" % e for e in errs)
+
+    @case("errors on real tensors name the argument")
+    def _():
+        import cgp
+        torch, g = gpu().torch, gpu()
+        x, w, b = g.inputs(2, 4, 8, 16, 16)
+        flat = torch.empty(x.numel() + 1, device="cuda")
+        table = [((x.cpu(), w, b), ValueError, "x: must be on a CUDA device, is on cpu"),
+                 ((x, w.double(), b), TypeError, "weight: dtype must be float32, got float64"),
+                 ((x.contiguous(memory_format=torch.channels_last), w, b), ValueError, "x: must be C-contiguous"),
+                 ((flat[1:].view(x.shape), w, b), ValueError, "x: data must be 16-byte aligned"),
+                 ((x, w, b.cpu()), ValueError, "bias: must be on a CUDA device")]
+        for args, exception, text in table:
+            try:
+                cgp.conv_gelu_mean(*args)
+                raise Fail("no exception for %r" % text)
+            except exception as e:
+                expect(text in str(e), "%r, expected %r" % (str(e), text))
+
+    @case("select='measured' (cgp_plan_create_measured) against float64")
+    def _():
+        import cgp
+        g = gpu()
+        x, w, b = g.inputs(4, 8, 64, 64, 64)
+        try:
+            y = cgp.conv_gelu_mean(x, w, b, select="measured")
+        except cgp.Error as e:
+            if e.status is None:
+                raise Skip(str(e))
+            raise
+        err = g.rel_l2(y, g.reference(x, w, b, "valid"))
+        expect(err <= 1e-6, "rel L2 %.2e" % err)
+        return "%s, rel L2 %.1e" % (cgp.kernel_of(x, w, b, select="measured")[1], err)
+
+    @case("docs/python.md's example runs as written")
+    def _():
+        path = os.path.join(REPO, "docs", "python.md")
+        with open(path) as f:
+            blocks = re.findall(r"```python\n(.*?)```", f.read(), flags=re.S)
+        expect(blocks, "no python block in %s" % path)
+        rc, out = import_in_subprocess({}, PACKAGE, blocks[0])
+        expect(rc == 0, "exit %d: %s" % (rc, out.strip()[-600:]))
+        return " ".join(out.split())
+
+    @case("clear_cache empties the cache; the next call makes a plan again")
+    def _():
+        import cgp
+        g = gpu()
+        x, w, b = g.inputs(2, 4, 8, 16, 16)
+        before = cgp.conv_gelu_mean(x, w, b)
+        count = len(cgp.cached_plans())
+        cgp.clear_cache()
+        expect(cgp.cached_plans() == [], "plans left: %s" % cgp.cached_plans())
+        after = cgp.conv_gelu_mean(x, w, b)
+        expect(g.same_bits(before, after) and len(cgp.cached_plans()) == 1, "after clearing %d plans" % count)
+        return "%d plans cleared" % count
+
+    return cases
+
+
+def gpu_absent():
+    """None when PyTorch sees a CUDA device, else why not."""
+    if importlib.util.find_spec("torch") is None:
+        return "no GPU (PyTorch, which these cases use, is not installed)"
+    import torch
+    if not torch.cuda.is_available():
+        return "no GPU (torch.cuda.is_available() is False)"
+    return None
+
+
+def main():
+    seed = int(os.environ.get("CGP_TEST_SEED") or time.time())
+    print("test_module: seed %d (CGP_TEST_SEED), library %s" % (seed, LIBRARY))
+    with tempfile.TemporaryDirectory(dir=os.environ.get("CGP_TEST_TMP")) as tmp:
+        for name, fn in cpu_cases(tmp) + argument_cases():
+            run_case(name, fn)
+    absent = gpu_absent()
+    for name, fn in gpu_cases(seed):
+        if absent is None:
+            run_case("gpu: " + name, fn)
+        elif os.environ.get("CGP_TEST_REQUIRE_GPU") == "1":
+            run_case("gpu: " + name, lambda: expect(False, absent + " and CGP_TEST_REQUIRE_GPU=1"))
+        else:
+            print("SKIP gpu: %s: %s" % (name, absent))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -20,6 +20,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "misread.h"
 #include "reference.h"
 #include "rng.h"
 #include "testlib.h"
@@ -127,21 +128,6 @@ static void test_threads_and_single_output(void)
                 "H=W=2 with valid padding must be refused");
 }
 
-/* w[co][ci][ky][kx] read flipped (how 0: [2-ky][2-kx]), transposed (1: [kx][ky]) or as (Cin, Cout) (2) */
-static void misread_weights(const float *w, int cout, int cin, int how, float *out)
-{
-    for (int co = 0; co < cout; ++co)
-        for (int ci = 0; ci < cin; ++ci)
-            for (int ky = 0; ky < 3; ++ky)
-                for (int kx = 0; kx < 3; ++kx) {
-                    const int flat = ci * cout + co; /* (ci, co) of a Cin x Cout grid, read as (co, ci) */
-                    const int from = how == 0   ? ((co * cin + ci) * 3 + 2 - ky) * 3 + 2 - kx
-                                     : how == 1 ? ((co * cin + ci) * 3 + kx) * 3 + ky
-                                                : (flat * 3 + ky) * 3 + kx;
-                    out[((co * cin + ci) * 3 + ky) * 3 + kx] = w[from];
-                }
-}
-
 static double max_rel_diff(const double *a, const double *b, int count)
 {
     double worst = 0.0;
@@ -170,8 +156,8 @@ static void test_hand_worked(void)
     TEST_EXPECT("reference hand-worked 3x4, taps 1..9", close_rel(y, want, 1e-15), "y = %.17g, expected %.17g", y,
                 want);
     float wf[9], wt[9];
-    misread_weights(w, 1, 1, 0, wf);
-    misread_weights(w, 1, 1, 1, wt);
+    misread_filter(w, 1, 1, MISREAD_FLIPPED, wf);
+    misread_filter(w, 1, 1, MISREAD_TRANSPOSED, wt);
     reference_forward(x, wf, b, 1, 1, 1, 3, 4, 0, &flipped, 1);
     reference_forward(x, wt, b, 1, 1, 1, 3, 4, 0, &transposed, 1);
     /* flipped: (0, 0) sees 192 / 128, (0, 1) sees 237 / 128; transposed: 312 / 128 and 357 / 128 */
@@ -204,7 +190,7 @@ static void test_one_hot_corners(void)
             double y[COUT], want[COUT], flipped[COUT];
             float wf[COUT * CIN * 9];
             reference_forward(x, w, b, 1, CIN, COUT, H, W, pad, y, 1);
-            misread_weights(w, COUT, CIN, 0, wf);
+            misread_filter(w, COUT, CIN, MISREAD_FLIPPED, wf);
             reference_forward(x, wf, b, 1, CIN, COUT, H, W, pad, flipped, 1);
             for (int co = 0; co < COUT; ++co) {
                 double sum = 0.0;
@@ -250,7 +236,7 @@ static void test_definition(void)
                                                                           : 0.0;
     for (int pad = 0; pad <= 1; ++pad) {
         const int hout = H + 2 * pad - 2, wout = W + 2 * pad - 2;
-        double y[N * COUT], want[N * COUT], misread[3][N * COUT];
+        double y[N * COUT], want[N * COUT], misread[MISREAD_WAYS][N * COUT];
         for (int n = 0; n < N; ++n)
             for (int co = 0; co < COUT; ++co) {
                 double sum = 0.0;
@@ -267,9 +253,9 @@ static void test_definition(void)
                 want[n * COUT + co] = sum / ((double)hout * wout);
             }
         reference_forward(x, w, b, N, CIN, COUT, H, W, pad, y, 1);
-        for (int how = 0; how < 3; ++how) {
+        for (int how = 0; how < MISREAD_WAYS; ++how) {
             float wm[WEIGHTS];
-            misread_weights(w, COUT, CIN, how, wm);
+            misread_filter(w, COUT, CIN, how, wm);
             reference_forward(x, wm, b, N, CIN, COUT, H, W, pad, misread[how], 1);
         }
         char name[96];

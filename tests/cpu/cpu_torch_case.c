@@ -10,6 +10,7 @@
  */
 #include <math.h>
 
+#include "misread.h"
 #include "reference.h"
 #include "testlib.h"
 #include "torch_case.h"
@@ -24,23 +25,6 @@ static double rel_l2(const double *a, const double *b)
         b2 += b[i] * b[i];
     }
     return sqrt(d2 / b2);
-}
-
-/* The weights misread three ways: each tap flipped (w[co][ci][2-ky][2-kx]), transposed (w[co][ci][kx][ky]),
- * and the (Cout, Cin) block read as (Cin, Cout) where the sizes allow it, i.e. element (co, ci) taken from
- * flat position ci * Cout + co of the Cout x Cin grid. */
-static void misread(const float *w, int how, float *out)
-{
-    for (int co = 0; co < TORCH_COUT; ++co)
-        for (int ci = 0; ci < TORCH_CIN; ++ci)
-            for (int ky = 0; ky < 3; ++ky)
-                for (int kx = 0; kx < 3; ++kx) {
-                    const int flat = ci * TORCH_COUT + co, src_co = flat / TORCH_CIN, src_ci = flat % TORCH_CIN;
-                    const int from = how == 0   ? ((co * TORCH_CIN + ci) * 3 + 2 - ky) * 3 + 2 - kx
-                                     : how == 1 ? ((co * TORCH_CIN + ci) * 3 + kx) * 3 + ky
-                                                : ((src_co * TORCH_CIN + src_ci) * 3 + ky) * 3 + kx;
-                    out[((co * TORCH_CIN + ci) * 3 + ky) * 3 + kx] = w[from];
-                }
 }
 
 int main(void)
@@ -61,13 +45,12 @@ int main(void)
         TEST_EXPECT(name, worst <= 1e-12, "max relative difference %.3e (y[0] = %.17g, PyTorch %.17g)", worst, y[0],
                     t.y[pad][0]);
 
-        static const char *misreadings[3] = {"flipped taps", "transposed taps", "(Cin, Cout) weights"};
-        for (int how = 0; how < 3; ++how) {
+        for (int how = 0; how < MISREAD_WAYS; ++how) {
             float w[TORCH_COUT * TORCH_CIN * 9];
-            misread(t.w.data, how, w);
+            misread_filter(t.w.data, TORCH_COUT, TORCH_CIN, how, w);
             reference_forward(t.x.data, w, t.b.data, TORCH_N, TORCH_CIN, TORCH_COUT, TORCH_H, TORCH_W, pad, y, 1);
             const double moved = rel_l2(y, t.y[pad]);
-            snprintf(name, sizeof name, "torch case tells %s from the right filter, %s padding", misreadings[how],
+            snprintf(name, sizeof name, "torch case tells %s from the right filter, %s padding", misread_names[how],
                      pad ? "same" : "valid");
             TEST_EXPECT(name, moved > 0.05, "the outputs move by %.3g only (relative L2)", moved);
         }

@@ -119,21 +119,6 @@ static int plan_make(cov_plan *a, const cov_problem *c, int precision, int versi
     return 0;
 }
 
-/* A version refuses a shape: cgp_plan_create must refuse it too, with the same reason. */
-static void expect_refusal(const char *name, const cov_problem *c, const cgp_kernel_desc *k, const char *why)
-{
-    cov_plan a = {0};
-    const cgp_status st = test_plan_with_workspace(&c->pr.p.shape, c->pr.p.padding, 0, k->precision, k->version,
-                                                   &a.plan, &a.ws, &a.ws_bytes);
-    if (st != CGP_ERROR_UNSUPPORTED)
-        TEST_FAIL(name, "the table says \"%s\", but cgp_plan_create returned %s", why, cgp_status_string(st));
-    else if (!strstr(cgp_last_error_detail(), why))
-        TEST_FAIL(name, "cgp_plan_create's reason \"%s\" is not the table's \"%s\"", cgp_last_error_detail(), why);
-    else
-        test_report("PASS", name, "refused: %s", why);
-    plan_free(&a);
-}
-
 /* All bytes 0xff: nothing wrote y since it was poisoned. */
 static int untouched(const float *y, int64_t count)
 {
@@ -185,7 +170,7 @@ static void error_path_create(void)
         cgp_plan_destroy(after);
 }
 
-static void error_path_run(const cgp_kernel_desc *k, const cov_problem *c)
+static void error_path_run(const cgp_kernel_desc *k, const cov_problem *c, int reduce)
 {
     char name[200];
     snprintf(name, sizeof name, "coverage CUDA error: %s run on the legacy stream during a capture, %s", k->name,
@@ -195,7 +180,7 @@ static void error_path_run(const cgp_kernel_desc *k, const cov_problem *c)
     cudaGraph_t graph = NULL;
     float *y = malloc((size_t)c->outputs * sizeof(float));
     const problem *pr = &c->pr;
-    if (!y || plan_make(&a, c, k->precision, k->version, CGP_REDUCE_DET, name) != 0)
+    if (!y || plan_make(&a, c, k->precision, k->version, reduce, name) != 0)
         goto out;
     if (cudaMemset(pr->p.y, 0xff, (size_t)c->outputs * sizeof(float)) != cudaSuccess ||
         cudaDeviceSynchronize() != cudaSuccess || cudaStreamCreate(&s) != cudaSuccess ||
@@ -256,7 +241,7 @@ static void small_planes(void)
             const char *why = why_refused(table[k], &c);
             if (why) {
                 snprintf(name, sizeof name, "coverage small plane %s refuses %s", table[k]->name, c.label);
-                expect_refusal(name, &c, table[k], why);
+                test_expect_refusal(name, &c.pr.p.shape, c.pr.p.padding, table[k], why);
                 continue;
             }
             for (int reduce = 0; reduce <= 1; ++reduce) {
@@ -560,6 +545,21 @@ out:
     free(y_host);
 }
 
+typedef void (*version_case)(const cgp_kernel_desc *k, const cov_problem *c, int reduce);
+
+/* A case for every version on its problem (version_problem), for the reductions in [0, last_reduce]. */
+static void every_version(const char *what, version_case run, int last_reduce)
+{
+    for (int k = 0; k < table_count; ++k) {
+        cov_problem c;
+        if (version_problem(table[k], &c, what) < 0)
+            continue;
+        for (int reduce = 0; reduce <= last_reduce; ++reduce)
+            run(table[k], &c, reduce);
+        cov_destroy(&c);
+    }
+}
+
 int main(void)
 {
     if (!test_gpu_available("gpu_coverage"))
@@ -569,33 +569,14 @@ int main(void)
     device = test_device_info();
 
     error_path_create();
-    for (int k = 0; k < table_count; ++k) {
-        cov_problem c;
-        if (version_problem(table[k], &c, "CUDA error") < 0)
-            continue;
-        error_path_run(table[k], &c);
-        cov_destroy(&c);
-    }
+    every_version("CUDA error", error_path_run, CGP_REDUCE_DET);
     small_planes();
-    for (int k = 0; k < table_count; ++k) {
-        cov_problem c;
-        if (version_problem(table[k], &c, "graph capture") < 0)
-            continue;
-        for (int reduce = 0; reduce <= 1; ++reduce)
-            graph_case(table[k], &c, reduce);
-        cov_destroy(&c);
-    }
+    every_version("graph capture", graph_case, CGP_REDUCE_ATOMIC);
     for (int precision = CGP_PRECISION_FP32; precision <= CGP_PRECISION_TF32X3; ++precision)
         for (int threads = 0; threads <= 1; ++threads)
             two_streams(precision, threads);
-    for (int k = 0; k < table_count; ++k) { /* last: a misaligned access ends the process's CUDA */
-        cov_problem c;
-        if (version_problem(table[k], &c, "minimum alignment") < 0)
-            continue;
-        for (int reduce = 0; reduce <= 1; ++reduce)
-            alignment_case(table[k], &c, reduce);
-        cov_destroy(&c);
-    }
+    /* last: a misaligned access would end every later CUDA call of the process */
+    every_version("minimum alignment", alignment_case, CGP_REDUCE_ATOMIC);
     test_tolerance_summary("gpu_coverage");
     return test_exit_code();
 }

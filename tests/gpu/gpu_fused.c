@@ -49,20 +49,7 @@ static void test_refusal(const problem *pr, const cgp_kernel_desc *k, const char
     snprintf(name, sizeof name, "fused v%d %s refuses %s %lldx%lldx%lldx%lldx%lld", k->version,
              precision_name(k->precision), pr->p.padding ? "same" : "valid", (long long)s->n, (long long)s->cin,
              (long long)s->cout, (long long)s->h, (long long)s->w);
-    cgp_plan *plan = NULL;
-    void *ws = NULL;
-    size_t ws_bytes = 0;
-    const cgp_status st =
-        test_plan_with_workspace(s, pr->p.padding, 0, k->precision, k->version, &plan, &ws, &ws_bytes);
-    if (st != CGP_ERROR_UNSUPPORTED)
-        TEST_FAIL(name, "the table says \"%s\", but cgp_plan_create returned %s", why, cgp_status_string(st));
-    else if (!strstr(cgp_last_error_detail(), why))
-        TEST_FAIL(name, "cgp_plan_create's reason \"%s\" is not the table's \"%s\"", cgp_last_error_detail(), why);
-    else
-        test_report("PASS", name, "%s", why);
-    cudaFree(ws);
-    if (plan)
-        cgp_plan_destroy(plan);
+    test_expect_refusal(name, s, pr->p.padding, k, why);
 }
 
 /* one kernel version, one reduction, on one problem (tf32 against ref_tf32, the others against ref) */

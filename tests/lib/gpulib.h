@@ -111,6 +111,26 @@ static inline cgp_status test_plan_with_workspace(const cgp_shape *s, cgp_paddin
     return st;
 }
 
+/* A version whose unsupported() refuses a shape, saying why: cgp_plan_create must refuse it too, with that
+ * reason. PASS (naming the reason) or FAIL under `name`. */
+static inline void test_expect_refusal(const char *name, const cgp_shape *s, cgp_padding padding,
+                                       const cgp_kernel_desc *k, const char *why)
+{
+    cgp_plan *plan = NULL;
+    void *ws = NULL;
+    size_t ws_bytes = 0;
+    const cgp_status st = test_plan_with_workspace(s, padding, 0, k->precision, k->version, &plan, &ws, &ws_bytes);
+    if (st != CGP_ERROR_UNSUPPORTED)
+        TEST_FAIL(name, "the table says \"%s\", but cgp_plan_create returned %s", why, cgp_status_string(st));
+    else if (!strstr(cgp_last_error_detail(), why))
+        TEST_FAIL(name, "cgp_plan_create's reason \"%s\" is not the table's \"%s\"", cgp_last_error_detail(), why);
+    else
+        test_report("PASS", name, "refused: %s", why);
+    cudaFree(ws);
+    if (plan)
+        cgp_plan_destroy(plan);
+}
+
 /* Runs plan on device tensors with y poisoned (NaN) first; copies y to y_host.
  * Returns CGP_SUCCESS or the failing status (a CUDA failure after the launch is CGP_ERROR_CUDA). */
 static inline cgp_status run_poisoned(cgp_plan *plan, const float *x, const float *w, const float *b, float *y,

@@ -107,13 +107,13 @@ static void test_centre_tap(void)
     TEST_EXPECT("reference centre tap", close_rel(y, want, 1e-15), "y = %.17g, expected %.17g", y, want);
 }
 
-static void test_threads_and_single_output(void)
+static void test_threads_and_single_output(uint64_t seed)
 {
     enum { N = 3, CIN = 4, COUT = 5, H = 9, W = 11 };
     static float x[N * CIN * H * W], w[COUT * CIN * 9], b[COUT];
-    rng_fill_uniform(x, N * CIN * H * W, -1.0f, 1.0f, 11);
-    rng_fill_uniform(w, COUT * CIN * 9, -0.2f, 0.2f, 12);
-    rng_fill_uniform(b, COUT, -0.2f, 0.2f, 13);
+    rng_fill_uniform(x, N * CIN * H * W, -1.0f, 1.0f, rng_seed_x(seed));
+    rng_fill_uniform(w, COUT * CIN * 9, -0.2f, 0.2f, rng_seed_w(seed));
+    rng_fill_uniform(b, COUT, -0.2f, 0.2f, rng_seed_b(seed));
     double y1[N * COUT], y4[N * COUT];
     for (int pad = 0; pad <= 1; ++pad) {
         reference_forward(x, w, b, N, CIN, COUT, H, W, pad, y1, 1);
@@ -277,7 +277,7 @@ int main(void)
     test_gelu_table();
     test_all_ones();
     test_centre_tap();
-    test_threads_and_single_output();
+    test_threads_and_single_output(test_seed("cpu_reference"));
     test_hand_worked();
     test_one_hot_corners();
     test_definition();

@@ -334,7 +334,7 @@ int cmd_roofline(int argc, char **argv)
         return EXIT_FAIL;
     }
     r->ceilings = (roofline_ceilings){r->probes[PROBE_DRAM].rate,      r->probes[PROBE_L2].rate,
-                                      r->probes[PROBE_FFMA].rate,      r->probes[PROBE_TF32].rate,
+                                      r->probes[PROBE_FFMA].rate,      r->probes[PROBE_TF32_MMA_SYNC].rate,
                                       r->probes[PROBE_GELU_FAST].rate, r->probes[PROBE_GELU_ERFF].rate};
     roofline_floors_compute(&r->model, &r->ceilings, &r->floors);
     print_ceilings(r, (int)warmup, (int)iters);

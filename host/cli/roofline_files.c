@@ -392,23 +392,52 @@ static int zoo_series(const bench_row *row)
     return -1;
 }
 
-/* the shape key: one note per shape */
-static void shape_notes(const roofline_run *r, char (*texts)[NOTE_CHARS], const char **notes)
+/* what both zoo charts need besides the run: their points, each shape's number beside its points, the shape
+ * key under the chart (one note per shape, then room for one more note) and a tooltip per point */
+typedef struct zoo_texts {
+    void *points;
+    char (*labels)[12];
+    char (*notes)[NOTE_CHARS];
+    const char **note_ptrs;
+    char (*tips)[160];
+} zoo_texts;
+
+static void zoo_texts_free(zoo_texts *t)
 {
+    free(t->points), free(t->labels), free(t->notes), free(t->note_ptrs), free(t->tips);
+}
+
+/* Allocates room for `points` points of point_size bytes and their tooltips, and fills the labels and the shape
+ * key. Returns 0, or -1 (err set). */
+static int zoo_texts_make(const roofline_run *r, int points, size_t point_size, zoo_texts *t, const char *path,
+                          char *err, size_t errlen)
+{
+    t->points = calloc((size_t)points + 1, point_size);
+    t->labels = calloc((size_t)r->count, sizeof *t->labels);
+    t->notes = calloc((size_t)r->count + 1, sizeof *t->notes);
+    t->note_ptrs = calloc((size_t)r->count + 1, sizeof *t->note_ptrs);
+    t->tips = calloc((size_t)points + 1, sizeof *t->tips);
+    if (!t->points || !t->labels || !t->notes || !t->note_ptrs || !t->tips) {
+        zoo_texts_free(t);
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
     for (int k = 0; k < r->count; ++k) {
         const roofline_shape_run *s = &r->shapes[k];
         char shape[96], inter[32];
         shape_text(s, shape, sizeof shape);
         chart_format_quantity(s->model.intermediate_bytes, 3, "B", inter, sizeof inter);
         if (s->skipped[0])
-            snprintf(texts[k], NOTE_CHARS, "%d: %s%s%s: not measured (%.120s)", k + 1, shape, s->label[0] ? ", " : "",
-                     s->label, s->skipped);
+            snprintf(t->notes[k], NOTE_CHARS, "%d: %s%s%s: not measured (%.120s)", k + 1, shape,
+                     s->label[0] ? ", " : "", s->label, s->skipped);
         else
-            snprintf(texts[k], NOTE_CHARS, "%d: %s%s%s; intermediate %s; intensity fused %.0f, unfused %.1f FLOP/B",
+            snprintf(t->notes[k], NOTE_CHARS, "%d: %s%s%s; intermediate %s; intensity fused %.0f, unfused %.1f FLOP/B",
                      k + 1, shape, s->label[0] ? ", " : "", s->label, inter, s->model.intensity,
                      s->model.unfused_intensity);
-        notes[k] = texts[k];
+        t->note_ptrs[k] = t->notes[k];
+        snprintf(t->labels[k], sizeof t->labels[k], "%d", k + 1);
     }
+    return 0;
 }
 
 /* a point's tooltip: "3: fused fp32 det (fp32-v9): 49.5 TFLOP/s direct, 19% of FFMA" */
@@ -429,42 +458,32 @@ int roofline_write_zoo_svg(const char *path, const roofline_run *r, char *err, s
         "cuDNN legacy fp32 (FMA math) + bias/GELU/mean kernel: the intermediate written and read",
         "cuDNN legacy tf32 (TF32 allowed) + bias/GELU/mean kernel",
     };
-    const int max_points = r->count * BENCH_MAX_ROWS;
-    roofline_chart_point *pts = calloc((size_t)max_points, sizeof *pts);
-    char(*labels)[12] = calloc((size_t)r->count, sizeof *labels);
-    char(*tips)[160] = calloc((size_t)max_points, sizeof *tips);
-    char(*texts)[NOTE_CHARS] = calloc((size_t)r->count + 1, sizeof *texts);
-    const char **notes = calloc((size_t)r->count + 1, sizeof *notes);
-    int rc = -1;
-    if (!pts || !labels || !tips || !texts || !notes) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        goto done;
-    }
+    zoo_texts t;
+    if (zoo_texts_make(r, r->count * BENCH_MAX_ROWS, sizeof(roofline_chart_point), &t, path, err, errlen) != 0)
+        return -1;
+    roofline_chart_point *pts = t.points;
     int count = 0;
     for (int k = 0; k < r->count; ++k) {
         const roofline_shape_run *s = &r->shapes[k];
-        snprintf(labels[k], sizeof labels[k], "%d", k + 1);
         for (int i = 0; i < s->bench.count; ++i) {
             const int sr = zoo_series(&s->bench.rows[i]);
             if (!s->placed[i] || sr < 0)
                 continue;
             const roofline_point *p = &s->points[i];
-            zoo_tooltip(k, &s->bench.rows[i], p, tips[count], sizeof tips[count]);
-            pts[count] = (roofline_chart_point){sr, labels[k], tips[count], p->intensity, p->flops_per_s, 0.0, 0.0};
+            zoo_tooltip(k, &s->bench.rows[i], p, t.tips[count], sizeof t.tips[count]);
+            pts[count] = (roofline_chart_point){sr, t.labels[k], t.tips[count], p->intensity, p->flops_per_s, 0.0, 0.0};
             executed_at(p, &pts[count]);
             ++count;
         }
     }
-    shape_notes(r, texts, notes);
-    other_ceilings_note(r, texts[r->count], NOTE_CHARS);
-    notes[r->count] = texts[r->count];
+    other_ceilings_note(r, t.notes[r->count], NOTE_CHARS);
+    t.note_ptrs[r->count] = t.notes[r->count];
     char title[384], subtitle[512];
     chart_titles_for(r, "Roofline of the shape zoo, conv3x3 + bias + GELU + mean,", title, subtitle, sizeof title);
     const roofline_chart chart = {title,  subtitle,   r->ceilings, r->datasheet, 0.0, 0.0, 0.0,
-                                  series, ZOO_SERIES, notes,       r->count + 1, 2,   pts, count};
-    rc = roofline_svg_write(path, &chart, err, errlen);
-done:
-    free(pts), free(labels), free(tips), free(texts), free(notes);
+                                  series, ZOO_SERIES, t.note_ptrs, r->count + 1, 2,   pts, count};
+    const int rc = roofline_svg_write(path, &chart, err, errlen);
+    zoo_texts_free(&t);
     return rc;
 }
 
@@ -475,20 +494,13 @@ int roofline_write_speedup_svg(const char *path, const roofline_run *r, char *er
         "cgp tf32 over cuDNN legacy tf32",
         "cgp 3xtf32 over cuDNN legacy fp32 (both fp32-accurate)",
     };
-    speedup_point *pts = calloc((size_t)r->count * 3, sizeof *pts);
-    char(*labels)[12] = calloc((size_t)r->count, sizeof *labels);
-    char(*tips)[160] = calloc((size_t)r->count * 3, sizeof *tips);
-    char(*texts)[NOTE_CHARS] = calloc((size_t)r->count, sizeof *texts);
-    const char **notes = calloc((size_t)r->count, sizeof *notes);
-    int rc = -1;
-    if (!pts || !labels || !tips || !texts || !notes) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        goto done;
-    }
+    zoo_texts t;
+    if (zoo_texts_make(r, r->count * 3, sizeof(speedup_point), &t, path, err, errlen) != 0)
+        return -1;
+    speedup_point *pts = t.points;
     int count = 0;
     for (int k = 0; k < r->count; ++k) {
         const roofline_shape_run *s = &r->shapes[k];
-        snprintf(labels[k], sizeof labels[k], "%d", k + 1);
         for (int i = 0; i < s->bench.count; ++i) {
             const bench_row *row = &s->bench.rows[i];
             const int sr = zoo_series(row),
@@ -496,20 +508,18 @@ int roofline_write_speedup_svg(const char *path, const roofline_run *r, char *er
             if (partner < 0)
                 continue;
             const double speedup = s->bench.rows[partner].ms_median / row->ms_median;
-            snprintf(tips[count], sizeof tips[count], "%d: %s%s%s%s %.4f ms, %s %.4f ms: %.2fx", k + 1, row->v.name,
+            snprintf(t.tips[count], sizeof t.tips[count], "%d: %s%s%s%s %.4f ms, %s %.4f ms: %.2fx", k + 1, row->v.name,
                      row->v.kernel[0] ? " (" : "", row->v.kernel, row->v.kernel[0] ? ")" : "", row->ms_median,
                      s->bench.rows[partner].v.name, s->bench.rows[partner].ms_median, speedup);
-            pts[count] = (speedup_point){sr, labels[k], tips[count], s->model.intermediate_bytes, speedup};
+            pts[count] = (speedup_point){sr, t.labels[k], t.tips[count], s->model.intermediate_bytes, speedup};
             ++count;
         }
     }
-    shape_notes(r, texts, notes);
     char title[384], subtitle[512];
     chart_titles_for(r, "Where fusion pays: the fused kernel over cuDNN, against the intermediate it never writes,",
                      title, subtitle, sizeof title);
-    const speedup_chart chart = {title, subtitle, series, 3, notes, r->count, 2, pts, count};
-    rc = speedup_svg_write(path, &chart, err, errlen);
-done:
-    free(pts), free(labels), free(tips), free(texts), free(notes);
+    const speedup_chart chart = {title, subtitle, series, 3, t.note_ptrs, r->count, 2, pts, count};
+    const int rc = speedup_svg_write(path, &chart, err, errlen);
+    zoo_texts_free(&t);
     return rc;
 }

@@ -156,15 +156,6 @@ const char *chart_color(int i)
     return palette[((i % 10) + 10) % 10];
 }
 
-double chart_titles(outfile *o, double x, double width, const char *title, const char *subtitle)
-{
-    double y = 28.0;
-    y += 20.0 * chart_wrapped_text(o, x, y, width, 16.0, 20.0, "#000000", title);
-    if (subtitle)
-        y += 16.0 * chart_wrapped_text(o, x, y, width, 12.0, 16.0, "#333333", subtitle);
-    return y + 14.0;
-}
-
 int chart_wrapped_text(outfile *o, double x, double y, double width, double size, double line_height, const char *color,
                        const char *text)
 {
@@ -216,4 +207,36 @@ double chart_legend(outfile *o, double x, double top, double width, int columns,
         y += CHART_LEGEND_LINE * row_lines + 4.0;
     }
     return y - top;
+}
+
+/* the titles wrapped from CHART_MARGIN, the first baseline 28 px from the top, drawn when o is not NULL;
+ * returns the y below them */
+static double page_titles(outfile *o, const chart_page *p)
+{
+    const double width = p->width - 2.0 * CHART_MARGIN;
+    double y = 28.0;
+    y += 20.0 * chart_wrapped_text(o, CHART_MARGIN, y, width, 16.0, 20.0, "#000000", p->title ? p->title : "");
+    if (p->subtitle)
+        y += 16.0 * chart_wrapped_text(o, CHART_MARGIN, y, width, 12.0, 16.0, "#333333", p->subtitle);
+    return y + 14.0;
+}
+
+double chart_page_top(const chart_page *p) { return page_titles(NULL, p); }
+
+int chart_page_open(outfile *o, const char *path, const chart_page *p, char *err, size_t errlen)
+{
+    if (outfile_open(o, path, 0, err, errlen) != 0)
+        return -1;
+    const double legend =
+        chart_legend(NULL, CHART_MARGIN, p->legend_top, p->width - 2.0 * CHART_MARGIN, p->columns, p->items, p->count);
+    svg_begin(o, p->width, ceil(p->legend_top + legend + 12.0));
+    page_titles(o, p);
+    return 0;
+}
+
+int chart_page_close(outfile *o, const chart_page *p, char *err, size_t errlen)
+{
+    chart_legend(o, CHART_MARGIN, p->legend_top, p->width - 2.0 * CHART_MARGIN, p->columns, p->items, p->count);
+    svg_end(o);
+    return outfile_commit(o, err, errlen);
 }

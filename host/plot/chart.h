@@ -62,10 +62,6 @@ void chart_draw_axes(outfile *o, const chart_frame *f, chart_format fx, chart_fo
 /* Colour i of a ten-colour palette (taken modulo 10). */
 const char *chart_color(int i);
 
-/* The title (16 px) and subtitle (12 px, NULL: none) wrapped to `width` from x, the first baseline 28 px from
- * the top; drawn when o is not NULL. Returns the y below them where a plot area may start. */
-double chart_titles(outfile *o, double x, double width, const char *title, const char *subtitle);
-
 /* Text wrapped at spaces (svg_text_fit) to `width` pixels, its first baseline at y, lines `line_height`
  * apart; drawn when o is not NULL. Returns the number of lines. */
 int chart_wrapped_text(outfile *o, double x, double y, double width, double size, double line_height, const char *color,
@@ -89,5 +85,25 @@ typedef struct chart_legend_item {
  * when o is not NULL. Returns the height they take. */
 double chart_legend(outfile *o, double x, double top, double width, int columns, const chart_legend_item *items,
                     int count);
+
+/* A chart's picture: `width` pixels wide, the title (16 px) and subtitle (12 px, NULL: none) wrapped at the
+ * top, the plot areas the caller draws, the legend from legend_top down; CHART_MARGIN pixels left and right
+ * of the titles and the legend. The picture is as tall as its legend needs. */
+#define CHART_MARGIN 20.0
+typedef struct chart_page {
+    double width;
+    const char *title, *subtitle;
+    double legend_top;
+    int columns;
+    const chart_legend_item *items;
+    int count;
+} chart_page;
+
+/* The y below the page's wrapped titles, where its plot areas may start. */
+double chart_page_top(const chart_page *p);
+/* Opens path (host/io/outfile.h) and writes the root and the titles. Returns 0, or -1 with err set. */
+int chart_page_open(outfile *o, const char *path, const chart_page *p, char *err, size_t errlen);
+/* Draws the legend, closes the root and commits the file. Returns 0, or -1 with err set. */
+int chart_page_close(outfile *o, const chart_page *p, char *err, size_t errlen);
 
 #endif

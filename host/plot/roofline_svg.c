@@ -16,7 +16,6 @@
 #define FUSED_COLOR "#2ca02c"
 #define UNFUSED_COLOR "#ff7f0e"
 #define DATASHEET_DASH "1.5,3"
-#define MARGIN 20.0 /* left and right of the titles and the legend */
 #define LABEL_FONT 12.0
 
 static int finite_positive(double v) { return v > 0.0 && isfinite(v); }
@@ -62,8 +61,8 @@ void roofline_chart_frame(const roofline_chart *c, chart_frame *f)
 {
     memset(f, 0, sizeof *f);
     f->left = ROOFLINE_SVG_LEFT;
-    f->top =
-        chart_titles(NULL, MARGIN, ROOFLINE_SVG_WIDTH - 2.0 * MARGIN, c->title ? c->title : "Roofline", c->subtitle);
+    const chart_page page = {ROOFLINE_SVG_WIDTH, c->title ? c->title : "Roofline", c->subtitle, 0.0, 1, NULL, 0};
+    f->top = chart_page_top(&page);
     f->width = ROOFLINE_SVG_PLOT_WIDTH;
     f->height = ROOFLINE_SVG_PLOT_HEIGHT;
     f->x.log = f->y.log = 1;
@@ -258,16 +257,18 @@ int roofline_svg_write(const char *path, const roofline_chart *c, char *err, siz
         snprintf(err, errlen, "%s: out of memory", path);
         return -1;
     }
-    const double legend_width = ROOFLINE_SVG_WIDTH - 2.0 * MARGIN, legend_top = f.top + f.height + 62.0;
-    const int columns = c->legend_columns > 0 ? c->legend_columns : 1;
-    const double legend_height = chart_legend(NULL, MARGIN, legend_top, legend_width, columns, items, items_count);
+    const chart_page page = {ROOFLINE_SVG_WIDTH,
+                             c->title ? c->title : "Roofline",
+                             c->subtitle,
+                             f.top + f.height + 62.0,
+                             c->legend_columns > 0 ? c->legend_columns : 1,
+                             items,
+                             items_count};
     outfile o;
-    if (outfile_open(&o, path, 0, err, errlen) != 0) {
+    if (chart_page_open(&o, path, &page, err, errlen) != 0) {
         free(items);
         return -1;
     }
-    svg_begin(&o, ROOFLINE_SVG_WIDTH, ceil(legend_top + legend_height + 12.0));
-    chart_titles(&o, MARGIN, legend_width, c->title ? c->title : "Roofline", c->subtitle);
     chart_draw_axes(&o, &f, chart_format_plain, chart_format_si,
                     "arithmetic intensity (direct-convolution FLOPs per DRAM byte moved)",
                     "FLOP/s (direct-convolution FLOPs / median time)");
@@ -276,8 +277,7 @@ int roofline_svg_write(const char *path, const roofline_chart *c, char *err, siz
     for (int i = 0; i < c->count; ++i)
         if (drawable(&c->points[i]))
             draw_point(&o, c, &f, &c->points[i]);
-    chart_legend(&o, MARGIN, legend_top, legend_width, columns, items, items_count);
+    const int rc = chart_page_close(&o, &page, err, errlen);
     free(items);
-    svg_end(&o);
-    return outfile_commit(&o, err, errlen);
+    return rc;
 }

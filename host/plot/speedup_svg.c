@@ -8,8 +8,6 @@
 
 #include "svg.h"
 
-#define MARGIN 20.0 /* left and right of the titles and the legend */
-
 static int drawable(const speedup_point *p)
 {
     return p->intermediate_bytes > 0.0 && isfinite(p->intermediate_bytes) && p->speedup > 0.0 && isfinite(p->speedup);
@@ -19,7 +17,8 @@ void speedup_chart_frame(const speedup_chart *c, chart_frame *f)
 {
     memset(f, 0, sizeof *f);
     f->left = SPEEDUP_SVG_LEFT;
-    f->top = chart_titles(NULL, MARGIN, SPEEDUP_SVG_WIDTH - 2.0 * MARGIN, c->title, c->subtitle);
+    const chart_page page = {SPEEDUP_SVG_WIDTH, c->title, c->subtitle, 0.0, 1, NULL, 0};
+    f->top = chart_page_top(&page);
     f->width = SPEEDUP_SVG_PLOT_WIDTH;
     f->height = SPEEDUP_SVG_PLOT_HEIGHT;
     f->x.log = f->y.log = 1;
@@ -57,16 +56,18 @@ int speedup_svg_write(const char *path, const speedup_chart *c, char *err, size_
         items[n++] = (chart_legend_item){c->series[i], chart_color(i), i, 0, 0, NULL};
     for (int i = 0; i < c->note_count; ++i)
         items[n++] = (chart_legend_item){c->notes[i], "#000000", -1, 0, 0, NULL};
-    const double legend_top = f.top + f.height + 62.0, legend_width = SPEEDUP_SVG_WIDTH - 2.0 * MARGIN;
-    const int columns = c->legend_columns > 0 ? c->legend_columns : 1;
-    const double legend_height = chart_legend(NULL, MARGIN, legend_top, legend_width, columns, items, n);
+    const chart_page page = {SPEEDUP_SVG_WIDTH,
+                             c->title,
+                             c->subtitle,
+                             f.top + f.height + 62.0,
+                             c->legend_columns > 0 ? c->legend_columns : 1,
+                             items,
+                             n};
     outfile o;
-    if (outfile_open(&o, path, 0, err, errlen) != 0) {
+    if (chart_page_open(&o, path, &page, err, errlen) != 0) {
         free(items);
         return -1;
     }
-    svg_begin(&o, SPEEDUP_SVG_WIDTH, ceil(legend_top + legend_height + 12.0));
-    chart_titles(&o, MARGIN, legend_width, c->title, c->subtitle);
     chart_draw_axes(&o, &f, chart_format_si, format_times,
                     "intermediate tensor N x Cout x Hout x Wout x 4 B (unfused: written, then read)",
                     "speedup of the fused kernel over cuDNN (median times)");
@@ -85,8 +86,7 @@ int speedup_svg_write(const char *path, const speedup_chart *c, char *err, size_
         if (p->label && *p->label)
             svg_text(&o, px + 8.0, py - 6.0, 10.0, "start", 0.0, "#333333", p->label);
     }
-    chart_legend(&o, MARGIN, legend_top, legend_width, columns, items, n);
+    const int rc = chart_page_close(&o, &page, err, errlen);
     free(items);
-    svg_end(&o);
-    return outfile_commit(&o, err, errlen);
+    return rc;
 }

@@ -10,8 +10,6 @@
 
 #include "svg.h"
 
-#define MARGIN 20.0 /* left and right of the titles and the legend */
-
 /* the shape columns, in the order the fixed dimensions are listed */
 enum { DIM_N, DIM_CIN, DIM_COUT, DIM_H, DIM_W, DIMS };
 static const char *const dim_columns[DIMS] = {"n", "cin", "cout", "h", "w"};
@@ -277,7 +275,8 @@ void sweep_frames(const sweep_data *d, chart_frame *time, chart_frame *rate)
 {
     char title[384], subtitle[384];
     sweep_titles(d, title, subtitle, sizeof title);
-    const double titles_end = chart_titles(NULL, MARGIN, SWEEP_SVG_WIDTH - 2.0 * MARGIN, title, subtitle);
+    const chart_page page = {SWEEP_SVG_WIDTH, title, subtitle, 0.0, 2, NULL, 0};
+    const double titles_end = chart_page_top(&page);
     range x = {INFINITY, -INFINITY}, ms = x, tf = x;
     for (int i = 0; i < d->count; ++i)
         for (int j = 0; j < d->series[i].count; ++j) {
@@ -353,15 +352,13 @@ int sweep_write_svg(const char *path, const sweep_data *d, char *err, size_t err
                  d->series[i].convolves ? "" : " (no convolution: time panel only)");
         items[i] = (chart_legend_item){texts[i], chart_color(i), i, 0, 1, NULL};
     }
-    const double legend_top = time.top + SWEEP_SVG_PANEL_HEIGHT + 60.0, legend_width = SWEEP_SVG_WIDTH - 2.0 * MARGIN;
-    const double legend_height = chart_legend(NULL, MARGIN, legend_top, legend_width, 2, items, d->count);
+    char title[384], subtitle[384];
+    sweep_titles(d, title, subtitle, sizeof title);
+    const chart_page page = {SWEEP_SVG_WIDTH, title,   subtitle, time.top + SWEEP_SVG_PANEL_HEIGHT + 60.0, 2,
+                             items,           d->count};
     outfile o;
-    int rc = outfile_open(&o, path, 0, err, errlen);
+    int rc = chart_page_open(&o, path, &page, err, errlen);
     if (rc == 0) {
-        svg_begin(&o, SWEEP_SVG_WIDTH, ceil(legend_top + legend_height + 12.0));
-        char title[384], subtitle[384];
-        sweep_titles(d, title, subtitle, sizeof title);
-        chart_titles(&o, MARGIN, legend_width, title, subtitle);
         chart_draw_axes(&o, &time, chart_format_plain, chart_format_plain, d->key_title, "median time (ms)");
         chart_draw_axes(&o, &rate, chart_format_plain, chart_format_plain, d->key_title,
                         "achieved TFLOP/s (convolution FLOPs / median time)");
@@ -372,11 +369,8 @@ int sweep_write_svg(const char *path, const sweep_data *d, char *err, size_t err
                 snprintf(err, errlen, "%s: out of memory", path);
                 rc = -1;
             }
-        if (rc == 0) {
-            chart_legend(&o, MARGIN, legend_top, legend_width, 2, items, d->count);
-            svg_end(&o);
-            rc = outfile_commit(&o, err, errlen);
-        }
+        if (rc == 0)
+            rc = chart_page_close(&o, &page, err, errlen);
     }
     free(items);
     free(texts);

@@ -97,8 +97,8 @@ static void print_points(const roofline_shape_run *s)
     for (int i = 0; i < s->bench.count; ++i) {
         const bench_row *row = &s->bench.rows[i];
         if (!s->placed[i]) {
-            printf("  %-26s %-7s not placed: %s\n", row->v.name, row->v.precision,
-                   !row->v.run ? row->v.unavailable
+            printf("  %-26s %-7s not placed: %s\n", row->v.name, roofline_math_name(roofline_row_math(row)),
+                   !row->v.run   ? row->v.unavailable
                    : !row->timed ? row->failure
                                  : "does no convolution (a layout conversion)");
             continue;
@@ -108,9 +108,10 @@ static void print_points(const roofline_shape_run *s)
         if (!isnan(p->pct_pipe))
             snprintf(pipe, sizeof pipe, "%.1f%% %s", p->pct_pipe, roofline_pipe_name(p->work.pipe));
         roofline_work_text(row, &p->work, executes, sizeof executes);
-        printf("  %-26s %-7s %9.4f %9.2f %9.2f %9.3f %9.1f  %-18s %5.1f%% %5.1f%%  %s\n", row->v.name, row->v.precision,
-               row->ms_median, p->flops_per_s / 1e12, p->executed_flops_per_s / 1e12, row->v.bytes_moved / 1e9,
-               p->intensity, pipe, p->pct_memory, p->pct_roof, executes);
+        printf("  %-26s %-7s %9.4f %9.2f %9.2f %9.3f %9.1f  %-18s %5.1f%% %5.1f%%  %s\n", row->v.name,
+               roofline_math_name(roofline_row_math(row)), row->ms_median, p->flops_per_s / 1e12,
+               p->executed_flops_per_s / 1e12, row->v.bytes_moved / 1e9, p->intensity, pipe, p->pct_memory, p->pct_roof,
+               executes);
     }
     printf("  (%% of pipe roof: executed FLOP/s / the probe of the row's pipe; %% roof: of min(pipe roof, executed "
            "intensity x DRAM bandwidth))\n");

@@ -250,7 +250,7 @@ static void csv_points(outfile *o, const roofline_run *r, int index)
         }
         v.status = bench_row_status(row);
         v.detail = !row->v.run ? row->v.unavailable : row->failure[0] ? row->failure : row->v.detail;
-        csv_prefix(o, r, index, "point", row->v.name, row->v.precision);
+        csv_prefix(o, r, index, "point", row->v.name, roofline_math_name(roofline_row_math(row)));
         csv_rest(o, &v);
     }
 }

@@ -95,6 +95,12 @@ roofline_work roofline_kernel_work(const char *kernel, roofline_math math)
     }
 }
 
+const char *roofline_math_name(roofline_math math)
+{
+    static const char *const names[] = {"n/a", "fp32", "tf32", "3xtf32"};
+    return math >= ROOFLINE_MATH_NONE && math <= ROOFLINE_MATH_3XTF32 ? names[math] : "n/a";
+}
+
 double roofline_pipe_roof(const roofline_ceilings *c, roofline_pipe pipe)
 {
     switch (pipe) {

@@ -126,6 +126,9 @@ double roofline_winograd_ffma_per_output(int m);
  * tf32 and 3xtf32 (x1, x3) on the faster TF32 pipe measured, none without math. */
 roofline_work roofline_kernel_work(const char *kernel, roofline_math math);
 
+/* "fp32", "tf32", "3xtf32", or "n/a" for ROOFLINE_MATH_NONE */
+const char *roofline_math_name(roofline_math math);
+
 /* The roof of a pipe in FLOP/s (0 when its probe was not measured or for ROOFLINE_PIPE_NONE); TF32_BEST is
  * the larger of the wgmma and mma.sync rates. */
 double roofline_pipe_roof(const roofline_ceilings *c, roofline_pipe pipe);

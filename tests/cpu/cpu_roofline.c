@@ -290,6 +290,11 @@ static void test_kernel_work(void)
                     "pipe %d (%s), executed %g, from_table %d", (int)w.pipe, roofline_pipe_name(w.pipe),
                     w.executed_per_direct, w.from_table);
     }
+    TEST_EXPECT("math names", strcmp(roofline_math_name(ROOFLINE_MATH_FP32), "fp32") == 0 &&
+                                  strcmp(roofline_math_name(ROOFLINE_MATH_TF32), "tf32") == 0 &&
+                                  strcmp(roofline_math_name(ROOFLINE_MATH_3XTF32), "3xtf32") == 0 &&
+                                  strcmp(roofline_math_name(ROOFLINE_MATH_NONE), "n/a") == 0,
+                "wrong name");
     const roofline_work v9 = roofline_kernel_work("fp32-v9", ROOFLINE_MATH_FP32);
     TEST_EXPECT("kernel work: fp32-v9 is Winograd F(4x4,3x3)", strcmp(v9.algorithm, "Winograd F(4x4,3x3)") == 0, "'%s'",
                 v9.algorithm);

@@ -90,9 +90,11 @@ NVCCFLAGS = -O3 -std=c++17 -lineinfo -Xcompiler -fPIC,-Wall -MMD -MP $(LAYER_INC
 GENCODE := -gencode arch=compute_$(SM),code=sm_$(SM) -gencode arch=compute_$(SM),code=compute_$(SM)
 # kernels/fused/fused_wgmma.cu: wgmma exists for sm_90a only (no PTX for later GPUs), so with SM=90 that file is
 # built for sm_90a alone; with any other SM it builds without its kernels and its versions run the
-# previous ones
+# previous ones. The same holds for the wgmma ceiling probe, kernels/bench/probes_wgmma.cu (without sm_90a
+# code it refuses, saying why).
 comma := ,
 WGMMA_GENCODE := $(if $(filter 90,$(SM)),-gencode arch=compute_90a$(comma)code=sm_90a -DCGP_HAVE_WGMMA=1,$(GENCODE))
+WGMMA_CU := kernels/fused/fused_wgmma.cu kernels/bench/probes_wgmma.cu
 LDLIBS := -L$(CUDA_LIB) -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm
 
 # ---- sources ----
@@ -121,7 +123,7 @@ $(BUILD)/obj/%.cu.o: %.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) $(GENCODE) -c $< -o $@
 
-$(BUILD)/obj/kernels/fused/fused_wgmma.cu.o: GENCODE = $(WGMMA_GENCODE)
+$(call obj,$(WGMMA_CU)): GENCODE = $(WGMMA_GENCODE)
 
 $(BUILD)/obj/%.c.o: %.c
 	@mkdir -p $(dir $@)
@@ -189,7 +191,7 @@ run: $(BUILD)/cgp
 
 ptxas:
 	@for f in $(LIB_CU) $(TOOL_CU); do echo "== $$f"; \
-	  if [ $$f = kernels/fused/fused_wgmma.cu ]; then g='$(WGMMA_GENCODE)'; else g='$(GENCODE)'; fi; \
+	  case " $(WGMMA_CU) " in *" $$f "*) g='$(WGMMA_GENCODE)';; *) g='$(GENCODE)';; esac; \
 	  $(NVCC) $(filter-out -MMD -MP,$(NVCCFLAGS)) $$g -Xptxas -v -c $$f -o /dev/null 2>&1 | \
 	  grep -E "Compiling entry|Used|spill|stack frame" | sed 's/ptxas info    : //'; done
 

@@ -4,9 +4,10 @@
 # $OUT/logs.tgz at the end); the terminal gets each step's exit code and last lines.
 #
 #   OUT=/tmp/out scripts/h200_session.sh [step ...]
-# Steps: env build ptxas test bench versions stages grid profile tcprofile mprofile roofline sweeps sanitize torch
-#        torchfull sass
-# (default: env build ptxas test bench versions sass). Results are packed into $OUT/results.tgz.
+# Steps: env build ptxas test bench versions stages grid profile tcprofile mprofile roofline zoo sweeps layout
+#        charts sanitize torch torchfull sass
+# (default: env build ptxas test bench versions sass; charts = roofline zoo sweeps layout, the charts of
+# results/h200/ and their text-extent check). Results are packed into $OUT/results.tgz.
 # Environment: VERSIONS (fp32), TF32_VERSIONS, TF32X3_VERSIONS (the versions step), TC_VERSIONS (stages,
 # tcprofile), PROFILE_KERNELS (profile), SANITIZE_TIMEOUT, CGP_SANITIZE_KERNELS (sanitize: these versions
 # only), TORCH_TIMEOUT.
@@ -41,7 +42,10 @@ env_info() {
     python3 -c 'import torch; print("torch", torch.__version__, "cudnn", torch.backends.cudnn.version())' 2>&1 | tail -1
 }
 
-steps=("$@")
+steps=()
+for s in "$@"; do
+    if [ "$s" = charts ]; then steps+=(roofline zoo sweeps layout); else steps+=("$s"); fi
+done
 [ ${#steps[@]} -eq 0 ] && steps=(env build ptxas test bench versions sass)
 for s in "${steps[@]}"; do
     case $s in
@@ -81,10 +85,16 @@ for s in "${steps[@]}"; do
                --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio \
                build/cgp bench --baselines none --precision $prec --reduce det --kernel $k --iters 1 --warmup 0; done' ;;
     roofline) TAIL=40 step roofline build/cgp roofline --csv "$RES/roofline.csv" --svg "$RES/roofline.svg" ;;
+    zoo) TAIL=40 step zoo build/cgp roofline --zoo --iters 20 --csv "$RES/roofline_zoo.csv" \
+               --svg "$RES/roofline_zoo.svg" --speedup-svg "$RES/speedup_zoo.svg" ;;
     sweeps) TAIL=20 step sweeps bash -c "build/cgp bench --baselines none --precision all --reduce det \
                --sweep n=1,2,4,8,16,32,64,128,256,512 --csv $RES/sweep_n.csv --iters 20 &&
              build/cgp bench --baselines none --precision all --reduce det \
-               --sweep h=16,32,64,128,256,512,1024 --csv $RES/sweep_h.csv --iters 20" ;;
+               --sweep h=16,32,64,128,256,512,1024 --csv $RES/sweep_h.csv --iters 20 &&
+             build/cgp plot --csv $RES/sweep_n.csv --svg $RES/sweep_n.svg &&
+             build/cgp plot --csv $RES/sweep_h.csv --svg $RES/sweep_h.svg" ;;
+    layout) step layout env CGP_RESULTS_DIR="$RES" bash -c 'make build/tests/cpu_svg_layout >/dev/null &&
+               build/tests/cpu_svg_layout | grep -E "committed|^FAIL"' ;;
     sass) step sass bash -c 'for o in build/obj/kernels/fused/*.cu.o; do cuobjdump --dump-sass "$o" | python3 scripts/sass_loops.py; done' ;;
     *) echo "unknown step $s" ;;
     esac

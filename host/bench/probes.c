@@ -1,6 +1,6 @@
-/* probes.c - sizes, allocates and times the ceiling probes of kernels/bench/probes.cu (see probes.h).
- * The sizes aim at 1 to 3 ms per launch on an H200, so that a spin-up of 50 FFMA launches and
- * 5 warm-up and 30 timed launches of all six probes take well under a second. */
+/* probes.c - sizes, allocates and times the ceiling probes of kernels/bench/probes.cu and probes_wgmma.cu
+ * (see probes.h). The sizes aim at 1 to 3 ms per launch on an H200, so that a spin-up of 50 FFMA launches
+ * and 5 warm-up and 30 timed launches of all ten probes stay short beside the rows they are the roofs of. */
 #include "probes.h"
 
 #include <stdio.h>
@@ -13,6 +13,9 @@
 #define L2_READ_BYTES ((double)(8ull << 30)) /* per launch */
 #define FFMA_ITERS 2048                       /* x 128 FFMA per thread */
 #define MMA_ITERS 8192                        /* x 8 mma.sync per warp */
+#define WGMMA_ITERS 4096                      /* x 4 wgmma m64n256k8 per warpgroup, one block per SM */
+#define MUFU_ITERS 256                        /* x 128 MUFU per thread */
+#define SMEM_ITERS 1024                       /* x 16 16-byte shared loads per thread */
 #define GELU_ITERS 1024                       /* x 4 GELUs per thread */
 #define PROBE_THREADS 256                     /* every probe kernel's block size */
 #define SPIN_UP_LAUNCHES 50                   /* FFMA launches before the first probe */
@@ -29,8 +32,12 @@ static cudaError_t launch(const probe_setup *p, double *work)
     switch (p->kind) {
     case PROBE_DRAM: return probe_copy(p->src, p->dst, p->copy_floats, work, 0);
     case PROBE_L2: return probe_l2_read(p->src, p->l2_vectors, p->iters, p->blocks, p->sink, work, 0);
+    case PROBE_SMEM: return probe_smem(p->blocks, p->iters, (unsigned *)p->sink, work, 0);
     case PROBE_FFMA: return probe_ffma(p->blocks, p->iters, p->sink, work, 0);
-    case PROBE_TF32: return probe_tf32_mma(p->blocks, p->iters, p->sink, work, 0);
+    case PROBE_TF32_MMA_SYNC: return probe_tf32_mma(p->blocks, p->iters, p->sink, work, 0);
+    case PROBE_TF32_WGMMA: return probe_wgmma(p->blocks, p->iters, p->sink, work, 0);
+    case PROBE_MUFU_EX2: return probe_mufu(0, p->blocks, p->iters, p->sink, work, 0);
+    case PROBE_MUFU_RCP: return probe_mufu(1, p->blocks, p->iters, p->sink, work, 0);
     case PROBE_GELU_FAST: return probe_gelu(1, p->blocks, p->iters, p->sink, work, 0);
     default: return probe_gelu(0, p->blocks, p->iters, p->sink, work, 0);
     }
@@ -96,18 +103,48 @@ static size_t floor_pow2(size_t v)
     return p;
 }
 
+/* what each probe ran, for the tables and the CSV */
+static void describe(probe_result out[PROBE_COUNT], const probe_setup *setups, size_t copy_bytes, size_t l2_buffer,
+                     int l2_bytes)
+{
+#define DETAIL(k, ...) snprintf(out[k].detail, sizeof out[k].detail, __VA_ARGS__)
+    DETAIL(PROBE_DRAM, "copy of %zu MiB into another buffer, 16-byte loads and stores; bytes read + written",
+           copy_bytes / MIB);
+    DETAIL(PROBE_L2, "%zu KiB buffer (L2 %d KiB) read %.0f times per launch with ld.global.cg, %d blocks x %d",
+           l2_buffer >> 10, l2_bytes >> 10, out[PROBE_L2].work / (double)l2_buffer, setups[PROBE_L2].blocks,
+           PROBE_THREADS);
+    DETAIL(PROBE_SMEM, "conflict-free ld.volatile.shared.v4 (LDS.128), 16 KiB per block, %d blocks x %d, %d x 16 "
+           "loads per thread", setups[PROBE_SMEM].blocks, PROBE_THREADS, SMEM_ITERS);
+    DETAIL(PROBE_FFMA, "8 independent FFMA chains per thread, %d blocks x %d, %d x 128 FFMA per thread; 2 FLOP each",
+           setups[PROBE_FFMA].blocks, PROBE_THREADS, FFMA_ITERS);
+    DETAIL(PROBE_TF32_MMA_SYNC, "mma.sync m16n8k8 tf32, 8 independent accumulators per warp, %d blocks x %d, "
+           "%d x 8 mma per warp", setups[PROBE_TF32_MMA_SYNC].blocks, PROBE_THREADS, MMA_ITERS);
+    DETAIL(PROBE_TF32_WGMMA, "wgmma.mma_async m64n256k8 tf32, operands in shared memory, %d blocks x 2 warpgroups, "
+           "%d x 4 wgmma per warpgroup, 2 groups in flight", setups[PROBE_TF32_WGMMA].blocks, WGMMA_ITERS);
+    for (int k = PROBE_MUFU_EX2; k <= PROBE_MUFU_RCP; ++k)
+        DETAIL(k, "%s, 8 independent chains per thread, %d blocks x %d, %d x 128 per thread",
+               k == PROBE_MUFU_EX2 ? "ex2.approx.ftz of -v (MUFU.EX2)" : "rcp.approx.ftz (MUFU.RCP) + 1 (FADD)",
+               setups[k].blocks, PROBE_THREADS, MUFU_ITERS);
+    for (int k = PROBE_GELU_FAST; k <= PROBE_GELU_ERFF; ++k)
+        DETAIL(k, "%s of register values in [-3, 4) added into 4 sums per thread, %d blocks x %d, %d per thread",
+               k == PROBE_GELU_FAST ? "gelu_fast" : "0.5 v (1 + erff(v / sqrt 2))", setups[k].blocks, PROBE_THREADS,
+               4 * GELU_ITERS);
+#undef DETAIL
+}
+
 int probes_measure(int warmup, int iters, probe_result out[PROBE_COUNT], char *err, size_t errlen)
 {
-    static const char *const names[PROBE_COUNT] = {"dram copy", "l2 read", "ffma", "tf32 mma.sync", "gelu_fast",
-                                                   "gelu erff"};
-    static const char *const units[PROBE_COUNT] = {"B/s", "B/s", "FLOP/s", "FLOP/s", "GELU/s", "GELU/s"};
+    static const char *const names[PROBE_COUNT] = {"dram copy", "l2 read",  "smem read", "ffma",      "tf32 mma.sync",
+                                                   "tf32 wgmma", "mufu ex2", "mufu rcp",  "gelu_fast", "gelu erff"};
+    static const char *const units[PROBE_COUNT] = {"B/s",    "B/s",  "B/s",  "FLOP/s", "FLOP/s",
+                                                   "FLOP/s", "op/s", "op/s", "GELU/s", "GELU/s"};
     memset(out, 0, sizeof(probe_result) * PROBE_COUNT);
     for (int k = 0; k < PROBE_COUNT; ++k) {
         out[k].name = names[k];
         out[k].unit = units[k];
     }
     const char *step = "cudaGetDevice";
-    int dev = 0, sm_count = 0, l2_bytes = 0;
+    int dev = 0, sm_count = 0, l2_bytes = 0, cc_major = 0, cc_minor = 0;
     size_t free_bytes = 0, total_bytes = 0;
     cudaError_t e = cudaGetDevice(&dev);
     if (e == cudaSuccess) {
@@ -118,6 +155,12 @@ int probes_measure(int warmup, int iters, probe_result out[PROBE_COUNT], char *e
         step = "cudaDeviceGetAttribute(L2CacheSize)";
         e = cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, dev);
     }
+    if (e == cudaSuccess) {
+        step = "cudaDeviceGetAttribute(ComputeCapability)";
+        e = cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, dev);
+    }
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&cc_minor, cudaDevAttrComputeCapabilityMinor, dev);
     if (e == cudaSuccess) {
         step = "cudaMemGetInfo";
         e = cudaMemGetInfo(&free_bytes, &total_bytes);
@@ -137,6 +180,9 @@ int probes_measure(int warmup, int iters, probe_result out[PROBE_COUNT], char *e
     /* the L2 buffer: the largest power of two within a quarter of the L2 (at least 1 MiB) */
     const size_t l2_quarter = (size_t)l2_bytes / 4;
     const size_t l2_buffer = floor_pow2(l2_quarter > MIB ? l2_quarter : MIB);
+    const char *no_wgmma = probe_wgmma_unsupported(cc_major, cc_minor);
+    if (no_wgmma)
+        snprintf(out[PROBE_TF32_WGMMA].unavailable, sizeof out[PROBE_TF32_WGMMA].unavailable, "%s", no_wgmma);
 
     float *src = NULL, *dst = NULL, *sink = NULL;
     step = "cudaMalloc of the probe buffers";
@@ -160,8 +206,12 @@ int probes_measure(int warmup, int iters, probe_result out[PROBE_COUNT], char *e
     const probe_setup setups[PROBE_COUNT] = {
         {PROBE_DRAM, src, dst, sink, (int64_t)(copy_bytes / sizeof(float)), 0, 0, 0},
         {PROBE_L2, src, NULL, sink, 0, (int64_t)(l2_buffer / 16), full_blocks, l2_trips > 0 ? l2_trips : 1},
+        {PROBE_SMEM, NULL, NULL, sink, 0, 0, full_blocks, SMEM_ITERS},
         {PROBE_FFMA, NULL, NULL, sink, 0, 0, full_blocks, FFMA_ITERS},
-        {PROBE_TF32, NULL, NULL, sink, 0, 0, sm_count * 4, MMA_ITERS},
+        {PROBE_TF32_MMA_SYNC, NULL, NULL, sink, 0, 0, sm_count * 4, MMA_ITERS},
+        {PROBE_TF32_WGMMA, NULL, NULL, sink, 0, 0, sm_count, WGMMA_ITERS},
+        {PROBE_MUFU_EX2, NULL, NULL, sink, 0, 0, full_blocks, MUFU_ITERS},
+        {PROBE_MUFU_RCP, NULL, NULL, sink, 0, 0, full_blocks, MUFU_ITERS},
         {PROBE_GELU_FAST, NULL, NULL, sink, 0, 0, full_blocks, GELU_ITERS},
         {PROBE_GELU_ERFF, NULL, NULL, sink, 0, 0, full_blocks, GELU_ITERS},
     };
@@ -173,26 +223,11 @@ int probes_measure(int warmup, int iters, probe_result out[PROBE_COUNT], char *e
     }
     for (int k = 0; k < PROBE_COUNT && e == cudaSuccess; ++k) {
         step = names[k];
-        e = time_probe(&setups[k], warmup, iters, &out[k]);
+        if (!out[k].unavailable[0])
+            e = time_probe(&setups[k], warmup, iters, &out[k]);
     }
-    if (e == cudaSuccess) {
-        snprintf(out[PROBE_DRAM].detail, sizeof out[PROBE_DRAM].detail,
-                 "copy of %zu MiB into another buffer, 16-byte loads and stores; bytes read + written", copy_bytes / MIB);
-        snprintf(out[PROBE_L2].detail, sizeof out[PROBE_L2].detail,
-                 "%zu KiB buffer (L2 %d KiB) read %.0f times per launch with ld.global.cg, %d blocks x %d", l2_buffer >> 10,
-                 l2_bytes >> 10, out[PROBE_L2].work / (double)l2_buffer, full_blocks, PROBE_THREADS);
-        snprintf(out[PROBE_FFMA].detail, sizeof out[PROBE_FFMA].detail,
-                 "8 independent FFMA chains per thread, %d blocks x %d, %d x 128 FFMA per thread; 2 FLOP each",
-                 full_blocks, PROBE_THREADS, FFMA_ITERS);
-        snprintf(out[PROBE_TF32].detail, sizeof out[PROBE_TF32].detail,
-                 "mma.sync m16n8k8 tf32, 8 independent accumulators per warp, %d blocks x %d, %d x 8 mma per warp",
-                 sm_count * 4, PROBE_THREADS, MMA_ITERS);
-        for (int k = PROBE_GELU_FAST; k <= PROBE_GELU_ERFF; ++k)
-            snprintf(out[k].detail, sizeof out[k].detail,
-                     "%s of register values in [-3, 4) added into 4 sums per thread, %d blocks x %d, %d per thread",
-                     k == PROBE_GELU_FAST ? "gelu_fast" : "0.5 v (1 + erff(v / sqrt 2))", full_blocks, PROBE_THREADS,
-                     4 * GELU_ITERS);
-    }
+    if (e == cudaSuccess)
+        describe(out, setups, copy_bytes, l2_buffer, l2_bytes);
     cudaFree(src);
     cudaFree(dst);
     cudaFree(sink);

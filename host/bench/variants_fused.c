@@ -86,6 +86,7 @@ int variants_fused(const bench_problem *p, const fused_selection *sel, bench_var
             int version = 0;
             const char *kname = "?";
             cgp_plan_kernel(st->plan, &version, &kname);
+            snprintf(v->kernel, sizeof v->kernel, "%s", kname);
             snprintf(v->detail, sizeof v->detail, "kernel %s (--kernel %d), workspace %zu B, no intermediate", kname,
                      version, st->workspace_bytes);
             v->bytes_moved = problem_min_bytes(p) + 2.0 * (double)st->workspace_bytes;

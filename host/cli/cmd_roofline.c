@@ -1,51 +1,31 @@
 /*
  * cmd_roofline.c - `cgp roofline`: measures the ceilings of the present GPU with the probes of
- * kernels/bench/probes.cu (DRAM copy, L2 read, FFMA, TF32 mma.sync, GELU), computes the model of the
- * chosen shape (FLOPs, GELUs, minimal DRAM bytes, intensity, the floor time under each ceiling:
- * host/plot/roofline_model.h), runs every fused variant and baseline through bench_run (checked, then
- * timed) and places each on the roofline. --csv writes ceilings, model and points in one file
- * (column kind), --svg draws the chart (host/plot/roofline_svg.h). docs/roofline.md explains it all.
+ * kernels/bench/probes.cu and probes_wgmma.cu (DRAM copy, L2 read, shared-memory read, FFMA, TF32 mma.sync,
+ * TF32 wgmma, MUFU ex2 and rcp, GELU), then for one shape, or with --zoo for every shape of the zoo
+ * (host/bench/zoo.h), computes the model (FLOPs, GELUs, the bytes of the fused kernel and of the unfused
+ * pipeline, intensities, floors: host/plot/roofline_model.h), runs the fused kernels and the baselines through
+ * bench_run (checked, then timed) and places each row against the roof of the pipe it runs on, from what it
+ * executes (roofline_row_work). --csv writes ceilings, model and points in one file, --svg the roofline chart,
+ * --speedup-svg (with --zoo) the speedup over cuDNN against the intermediate's size (host/cli/roofline_files.c).
+ * docs/roofline.md explains it all.
  *     cgp roofline [shape options] [--kernel N] [--reduce det|atomic|all]
- *                  [--baselines all|none|cudnn|cudnn-graph|unfused] [--warmup 5 --iters 30]
- *                  [--csv FILE] [--svg FILE]
+ *                  [--baselines all|none|cudnn|cudnn-graph|unfused] [--warmup 5 --iters 30] [--csv F] [--svg F]
+ *     cgp roofline --zoo [--zoo-file F] [--seed S] [--warmup 5 --iters 30] [--csv F] [--svg F] [--speedup-svg F]
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
 #include "chart.h"
 #include "cli.h"
-#include "outfile.h"
-#include "probes.h"
-#include "roofline_model.h"
-#include "roofline_svg.h"
+#include "roofline_run.h"
+#include "zoo.h"
 
 static const char *const reduce_choices[] = {"det", "atomic", "all", NULL};
 static const char *const baseline_choices[] = {"all", "none", "cudnn", "cudnn-graph", "unfused", NULL};
 static const unsigned baseline_bits[] = {BASELINE_CUDNN | BASELINE_CUDNN_GRAPH | BASELINE_UNFUSED, 0, BASELINE_CUDNN,
                                          BASELINE_CUDNN_GRAPH, BASELINE_UNFUSED};
-
-/* everything one run produced, for the printout and the files */
-typedef struct roofline_run {
-    sysinfo si;
-    roofline_shape shape;
-    const char *padding;
-    probe_result probes[PROBE_COUNT];
-    roofline_ceilings ceilings;
-    roofline_model model;
-    roofline_floors floors;
-    bench_result bench;
-    roofline_point points[BENCH_MAX_ROWS];
-    int placed[BENCH_MAX_ROWS]; /* 1 where points[i] holds a placed point */
-} roofline_run;
-
-
-static const char *roof_name(roofline_roof roof)
-{
-    return roof == ROOFLINE_ROOF_FFMA ? "ffma" : roof == ROOFLINE_ROOF_TF32 ? "tf32" : "";
-}
 
 static void print_ceilings(const roofline_run *r, int warmup, int iters)
 {
@@ -54,231 +34,215 @@ static void print_ceilings(const roofline_run *r, int warmup, int iters)
     printf("  %-14s %10s %10s %10s  %-16s %s\n", "probe", "median ms", "min ms", "max ms", "rate", "what ran");
     for (int k = 0; k < PROBE_COUNT; ++k) {
         const probe_result *p = &r->probes[k];
+        if (p->unavailable[0]) {
+            printf("  %-14s not measured: %s\n", p->name, p->unavailable);
+            continue;
+        }
         char rate[32];
         chart_format_quantity(p->rate, 4, p->unit, rate, sizeof rate);
         printf("  %-14s %10.4f %10.4f %10.4f  %-16s %s\n", p->name, p->median_ms, p->min_ms, p->max_ms, rate, p->detail);
     }
+    if (r->datasheet)
+        printf("  datasheet (drawn dotted, never used for a percentage): %s\n", r->datasheet->source);
 }
 
-static void print_model(const roofline_run *r)
+static void print_model(const roofline_shape_run *s)
 {
-    const roofline_model *m = &r->model;
-    const roofline_floors *f = &r->floors;
+    const roofline_model *m = &s->model;
+    const roofline_floors *f = &s->floors;
     char a[32], b[32], c[32], d[32], e[32];
     printf("\nmodel: N=%lld Cin=%lld Cout=%lld H=%lld W=%lld padding %s -> Hout=%lld Wout=%lld\n",
-           (long long)r->shape.n, (long long)r->shape.cin, (long long)r->shape.cout, (long long)r->shape.h,
-           (long long)r->shape.w, r->padding, (long long)m->hout, (long long)m->wout);
+           (long long)s->shape.n, (long long)s->shape.cin, (long long)s->shape.cout, (long long)s->shape.h,
+           (long long)s->shape.w, s->padding, (long long)m->hout, (long long)m->wout);
     chart_format_quantity(m->conv_flops, 4, "FLOP", a, sizeof a);
-    printf("  %-22s %-14s 2 N Cout Hout Wout Cin 9\n", "convolution FLOPs", a);
+    printf("  %-26s %-14s 2 N Cout Hout Wout Cin 9 (direct convolution)\n", "convolution FLOPs", a);
     chart_format_quantity(m->gelu_count, 4, "GELU", a, sizeof a);
-    printf("  %-22s %-14s N Cout Hout Wout\n", "GELU evaluations", a);
+    printf("  %-26s %-14s N Cout Hout Wout\n", "GELU evaluations", a);
     chart_format_quantity(m->min_bytes, 4, "B", a, sizeof a);
     chart_format_quantity(m->x_bytes, 4, "B", b, sizeof b);
     chart_format_quantity(m->w_bytes, 4, "B", c, sizeof c);
     chart_format_quantity(m->b_bytes, 4, "B", d, sizeof d);
     chart_format_quantity(m->y_bytes, 4, "B", e, sizeof e);
-    printf("  %-22s %-14s x %s + weights %s + bias %s read once, y %s written once\n", "minimal DRAM bytes", a, b, c,
-           d, e);
-    printf("  %-22s %-14.4g conv FLOPs / minimal bytes (FLOP/B)\n", "arithmetic intensity", m->intensity);
+    printf("  %-26s %-14s x %s + weights %s + bias %s read once, y %s written once\n", "fused: minimal DRAM bytes", a,
+           b, c, d, e);
+    printf("  %-26s %-14.4g conv FLOPs / minimal bytes (FLOP/B)\n", "fused: intensity", m->intensity);
+    chart_format_quantity(m->intermediate_bytes, 4, "B", a, sizeof a);
+    chart_format_quantity(m->unfused_bytes, 4, "B", b, sizeof b);
+    printf("  %-26s %-14s the intermediate (%s) written once and read once more\n", "unfused: DRAM bytes", b, a);
+    printf("  %-26s %-14.4g conv FLOPs / unfused bytes\n", "unfused: intensity", m->unfused_intensity);
     printf("floors (the time each ceiling alone allows):\n");
-    printf("  %-22s %10.4f ms  minimal bytes / DRAM copy bandwidth\n", "memory", f->memory_ms);
-    printf("  %-22s %10.4f ms  conv FLOPs / FFMA rate\n", "FFMA", f->ffma_ms);
-    printf("  %-22s %10.4f ms  conv FLOPs / TF32 mma.sync rate\n", "TF32", f->tf32_ms);
-    printf("  %-22s %10.4f ms  3 x conv FLOPs / TF32 rate (3xtf32: three tensor products per product)\n", "3xTF32",
-           f->tf32x3_ms);
-    printf("  %-22s %10.4f ms  GELUs / gelu_fast rate\n", "GELU", f->gelu_ms);
-    printf("  %-22s %10.4f ms  FFMA + GELU: both on the FP32 pipe, so they add\n", "fp32 kernel", f->fp32_kernel_ms);
-    printf("  %-22s %10.4f ms  max(TF32, GELU): tensor and FP32 pipes overlap at best\n", "tf32 kernel",
+    printf("  %-26s %10.4f ms  minimal bytes / DRAM copy bandwidth\n", "memory", f->memory_ms);
+    printf("  %-26s %10.4f ms  conv FLOPs / FFMA rate (direct; Winograd F(4x4,3x3) needs a quarter)\n", "FFMA",
+           f->ffma_ms);
+    printf("  %-26s %10.4f ms  conv FLOPs / mma.sync TF32 rate\n", "TF32 mma.sync", f->mma_sync_ms);
+    printf("  %-26s %10.4f ms  conv FLOPs / wgmma TF32 rate\n", "TF32 wgmma", f->wgmma_ms);
+    printf("  %-26s %10.4f ms  3 x conv FLOPs / the faster TF32 rate (three products per product)\n", "3xTF32",
+           f->tensor_x3_ms);
+    printf("  %-26s %10.4f ms  GELUs / gelu_fast rate\n", "GELU", f->gelu_ms);
+    printf("  %-26s %10.4f ms  GELUs / MUFU.EX2 rate (one MUFU per GELU, the least any GELU form issues)\n", "MUFU",
+           f->mufu_ms);
+    printf("  %-26s %10.4f ms  FFMA + GELU: both on the FP32 pipe, so they add\n", "fp32 direct kernel",
+           f->fp32_kernel_ms);
+    printf("  %-26s %10.4f ms  max(TF32, GELU): tensor and FP32 pipes overlap at best\n", "tf32 kernel",
            f->tf32_kernel_ms);
-    printf("  %-22s %10.4f ms  max(3xTF32, GELU)\n", "3xtf32 kernel", f->tf32x3_kernel_ms);
+    printf("  %-26s %10.4f ms  max(3xTF32, GELU)\n", "3xtf32 kernel", f->tf32x3_kernel_ms);
 }
 
-/* the legend / table text of a point: "61.7 TFLOP/s, 95% of FFMA, 4% of DRAM" */
-static void point_note(const roofline_point *p, char *buf, size_t cap)
+static void print_points(const roofline_shape_run *s)
 {
-    char rate[32];
-    chart_format_quantity(p->flops_per_s, 3, "FLOP/s", rate, sizeof rate);
-    int n = snprintf(buf, cap, "%s", rate);
-    if (p->roof != ROOFLINE_ROOF_NONE && !isnan(p->pct_compute) && n >= 0 && (size_t)n < cap)
-        n += snprintf(buf + n, cap - (size_t)n, ", %.0f%% of %s%s", p->pct_compute,
-                      p->roof == ROOFLINE_ROOF_FFMA ? "FFMA" : "TF32", p->work_factor > 1.0 ? " (3 products each)" : "");
-    if (!isnan(p->pct_memory) && n >= 0 && (size_t)n < cap)
-        snprintf(buf + n, cap - (size_t)n, ", %.0f%% of DRAM", p->pct_memory);
-}
-
-static void print_points(const roofline_run *r)
-{
-    printf("\npoints (FLOP/s: convolution FLOPs / median time; bytes: what each row moves, intermediates counted)\n");
-    printf("  %-26s %-7s %9s %9s %9s %9s %-20s %6s %6s\n", "variant", "prec", "median ms", "TFLOP/s", "moved GB",
-           "FLOP/B", "% of compute roof", "% DRAM", "% roof");
-    for (int i = 0; i < r->bench.count; ++i) {
-        const bench_row *row = &r->bench.rows[i];
-        if (!r->placed[i]) {
-            printf("  %-26s %-7s not placed: %s\n", row->v.name, row->v.precision,
-                   !row->v.run ? row->v.unavailable
+    printf("\npoints (direct: convolution FLOPs / median time; executed: what the row's pipe did; bytes: what each row "
+           "moves, intermediates counted)\n");
+    printf("  %-26s %-7s %9s %9s %9s %9s %9s  %-18s %6s %6s  %s\n", "variant", "prec", "median ms", "direct TF",
+           "exec TF", "moved GB", "FLOP/B", "% of pipe roof", "% DRAM", "% roof", "executes");
+    for (int i = 0; i < s->bench.count; ++i) {
+        const bench_row *row = &s->bench.rows[i];
+        if (!s->placed[i]) {
+            printf("  %-26s %-7s not placed: %s\n", row->v.name, roofline_math_name(roofline_row_math(row)),
+                   !row->v.run   ? row->v.unavailable
                    : !row->timed ? row->failure
                                  : "does no convolution (a layout conversion)");
             continue;
         }
-        const roofline_point *p = &r->points[i];
-        char compute[32] = "-";
-        if (!isnan(p->pct_compute))
-            snprintf(compute, sizeof compute, "%.1f%% of %s%s", p->pct_compute,
-                     p->roof == ROOFLINE_ROOF_FFMA ? "FFMA" : "TF32", p->work_factor > 1.0 ? " (x3)" : "");
-        printf("  %-26s %-7s %9.4f %9.2f %9.3f %9.1f %-20s %5.1f%% %5.1f%%\n", row->v.name, row->v.precision,
-               row->ms_median, p->flops_per_s / 1e12, row->v.bytes_moved / 1e9, p->intensity, compute, p->pct_memory,
-               p->pct_roof);
+        const roofline_point *p = &s->points[i];
+        char pipe[40] = "-", executes[160];
+        if (!isnan(p->pct_pipe))
+            snprintf(pipe, sizeof pipe, "%.1f%% %s", p->pct_pipe, roofline_pipe_name(p->work.pipe));
+        roofline_work_text(row, &p->work, executes, sizeof executes);
+        printf("  %-26s %-7s %9.4f %9.2f %9.2f %9.3f %9.1f  %-18s %5.1f%% %5.1f%%  %s\n", row->v.name,
+               roofline_math_name(roofline_row_math(row)), row->ms_median, p->flops_per_s / 1e12,
+               p->executed_flops_per_s / 1e12, row->v.bytes_moved / 1e9, p->intensity, pipe, p->pct_memory, p->pct_roof,
+               executes);
     }
-    printf("  (x3: 3xtf32 does three tf32 products per product, so its share of the TF32 roof counts 3 x its FLOPs;\n"
-           "   %% roof: of min(compute roof, intensity x DRAM bandwidth) at the row's own intensity)\n");
+    printf("  (%% of pipe roof: executed FLOP/s / the probe of the row's pipe; %% roof: of min(pipe roof, executed "
+           "intensity x DRAM bandwidth))\n");
 }
 
-/* ---- CSV: one file, rows of kind ceiling, model and point ---- */
-static void csv_text(outfile *o, const char *s)
+/* the zoo in one table: per shape the intensities, each series' direct TFLOP/s, % of its pipe, speedup */
+static void print_zoo_summary(const roofline_run *r)
 {
-    outfile_write(o, "\"", 1);
-    for (; *s; ++s)
-        outfile_write(o, *s == '"' ? "\"\"" : s, *s == '"' ? 2 : 1);
-    outfile_write(o, "\"", 1);
-}
-
-/* a number, or an empty field for NaN */
-static void csv_number(outfile *o, const char *fmt, double v)
-{
-    outfile_printf(o, ",");
-    if (!isnan(v))
-        outfile_printf(o, fmt, v);
-}
-
-static void csv_prefix(outfile *o, const roofline_run *r, const char *kind, const char *name, const char *precision)
-{
-    const sysinfo *si = &r->si;
-    outfile_printf(o, "%s,", si->date);
-    csv_text(o, si->device);
-    outfile_printf(o, ",%d,", si->sm_count);
-    csv_text(o, si->driver);
-    outfile_printf(o, ",%s,%s,%s,%lld,%lld,%lld,%lld,%lld,%s,%s,", si->runtime, si->cudnn, si->commit,
-                   (long long)r->shape.n, (long long)r->shape.cin, (long long)r->shape.cout, (long long)r->shape.h,
-                   (long long)r->shape.w, r->padding, kind);
-    csv_text(o, name);
-    outfile_printf(o, ",%s", precision);
-}
-
-/* value, unit, median/min/max ms, bytes, intensity, compute_roof, pct_compute, pct_memory, pct_roof,
- * status, detail */
-static void csv_rest(outfile *o, double value, const char *unit, double ms, double min_ms, double max_ms, double bytes,
-                     double intensity, const char *roof, double pct_compute, double pct_memory, double pct_roof,
-                     const char *status, const char *detail)
-{
-    csv_number(o, "%.6g", value);
-    outfile_printf(o, ",%s", unit);
-    csv_number(o, "%.5f", ms);
-    csv_number(o, "%.5f", min_ms);
-    csv_number(o, "%.5f", max_ms);
-    csv_number(o, "%.0f", bytes);
-    csv_number(o, "%.4g", intensity);
-    outfile_printf(o, ",%s", roof);
-    csv_number(o, "%.2f", pct_compute);
-    csv_number(o, "%.2f", pct_memory);
-    csv_number(o, "%.2f", pct_roof);
-    outfile_printf(o, ",%s,", status);
-    csv_text(o, detail);
-    outfile_printf(o, "\n");
-}
-
-static int write_csv(const char *path, const roofline_run *r, char *err, size_t errlen)
-{
-    outfile o;
-    if (outfile_open(&o, path, 0, err, errlen) != 0)
-        return -1;
-    outfile_printf(&o, "date,device,sm_count,driver,cuda,cudnn,commit,n,cin,cout,h,w,padding,kind,name,precision,"
-                       "value,unit,median_ms,min_ms,max_ms,bytes,intensity,compute_roof,pct_compute,pct_memory,"
-                       "pct_roof,status,detail\n");
-    for (int k = 0; k < PROBE_COUNT; ++k) {
-        const probe_result *p = &r->probes[k];
-        const int bytes = k == PROBE_DRAM || k == PROBE_L2;
-        csv_prefix(&o, r, "ceiling", p->name, "");
-        csv_rest(&o, p->rate, p->unit, p->median_ms, p->min_ms, p->max_ms, bytes ? p->work : NAN, NAN, "", NAN, NAN,
-                 NAN, "measured", p->detail);
-    }
-    const roofline_model *m = &r->model;
-    const roofline_floors *f = &r->floors;
-    const struct {
-        const char *name, *unit, *formula;
-        double value;
-    } model[] = {
-        {"conv_flops", "FLOP", "2 N Cout Hout Wout Cin 9", m->conv_flops},
-        {"gelu_count", "GELU", "N Cout Hout Wout", m->gelu_count},
-        {"x_bytes", "B", "4 N Cin H W", m->x_bytes},
-        {"w_bytes", "B", "4 Cout Cin 9", m->w_bytes},
-        {"b_bytes", "B", "4 Cout", m->b_bytes},
-        {"y_bytes", "B", "4 N Cout", m->y_bytes},
-        {"min_bytes", "B", "x + w + b read once, y written once", m->min_bytes},
-        {"intensity", "FLOP/B", "conv_flops / min_bytes", m->intensity},
-        {"floor_memory", "ms", "min_bytes / dram copy rate", f->memory_ms},
-        {"floor_ffma", "ms", "conv_flops / ffma rate", f->ffma_ms},
-        {"floor_tf32", "ms", "conv_flops / tf32 mma.sync rate", f->tf32_ms},
-        {"floor_3xtf32", "ms", "3 conv_flops / tf32 mma.sync rate", f->tf32x3_ms},
-        {"floor_gelu", "ms", "gelu_count / gelu_fast rate", f->gelu_ms},
-        {"floor_fp32_kernel", "ms", "floor_ffma + floor_gelu (one FP32 pipe)", f->fp32_kernel_ms},
-        {"floor_tf32_kernel", "ms", "max(floor_tf32, floor_gelu)", f->tf32_kernel_ms},
-        {"floor_3xtf32_kernel", "ms", "max(floor_3xtf32, floor_gelu)", f->tf32x3_kernel_ms},
-    };
-    for (size_t i = 0; i < sizeof model / sizeof model[0]; ++i) {
-        csv_prefix(&o, r, "model", model[i].name, "");
-        csv_rest(&o, model[i].value, model[i].unit, NAN, NAN, NAN, NAN, NAN, "", NAN, NAN, NAN, "computed",
-                 model[i].formula);
-    }
-    for (int i = 0; i < r->bench.count; ++i) {
-        const bench_row *row = &r->bench.rows[i];
-        const roofline_point *p = &r->points[i];
-        const char *detail = !row->v.run ? row->v.unavailable : row->failure[0] ? row->failure : row->v.detail;
-        char note[400];
-        if (r->placed[i] && p->work_factor > 1.0)
-            snprintf(note, sizeof note, "%s; pct_compute counts 3 tf32 products per conv FLOP", detail);
-        else
-            snprintf(note, sizeof note, "%s", detail);
-        csv_prefix(&o, r, "point", row->v.name, row->v.precision);
-        if (r->placed[i])
-            csv_rest(&o, p->flops_per_s, "FLOP/s", row->ms_median, row->ms_min, row->ms_max, row->v.bytes_moved,
-                     p->intensity, roof_name(p->roof), p->pct_compute, p->pct_memory, p->pct_roof, bench_row_status(row), note);
-        else
-            csv_rest(&o, NAN, "FLOP/s", row->timed ? row->ms_median : NAN, row->timed ? row->ms_min : NAN,
-                     row->timed ? row->ms_max : NAN, row->v.bytes_moved > 0.0 ? row->v.bytes_moved : NAN, NAN, "",
-                     NAN, NAN, NAN, bench_row_status(row), note);
-    }
-    return outfile_commit(&o, err, errlen);
-}
-
-static int write_svg(const char *path, const roofline_run *r, char *err, size_t errlen)
-{
-    roofline_chart_point pts[BENCH_MAX_ROWS];
-    char notes[BENCH_MAX_ROWS][96];
-    int count = 0;
-    for (int i = 0; i < r->bench.count; ++i)
-        if (r->placed[i]) {
-            point_note(&r->points[i], notes[count], sizeof notes[count]);
-            pts[count] = (roofline_chart_point){r->bench.rows[i].v.name, notes[count], r->points[i].intensity,
-                                                r->points[i].flops_per_s};
-            ++count;
+    printf("\nzoo summary (TFLOP/s direct, %% of the pipe roof from what the kernel executes, speedup over the cuDNN "
+           "row of the same accuracy)\n");
+    printf("  %-2s %-34s %7s %7s  %s\n", "#", "shape", "fused", "unfused", "rows");
+    for (int k = 0; k < r->count; ++k) {
+        const roofline_shape_run *s = &r->shapes[k];
+        char shape[96];
+        snprintf(shape, sizeof shape, "%lldx%lldx%lldx%lldx%lld %s", (long long)s->shape.n, (long long)s->shape.cin,
+                 (long long)s->shape.cout, (long long)s->shape.h, (long long)s->shape.w, s->padding);
+        if (s->skipped[0]) {
+            printf("  %-2d %-34s skipped: %s\n", k + 1, shape, s->skipped);
+            continue;
         }
-    char title[384], subtitle[384];
-    snprintf(title, sizeof title, "Roofline of conv3x3 + bias + GELU + mean on %s (%d SMs)", r->si.device,
-             r->si.sm_count);
-    snprintf(subtitle, sizeof subtitle,
-             "N=%lld Cin=%lld Cout=%lld H=%lld W=%lld padding %s; driver %s, CUDA %s, cuDNN %s; commit %s, %s",
-             (long long)r->shape.n, (long long)r->shape.cin, (long long)r->shape.cout, (long long)r->shape.h,
-             (long long)r->shape.w, r->padding, r->si.driver, r->si.runtime, r->si.cudnn, r->si.commit, r->si.date);
-    const roofline_chart chart = {
-        title,
-        subtitle,
-        r->ceilings,
-        r->floors.fp32_kernel_ms > 0.0 ? r->model.conv_flops / (r->floors.fp32_kernel_ms * 1e-3) : 0.0,
-        r->model.intensity,
-        pts,
-        count,
-    };
-    return roofline_svg_write(path, &chart, err, errlen);
+        printf("  %-2d %-34s %7.1f %7.1f ", k + 1, shape, s->model.intensity, s->model.unfused_intensity);
+        for (int i = 0; i < s->bench.count; ++i) {
+            if (!s->placed[i])
+                continue;
+            const bench_row *row = &s->bench.rows[i];
+            const int partner = strcmp(row->v.family, "fused") == 0 ? roofline_cudnn_partner(&s->bench, i) : -1;
+            printf(" | %s %.1f", row->v.kernel[0] ? row->v.kernel : row->v.name, s->points[i].flops_per_s / 1e12);
+            if (!isnan(s->points[i].pct_pipe))
+                printf(" (%.0f%%)", s->points[i].pct_pipe);
+            if (partner >= 0)
+                printf(" %.2fx", s->bench.rows[partner].ms_median / row->ms_median);
+        }
+        printf("\n");
+    }
+}
+
+/* Measures one shape: model, floors, bench rows, points. Returns 0 (a shape that does not fit in memory is
+ * skipped, saying why), or 1 with err set on a CUDA error. */
+static int measure_shape(const roofline_run *r, roofline_shape_run *s, cgp_padding padding, const bench_options *bo,
+                         char *err, size_t errlen)
+{
+    roofline_floors_compute(&s->model, &r->ceilings, &s->floors);
+    const cgp_shape shape = {s->shape.n, s->shape.cin, s->shape.cout, s->shape.h, s->shape.w};
+    const int rc = bench_run(&shape, padding, bo, &s->bench, err, errlen);
+    if (rc == EXIT_BAD_INPUT && r->zoo) {
+        snprintf(s->skipped, sizeof s->skipped, "%.255s", err);
+        printf("\nshape %lldx%lldx%lldx%lldx%lld %s skipped: %s\n", (long long)shape.n, (long long)shape.cin,
+               (long long)shape.cout, (long long)shape.h, (long long)shape.w, s->padding, err);
+        return 0;
+    }
+    if (rc != 0)
+        return rc;
+    printf("\n");
+    bench_print_table(stdout, &s->bench);
+    for (int i = 0; i < s->bench.count; ++i) {
+        const bench_row *row = &s->bench.rows[i];
+        const roofline_work work = roofline_row_work(row);
+        s->placed[i] = row->timed && work.pipe != ROOFLINE_PIPE_NONE &&
+                       roofline_point_place(s->model.conv_flops, row->v.bytes_moved, row->ms_median, &work,
+                                            &r->ceilings, &s->points[i]) == 0;
+    }
+    print_points(s);
+    fflush(stdout);
+    return 0;
+}
+
+/* The shapes to run: the one of the options, or the zoo's. Returns 0, or an exit code after a message. */
+static int choose_shapes(roofline_run *r, const cli_problem_options *po, const char *zoo_file)
+{
+    zoo z = {NULL, 0};
+    char err[512];
+    if (r->zoo && zoo_load(zoo_file, &z, err, sizeof err) != 0) {
+        fprintf(stderr, "cgp roofline: %s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    r->count = r->zoo ? z.count : 1;
+    r->shapes = calloc((size_t)r->count, sizeof *r->shapes);
+    if (!r->shapes) {
+        zoo_free(&z);
+        fprintf(stderr, "cgp roofline: out of host memory\n");
+        return EXIT_FAIL;
+    }
+    for (int k = 0; k < r->count; ++k) {
+        roofline_shape_run *s = &r->shapes[k];
+        const cgp_shape sh = r->zoo ? z.shapes[k].shape : cli_shape(po);
+        const int padding = r->zoo ? (int)z.shapes[k].padding : po->padding;
+        s->shape = (roofline_shape){sh.n, sh.cin, sh.cout, sh.h, sh.w, padding};
+        s->padding = cli_padding_names[padding];
+        if (r->zoo)
+            snprintf(s->label, sizeof s->label, "%s", z.shapes[k].label);
+        if (roofline_model_compute(&s->shape, &s->model) != 0) {
+            zoo_free(&z);
+            fprintf(stderr, "cgp roofline: H=%lld W=%lld give no output pixel with padding %s\n", (long long)sh.h,
+                    (long long)sh.w, s->padding);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    zoo_free(&z);
+    return EXIT_OK;
+}
+
+/* --zoo takes no shape or kernel options: they would be ignored */
+static int zoo_option_conflict(const cli_problem_options *po, int reduce, int baselines)
+{
+    cli_problem_options d;
+    cli_problem_defaults(&d);
+    return po->n != d.n || po->cin != d.cin || po->cout != d.cout || po->h != d.h || po->w != d.w ||
+           po->padding != d.padding || po->kernel != 0 || reduce != 0 || baselines != 0;
+}
+
+static int write_files(const roofline_run *r, const char *csv, const char *svg, const char *speedup_svg)
+{
+    const struct {
+        const char *path;
+        int (*write)(const char *, const roofline_run *, char *, size_t);
+    } files[] = {{csv, roofline_write_csv},
+                 {svg, r->zoo ? roofline_write_zoo_svg : roofline_write_svg},
+                 {speedup_svg, roofline_write_speedup_svg}};
+    int rc = EXIT_OK;
+    char err[512];
+    for (size_t k = 0; k < sizeof files / sizeof files[0]; ++k) {
+        if (!files[k].path)
+            continue;
+        if (files[k].write(files[k].path, r, err, sizeof err) != 0) {
+            fprintf(stderr, "cgp roofline: %s\n", err);
+            rc = EXIT_BAD_INPUT;
+        } else {
+            printf("wrote %s\n", files[k].path);
+        }
+    }
+    return rc;
 }
 
 int cmd_roofline(int argc, char **argv)
@@ -286,95 +250,108 @@ int cmd_roofline(int argc, char **argv)
     cli_problem_options po;
     cli_problem_defaults(&po);
     int64_t warmup = 5, iters = 30;
-    int reduce = 0, baselines = 0;
-    const char *csv = NULL, *svg = NULL;
+    int reduce = 0, baselines = 0, zoo_flag = 0;
+    const char *csv = NULL, *svg = NULL, *speedup_svg = NULL, *zoo_file = NULL;
     option_spec specs[OPTIONS_MAX];
     int count = 0;
     cli_add_shape_specs(specs, &count, &po);
     specs[count++] = (option_spec)OPTION_INT("--kernel", &po.kernel, 0, 99, "fused kernel version (0: the best)");
     specs[count++] = (option_spec)OPTION_CHOICE("--reduce", &reduce, reduce_choices, "fused reductions to place");
     specs[count++] = (option_spec)OPTION_CHOICE("--baselines", &baselines, baseline_choices, "baseline rows to place");
+    specs[count++] =
+        (option_spec)OPTION_FLAG("--zoo", &zoo_flag,
+                                 "every zoo shape: the fused kernels (det) at each precision and the cuDNN "
+                                 "legacy rows, on one chart");
+    specs[count++] =
+        (option_spec)OPTION_STRING("--zoo-file", &zoo_file, "with --zoo: this zoo CSV instead of the built-in zoo");
     specs[count++] = (option_spec)OPTION_INT("--warmup", &warmup, 0, 100000, "untimed runs before timing");
     specs[count++] = (option_spec)OPTION_INT("--iters", &iters, 20, 100000, "timed runs of each probe and row (median)");
     specs[count++] = (option_spec)OPTION_STRING("--csv", &csv, "write ceilings, model and points to this CSV file");
     specs[count++] = (option_spec)OPTION_STRING("--svg", &svg, "draw the roofline chart into this SVG file");
+    specs[count++] = (option_spec)OPTION_STRING(
+        "--speedup-svg", &speedup_svg, "with --zoo: draw the speedup over cuDNN against the intermediate's size");
     specs[count++] = (option_spec)OPTION_END;
     int code = EXIT_OK;
-    if (!cli_parse("cgp roofline", "the GPU's ceilings, the shape's model and every variant on a roofline", specs,
-                   argc, argv, &code))
+    if (!cli_parse("cgp roofline",
+                   "the GPU's ceilings, the model and every variant on a roofline, for one shape or the "
+                   "zoo",
+                   specs, argc, argv, &code))
         return code;
+    if (zoo_file)
+        zoo_flag = 1;
+    if (zoo_flag && zoo_option_conflict(&po, reduce, baselines)) {
+        fprintf(stderr, "cgp roofline: --zoo runs the zoo's shapes with the best kernels (det) and the cuDNN rows: "
+                        "shape, --kernel, --reduce and --baselines options cannot be given with it\n");
+        return EXIT_BAD_INPUT;
+    }
+    if (speedup_svg && !zoo_flag) {
+        fprintf(stderr, "cgp roofline: --speedup-svg needs --zoo (it compares shapes)\n");
+        return EXIT_BAD_INPUT;
+    }
 
     roofline_run *r = calloc(1, sizeof *r);
     if (!r) {
         fprintf(stderr, "cgp roofline: out of host memory\n");
         return EXIT_FAIL;
     }
-    r->shape = (roofline_shape){po.n, po.cin, po.cout, po.h, po.w, po.padding};
-    r->padding = cli_padding_names[po.padding];
-    if (roofline_model_compute(&r->shape, &r->model) != 0) {
-        fprintf(stderr, "cgp roofline: H=%lld W=%lld give no output pixel with padding %s\n", (long long)po.h,
-                (long long)po.w, r->padding);
-        free(r);
-        return EXIT_BAD_INPUT;
-    }
-    if (!cli_require_device("cgp roofline")) {
-        free(r);
-        return EXIT_FAIL;
-    }
-    sysinfo_collect(&r->si);
-    printf("cgp roofline: %s (%d SMs, cc %d.%d), driver %s, CUDA %s, cuDNN %s, commit %s, %s\n", r->si.device,
-           r->si.sm_count, r->si.cc_major, r->si.cc_minor, r->si.driver, r->si.runtime, r->si.cudnn, r->si.commit,
-           r->si.date);
-    fflush(stdout);
-
-    char err[512];
-    if (probes_measure((int)warmup, (int)iters, r->probes, err, sizeof err) != 0) {
-        fprintf(stderr, "cgp roofline: %s\n", err);
-        free(r);
-        return EXIT_FAIL;
-    }
-    r->ceilings = (roofline_ceilings){r->probes[PROBE_DRAM].rate,      r->probes[PROBE_L2].rate,
-                                      r->probes[PROBE_FFMA].rate,      r->probes[PROBE_TF32].rate,
-                                      r->probes[PROBE_GELU_FAST].rate, r->probes[PROBE_GELU_ERFF].rate};
-    roofline_floors_compute(&r->model, &r->ceilings, &r->floors);
-    print_ceilings(r, (int)warmup, (int)iters);
-    print_model(r);
-    fflush(stdout);
-
-    const bench_options bo = {(int)warmup, (int)iters, (uint64_t)po.seed,
-                              {7u /* fp32, tf32, 3xtf32 */, reduce == 2 ? 3u : 1u << reduce, (int)po.kernel},
-                              baseline_bits[baselines], 0 /* no stage split */};
-    const cgp_shape s = cli_shape(&po);
-    int rc = bench_run(&s, (cgp_padding)po.padding, &bo, &r->bench, err, sizeof err);
-    if (rc != 0) {
-        fprintf(stderr, "cgp roofline: %s\n", err);
-        free(r);
-        return rc;
-    }
-    printf("\n");
-    bench_print_table(stdout, &r->bench);
-    for (int i = 0; i < r->bench.count; ++i) {
-        const bench_row *row = &r->bench.rows[i];
-        r->placed[i] = row->timed && strcmp(row->v.precision, "n/a") != 0 &&
-                       roofline_point_place(r->model.conv_flops, row->v.bytes_moved, row->ms_median, row->v.precision,
-                                            &r->ceilings, &r->points[i]) == 0;
-    }
-    print_points(r);
-    if (bench_failed_checks(&r->bench) > 0) {
-        fprintf(stderr, "cgp roofline: some rows failed their check or could not run (see above)\n");
+    r->zoo = zoo_flag;
+    int rc = choose_shapes(r, &po, zoo_file);
+    if (rc == EXIT_OK && !cli_require_device("cgp roofline"))
         rc = EXIT_FAIL;
-    }
-    const char *paths[2] = {csv, svg};
-    for (int k = 0; k < 2; ++k) {
-        if (!paths[k])
-            continue;
-        if ((k == 0 ? write_csv : write_svg)(paths[k], r, err, sizeof err) != 0) {
+    char err[512];
+    if (rc == EXIT_OK) {
+        sysinfo_collect(&r->si);
+        r->datasheet = roofline_datasheet_find(r->si.device);
+        printf("cgp roofline: %s (%d SMs, cc %d.%d), driver %s, CUDA %s, cuDNN %s, commit %s, %s\n", r->si.device,
+               r->si.sm_count, r->si.cc_major, r->si.cc_minor, r->si.driver, r->si.runtime, r->si.cudnn, r->si.commit,
+               r->si.date);
+        fflush(stdout);
+        if (probes_measure((int)warmup, (int)iters, r->probes, err, sizeof err) != 0) {
             fprintf(stderr, "cgp roofline: %s\n", err);
-            rc = EXIT_BAD_INPUT;
-        } else {
-            printf("wrote %s\n", paths[k]);
+            rc = EXIT_FAIL;
         }
     }
+    if (rc == EXIT_OK) {
+        const probe_result *p = r->probes;
+        r->ceilings = (roofline_ceilings){
+            p[PROBE_DRAM].rate,          p[PROBE_L2].rate,         p[PROBE_SMEM].rate,     p[PROBE_FFMA].rate,
+            p[PROBE_TF32_MMA_SYNC].rate, p[PROBE_TF32_WGMMA].rate, p[PROBE_MUFU_EX2].rate, p[PROBE_MUFU_RCP].rate,
+            p[PROBE_GELU_FAST].rate,     p[PROBE_GELU_ERFF].rate};
+        print_ceilings(r, (int)warmup, (int)iters);
+        const bench_options bo = {(int)warmup,
+                                  (int)iters,
+                                  (uint64_t)po.seed,
+                                  {7u /* fp32, tf32, 3xtf32 */,
+                                   r->zoo        ? 1u
+                                   : reduce == 2 ? 3u
+                                                 : 1u << reduce,
+                                   r->zoo ? 0 : (int)po.kernel},
+                                  r->zoo ? BASELINE_CUDNN : baseline_bits[baselines],
+                                  0 /* no stage split */};
+        for (int k = 0; k < r->count && rc == EXIT_OK; ++k) {
+            if (r->zoo)
+                printf("\n== zoo shape %d of %d%s%s", k + 1, r->count, r->shapes[k].label[0] ? ": " : "",
+                       r->shapes[k].label);
+            print_model(&r->shapes[k]);
+            fflush(stdout);
+            rc = measure_shape(r, &r->shapes[k], (cgp_padding)r->shapes[k].shape.pad, &bo, err, sizeof err);
+            if (rc != 0)
+                fprintf(stderr, "cgp roofline: %s\n", err);
+        }
+    }
+    if (rc == EXIT_OK) {
+        if (r->zoo)
+            print_zoo_summary(r);
+        for (int k = 0; k < r->count; ++k)
+            if (bench_failed_checks(&r->shapes[k].bench) > 0) {
+                fprintf(stderr, "cgp roofline: some rows failed their check or could not run (see above)\n");
+                rc = EXIT_FAIL;
+                break;
+            }
+        const int files = write_files(r, csv, svg, speedup_svg);
+        rc = rc == EXIT_OK ? files : rc;
+    }
+    free(r->shapes);
     free(r);
     return rc;
 }

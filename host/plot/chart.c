@@ -156,15 +156,87 @@ const char *chart_color(int i)
     return palette[((i % 10) + 10) % 10];
 }
 
-void chart_legend_entry(outfile *o, double x, double y, int line, const char *dash, int marker, const char *color,
-                        const char *text)
+int chart_wrapped_text(outfile *o, double x, double y, double width, double size, double line_height, const char *color,
+                       const char *text)
 {
-    if (line)
-        svg_line(o, x, y, x + 28.0, y, color, 2.0, dash);
-    if (marker >= 0) {
-        svg_group_begin(o, x + 14.0, y, NULL);
-        svg_marker(o, marker, 4.5, color);
-        svg_group_end(o);
+    int lines = 0;
+    while (*text) {
+        while (*text == ' ')
+            ++text;
+        if (!*text)
+            break;
+        const size_t n = svg_text_fit(text, size, width);
+        char line[512];
+        const int len = (int)(n < sizeof line ? n : sizeof line - 1);
+        snprintf(line, sizeof line, "%.*s", len, text);
+        if (o)
+            svg_text(o, x, y + line_height * lines, size, "start", 0.0, color, line);
+        ++lines;
+        text += len;
     }
-    svg_text(o, x + 36.0, y + 4.0, 12.0, "start", 0.0, AXIS_COLOR, text);
+    return lines;
+}
+
+double chart_legend(outfile *o, double x, double top, double width, int columns, const chart_legend_item *items,
+                    int count)
+{
+    const double column_width = width / (columns > 0 ? columns : 1), text_dx = 36.0;
+    double y = top;
+    for (int first = 0; first < count; first += columns) {
+        int row_lines = 1;
+        for (int i = first; i < count && i < first + columns; ++i) {
+            const chart_legend_item *it = &items[i];
+            const double cx = x + column_width * (i - first), baseline = y + CHART_LEGEND_FONT;
+            const int lines = chart_wrapped_text(o, cx + text_dx, baseline, column_width - text_dx - 8.0,
+                                                 CHART_LEGEND_FONT, CHART_LEGEND_LINE, AXIS_COLOR, it->text);
+            row_lines = lines > row_lines ? lines : row_lines;
+            if (!o)
+                continue;
+            const double mid = baseline - 4.0;
+            if (it->line)
+                svg_line(o, cx, mid, cx + 28.0, mid, it->color, 2.0, it->dash);
+            if (it->marker >= 0) {
+                svg_group_begin(o, cx + 14.0, mid, NULL);
+                if (it->hollow)
+                    svg_marker_outline(o, it->marker, 4.5, it->color);
+                else
+                    svg_marker(o, it->marker, 4.5, it->color);
+                svg_group_end(o);
+            }
+        }
+        y += CHART_LEGEND_LINE * row_lines + 4.0;
+    }
+    return y - top;
+}
+
+/* the titles wrapped from CHART_MARGIN, the first baseline 28 px from the top, drawn when o is not NULL;
+ * returns the y below them */
+static double page_titles(outfile *o, const chart_page *p)
+{
+    const double width = p->width - 2.0 * CHART_MARGIN;
+    double y = 28.0;
+    y += 20.0 * chart_wrapped_text(o, CHART_MARGIN, y, width, 16.0, 20.0, "#000000", p->title ? p->title : "");
+    if (p->subtitle)
+        y += 16.0 * chart_wrapped_text(o, CHART_MARGIN, y, width, 12.0, 16.0, "#333333", p->subtitle);
+    return y + 14.0;
+}
+
+double chart_page_top(const chart_page *p) { return page_titles(NULL, p); }
+
+int chart_page_open(outfile *o, const char *path, const chart_page *p, char *err, size_t errlen)
+{
+    if (outfile_open(o, path, 0, err, errlen) != 0)
+        return -1;
+    const double legend =
+        chart_legend(NULL, CHART_MARGIN, p->legend_top, p->width - 2.0 * CHART_MARGIN, p->columns, p->items, p->count);
+    svg_begin(o, p->width, ceil(p->legend_top + legend + 12.0));
+    page_titles(o, p);
+    return 0;
+}
+
+int chart_page_close(outfile *o, const chart_page *p, char *err, size_t errlen)
+{
+    chart_legend(o, CHART_MARGIN, p->legend_top, p->width - 2.0 * CHART_MARGIN, p->columns, p->items, p->count);
+    svg_end(o);
+    return outfile_commit(o, err, errlen);
 }

@@ -1,7 +1,8 @@
 /*
  * chart.h - axes for the SVG charts of `cgp roofline` and `cgp plot` (drawn with host/plot/svg.h):
  * linear or log10 scales from data values to pixels, decade and "nice" tick ranges, the frame
- * with grid, ticks, tick labels and axis titles, a colour palette and legend entries.
+ * with grid, ticks, tick labels and axis titles, a colour palette, wrapped text and legends laid out
+ * to a width (so that no text leaves the picture).
  *
  *     chart_frame f = {.left = 80, .top = 60, .width = 600, .height = 400};
  *     chart_decades(0.5, 300.0, &f.x.lo, &f.x.hi);    f.x.log = 1;   // 0.1 .. 1000
@@ -61,9 +62,48 @@ void chart_draw_axes(outfile *o, const chart_frame *f, chart_format fx, chart_fo
 /* Colour i of a ten-colour palette (taken modulo 10). */
 const char *chart_color(int i);
 
-/* A legend line at (x, y): a short stroke in the colour (dashed when dash is not NULL, none
- * when line is 0), the marker shape (svg_marker; -1 for none), and the text after it. */
-void chart_legend_entry(outfile *o, double x, double y, int line, const char *dash, int marker, const char *color,
-                        const char *text);
+/* Text wrapped at spaces (svg_text_fit) to `width` pixels, its first baseline at y, lines `line_height`
+ * apart; drawn when o is not NULL. Returns the number of lines. */
+int chart_wrapped_text(outfile *o, double x, double y, double width, double size, double line_height, const char *color,
+                       const char *text);
+
+/* A legend entry: a short stroke in the colour (when line is 1; dashed when dash is not NULL), a marker
+ * (svg_marker shape; -1 for none; hollow: outlined only) and the text after them, wrapped to its column. */
+typedef struct chart_legend_item {
+    const char *text;
+    const char *color;
+    int marker;
+    int hollow;
+    int line;
+    const char *dash;
+} chart_legend_item;
+
+#define CHART_LEGEND_FONT 12.0
+#define CHART_LEGEND_LINE 16.0 /* pixels between the baselines of a wrapped entry */
+
+/* Lays the items out row by row in `columns` columns across `width` pixels, from `top` down, and draws them
+ * when o is not NULL. Returns the height they take. */
+double chart_legend(outfile *o, double x, double top, double width, int columns, const chart_legend_item *items,
+                    int count);
+
+/* A chart's picture: `width` pixels wide, the title (16 px) and subtitle (12 px, NULL: none) wrapped at the
+ * top, the plot areas the caller draws, the legend from legend_top down; CHART_MARGIN pixels left and right
+ * of the titles and the legend. The picture is as tall as its legend needs. */
+#define CHART_MARGIN 20.0
+typedef struct chart_page {
+    double width;
+    const char *title, *subtitle;
+    double legend_top;
+    int columns;
+    const chart_legend_item *items;
+    int count;
+} chart_page;
+
+/* The y below the page's wrapped titles, where its plot areas may start. */
+double chart_page_top(const chart_page *p);
+/* Opens path (host/io/outfile.h) and writes the root and the titles. Returns 0, or -1 with err set. */
+int chart_page_open(outfile *o, const char *path, const chart_page *p, char *err, size_t errlen);
+/* Draws the legend, closes the root and commits the file. Returns 0, or -1 with err set. */
+int chart_page_close(outfile *o, const chart_page *p, char *err, size_t errlen);
 
 #endif

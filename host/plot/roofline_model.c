@@ -2,6 +2,7 @@
 #include "roofline_model.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 int roofline_model_compute(const roofline_shape *s, roofline_model *m)
@@ -23,38 +24,98 @@ int roofline_model_compute(const roofline_shape *s, roofline_model *m)
     m->y_bytes = 4.0 * (double)s->n * (double)s->cout;
     m->min_bytes = m->x_bytes + m->w_bytes + m->b_bytes + m->y_bytes;
     m->intensity = m->conv_flops / m->min_bytes;
+    m->intermediate_bytes = 4.0 * outputs;
+    m->unfused_bytes = m->min_bytes + 2.0 * m->intermediate_bytes;
+    m->unfused_intensity = m->conv_flops / m->unfused_bytes;
     return 0;
 }
 
 /* work / rate in milliseconds; NaN when the rate was not measured */
 static double floor_ms(double work, double rate) { return rate > 0.0 ? 1e3 * work / rate : NAN; }
 
+/* fmax would drop a NaN operand: a max with an unmeasured ceiling stays NaN */
+static double max_or_nan(double a, double b) { return isnan(a) || isnan(b) ? NAN : fmax(a, b); }
+
 void roofline_floors_compute(const roofline_model *m, const roofline_ceilings *c, roofline_floors *f)
 {
+    const double tensor = roofline_pipe_roof(c, ROOFLINE_PIPE_TF32_BEST);
     f->memory_ms = floor_ms(m->min_bytes, c->dram_bytes_per_s);
     f->ffma_ms = floor_ms(m->conv_flops, c->ffma_flops_per_s);
-    f->tf32_ms = floor_ms(m->conv_flops, c->tf32_flops_per_s);
-    f->tf32x3_ms = floor_ms(3.0 * m->conv_flops, c->tf32_flops_per_s);
+    f->mma_sync_ms = floor_ms(m->conv_flops, c->mma_sync_flops_per_s);
+    f->wgmma_ms = floor_ms(m->conv_flops, c->wgmma_flops_per_s);
+    f->tensor_ms = floor_ms(m->conv_flops, tensor);
+    f->tensor_x3_ms = floor_ms(3.0 * m->conv_flops, tensor);
     f->gelu_ms = floor_ms(m->gelu_count, c->gelu_fast_per_s);
+    f->mufu_ms = floor_ms(m->gelu_count, c->mufu_ex2_per_s);
     f->fp32_kernel_ms = f->ffma_ms + f->gelu_ms; /* NaN when either is */
-    /* fmax would drop a NaN operand: a max of an unmeasured ceiling stays NaN */
-    const int known = !isnan(f->tf32_ms) && !isnan(f->gelu_ms);
-    f->tf32_kernel_ms = known ? fmax(f->tf32_ms, f->gelu_ms) : NAN;
-    f->tf32x3_kernel_ms = known ? fmax(f->tf32x3_ms, f->gelu_ms) : NAN;
+    f->tf32_kernel_ms = max_or_nan(f->tensor_ms, f->gelu_ms);
+    f->tf32x3_kernel_ms = max_or_nan(f->tensor_x3_ms, f->gelu_ms);
 }
 
-roofline_roof roofline_precision_roof(const char *precision, double *work_factor)
+double roofline_winograd_ffma_per_output(int m) { return (double)((m + 2) * (m + 2)) / (double)(m * m); }
+
+/* the numbered kernels: the pipe of their products, Winograd's output tile (0: direct) and products per product */
+static const struct {
+    const char *name;
+    roofline_pipe pipe;
+    int winograd_m;
+    int products;
+} kernel_table[] = {
+    {"fp32-v1", ROOFLINE_PIPE_FFMA, 0, 1},       {"fp32-v2", ROOFLINE_PIPE_FFMA, 0, 1},
+    {"fp32-v3", ROOFLINE_PIPE_FFMA, 0, 1},       {"fp32-v4", ROOFLINE_PIPE_FFMA, 0, 1},
+    {"fp32-v5", ROOFLINE_PIPE_FFMA, 0, 1},       {"fp32-v6", ROOFLINE_PIPE_FFMA, 0, 1},
+    {"fp32-v7", ROOFLINE_PIPE_FFMA, 2, 1},       {"fp32-v8", ROOFLINE_PIPE_FFMA, 2, 1},
+    {"fp32-v9", ROOFLINE_PIPE_FFMA, 4, 1},       {"tf32-v1", ROOFLINE_PIPE_MMA_SYNC, 0, 1},
+    {"tf32-v2", ROOFLINE_PIPE_MMA_SYNC, 0, 1},   {"tf32-v3", ROOFLINE_PIPE_MMA_SYNC, 0, 1},
+    {"tf32-v4", ROOFLINE_PIPE_WGMMA, 0, 1},      {"tf32-v5", ROOFLINE_PIPE_WGMMA, 0, 1},
+    {"tf32-v6", ROOFLINE_PIPE_WGMMA, 0, 1},      {"tf32-v7", ROOFLINE_PIPE_WGMMA, 0, 1},
+    {"tf32-v8", ROOFLINE_PIPE_WGMMA, 0, 1},      {"3xtf32-v1", ROOFLINE_PIPE_MMA_SYNC, 0, 3},
+    {"3xtf32-v2", ROOFLINE_PIPE_MMA_SYNC, 0, 3}, {"3xtf32-v3", ROOFLINE_PIPE_WGMMA, 0, 3},
+    {"3xtf32-v4", ROOFLINE_PIPE_WGMMA, 0, 3},    {"3xtf32-v5", ROOFLINE_PIPE_WGMMA, 0, 3},
+    {"3xtf32-v6", ROOFLINE_PIPE_WGMMA, 0, 3},    {"3xtf32-v7", ROOFLINE_PIPE_WGMMA, 0, 3},
+    {"3xtf32-v8", ROOFLINE_PIPE_WGMMA, 0, 3},
+};
+
+roofline_work roofline_kernel_work(const char *kernel, roofline_math math)
 {
-    *work_factor = 1.0;
-    if (strcmp(precision, "fp32") == 0)
-        return ROOFLINE_ROOF_FFMA;
-    if (strcmp(precision, "tf32") == 0)
-        return ROOFLINE_ROOF_TF32;
-    if (strcmp(precision, "3xtf32") == 0) {
-        *work_factor = 3.0;
-        return ROOFLINE_ROOF_TF32;
+    for (size_t i = 0; kernel && i < sizeof kernel_table / sizeof kernel_table[0]; ++i) {
+        if (strcmp(kernel, kernel_table[i].name) != 0)
+            continue;
+        const int m = kernel_table[i].winograd_m, products = kernel_table[i].products;
+        if (m > 0)
+            return (roofline_work){kernel_table[i].pipe, roofline_winograd_ffma_per_output(m) / 9.0,
+                                   m == 2 ? "Winograd F(2x2,3x3)" : "Winograd F(4x4,3x3)", 1};
+        return (roofline_work){kernel_table[i].pipe, (double)products, products == 3 ? "3xTF32 split" : "direct", 1};
     }
-    return ROOFLINE_ROOF_NONE;
+    switch (math) {
+    case ROOFLINE_MATH_FP32: return (roofline_work){ROOFLINE_PIPE_FFMA, 1.0, "direct", 0};
+    case ROOFLINE_MATH_TF32: return (roofline_work){ROOFLINE_PIPE_TF32_BEST, 1.0, "direct", 0};
+    case ROOFLINE_MATH_3XTF32: return (roofline_work){ROOFLINE_PIPE_TF32_BEST, 3.0, "3xTF32 split", 0};
+    default: return (roofline_work){ROOFLINE_PIPE_NONE, 0.0, "no convolution", 0};
+    }
+}
+
+const char *roofline_math_name(roofline_math math)
+{
+    static const char *const names[] = {"n/a", "fp32", "tf32", "3xtf32"};
+    return math >= ROOFLINE_MATH_NONE && math <= ROOFLINE_MATH_3XTF32 ? names[math] : "n/a";
+}
+
+double roofline_pipe_roof(const roofline_ceilings *c, roofline_pipe pipe)
+{
+    switch (pipe) {
+    case ROOFLINE_PIPE_FFMA: return c->ffma_flops_per_s;
+    case ROOFLINE_PIPE_MMA_SYNC: return c->mma_sync_flops_per_s;
+    case ROOFLINE_PIPE_WGMMA: return c->wgmma_flops_per_s;
+    case ROOFLINE_PIPE_TF32_BEST: return fmax(c->wgmma_flops_per_s, c->mma_sync_flops_per_s);
+    default: return 0.0;
+    }
+}
+
+const char *roofline_pipe_name(roofline_pipe pipe)
+{
+    static const char *const names[ROOFLINE_PIPE_COUNT] = {"", "FFMA", "mma.sync TF32", "wgmma TF32", "TF32 tensor"};
+    return pipe >= 0 && pipe < ROOFLINE_PIPE_COUNT ? names[pipe] : "";
 }
 
 double roofline_attainable(double intensity, double compute_flops_per_s, double bytes_per_s)
@@ -62,7 +123,7 @@ double roofline_attainable(double intensity, double compute_flops_per_s, double 
     return fmin(compute_flops_per_s, intensity * bytes_per_s);
 }
 
-int roofline_point_place(double conv_flops, double bytes, double ms, const char *precision,
+int roofline_point_place(double conv_flops, double bytes, double ms, const roofline_work *work,
                          const roofline_ceilings *c, roofline_point *p)
 {
     memset(p, 0, sizeof *p);
@@ -72,18 +133,34 @@ int roofline_point_place(double conv_flops, double bytes, double ms, const char 
     p->flops_per_s = conv_flops / seconds;
     p->bytes_per_s = bytes / seconds;
     p->intensity = conv_flops / bytes;
-    p->roof = roofline_precision_roof(precision, &p->work_factor);
-    const double ceiling = p->roof == ROOFLINE_ROOF_FFMA   ? c->ffma_flops_per_s
-                           : p->roof == ROOFLINE_ROOF_TF32 ? c->tf32_flops_per_s
-                                                           : 0.0;
-    p->pct_compute = ceiling > 0.0 ? 100.0 * p->work_factor * p->flops_per_s / ceiling : NAN;
+    p->work = *work;
+    p->executed_flops_per_s = work->executed_per_direct * p->flops_per_s;
+    p->executed_intensity = work->executed_per_direct * p->intensity;
+    p->pipe_flops_per_s = roofline_pipe_roof(c, work->pipe);
+    const int roof = p->pipe_flops_per_s > 0.0;
+    p->pct_pipe = roof ? 100.0 * p->executed_flops_per_s / p->pipe_flops_per_s : NAN;
     p->pct_memory = c->dram_bytes_per_s > 0.0 ? 100.0 * p->bytes_per_s / c->dram_bytes_per_s : NAN;
-    if (ceiling > 0.0 && c->dram_bytes_per_s > 0.0) {
-        p->roof_flops = roofline_attainable(p->intensity, ceiling / p->work_factor, c->dram_bytes_per_s);
-        p->pct_roof = 100.0 * p->flops_per_s / p->roof_flops;
+    if (roof && c->dram_bytes_per_s > 0.0) {
+        p->roof_flops = roofline_attainable(p->executed_intensity, p->pipe_flops_per_s, c->dram_bytes_per_s);
+        p->pct_roof = 100.0 * p->executed_flops_per_s / p->roof_flops;
     } else {
         p->roof_flops = NAN;
         p->pct_roof = NAN;
     }
     return 0;
+}
+
+/* NVIDIA H200 Tensor Core GPU datasheet, H200 SXM column: FP32 67 TFLOPS, TF32 Tensor Core 989 TFLOPS with
+ * sparsity (dense: half), GPU memory bandwidth 4.8 TB/s */
+static const roofline_datasheet datasheets[] = {
+    {"NVIDIA H200", "NVIDIA H200 datasheet (SXM): FP32 67 TFLOPS, TF32 989 TFLOPS with sparsity, 4.8 TB/s", 67e12,
+     989e12 / 2.0, 4.8e12},
+};
+
+const roofline_datasheet *roofline_datasheet_find(const char *device)
+{
+    for (size_t i = 0; device && i < sizeof datasheets / sizeof datasheets[0]; ++i)
+        if (strcmp(device, datasheets[i].device) == 0)
+            return &datasheets[i];
+    return NULL;
 }

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "svg.h"
@@ -10,13 +11,24 @@
 #define DRAM_COLOR "#1f1f1f"
 #define L2_COLOR "#7f7f7f"
 #define FFMA_COLOR "#1f77b4"
-#define TF32_COLOR "#d62728"
-#define MODEL_COLOR "#2ca02c"
-#define LEGEND_ROW 20.0
+#define TENSOR_COLOR "#d62728"
+#define DATASHEET_COLOR "#8c8c8c"
+#define FUSED_COLOR "#2ca02c"
+#define UNFUSED_COLOR "#ff7f0e"
+#define DATASHEET_DASH "1.5,3"
+#define LABEL_FONT 12.0
+
+static int finite_positive(double v) { return v > 0.0 && isfinite(v); }
 
 static int drawable(const roofline_chart_point *p)
 {
-    return p->intensity > 0.0 && p->flops_per_s > 0.0 && isfinite(p->intensity) && isfinite(p->flops_per_s);
+    return finite_positive(p->intensity) && finite_positive(p->flops_per_s);
+}
+
+static int has_executed(const roofline_chart_point *p)
+{
+    return drawable(p) && finite_positive(p->executed_intensity) && finite_positive(p->executed_flops_per_s) &&
+           p->executed_flops_per_s != p->flops_per_s;
 }
 
 typedef struct range {
@@ -25,35 +37,59 @@ typedef struct range {
 
 static void include(range *r, double v)
 {
-    if (v > 0.0 && isfinite(v)) {
+    if (finite_positive(v)) {
         r->min = fmin(r->min, v);
         r->max = fmax(r->max, v);
     }
+}
+
+/* the horizontal roofs drawn, with their rates (0: not drawn) */
+enum { ROOF_FFMA, ROOF_FP32_KERNEL, ROOF_MMA_SYNC, ROOF_WGMMA, ROOF_SHEET_FP32, ROOF_SHEET_TF32, ROOFS };
+
+static void compute_roofs(const roofline_chart *c, double roofs[ROOFS])
+{
+    const roofline_datasheet *d = c->datasheet;
+    roofs[ROOF_FFMA] = c->ceilings.ffma_flops_per_s;
+    roofs[ROOF_FP32_KERNEL] = c->fp32_kernel_flops_per_s;
+    roofs[ROOF_MMA_SYNC] = c->ceilings.mma_sync_flops_per_s;
+    roofs[ROOF_WGMMA] = c->ceilings.wgmma_flops_per_s;
+    roofs[ROOF_SHEET_FP32] = d ? d->fp32_flops_per_s : 0.0;
+    roofs[ROOF_SHEET_TF32] = d ? d->tf32_dense_flops_per_s : 0.0;
 }
 
 void roofline_chart_frame(const roofline_chart *c, chart_frame *f)
 {
     memset(f, 0, sizeof *f);
     f->left = ROOFLINE_SVG_LEFT;
-    f->top = ROOFLINE_SVG_TOP;
+    const chart_page page = {ROOFLINE_SVG_WIDTH, c->title ? c->title : "Roofline", c->subtitle, 0.0, 1, NULL, 0};
+    f->top = chart_page_top(&page);
     f->width = ROOFLINE_SVG_PLOT_WIDTH;
     f->height = ROOFLINE_SVG_PLOT_HEIGHT;
     f->x.log = f->y.log = 1;
     range x = {INFINITY, -INFINITY}, y = {INFINITY, -INFINITY};
-    const double compute[] = {c->ceilings.ffma_flops_per_s, c->ceilings.tf32_flops_per_s, c->fp32_kernel_flops_per_s};
-    const double bandwidth[] = {c->ceilings.dram_bytes_per_s, c->ceilings.l2_bytes_per_s};
-    for (int i = 0; i < 3; ++i) {
-        include(&y, compute[i]);
-        for (int j = 0; j < 2; ++j)
-            if (compute[i] > 0.0 && bandwidth[j] > 0.0)
-                include(&x, compute[i] / bandwidth[j]);
+    double roofs[ROOFS];
+    compute_roofs(c, roofs);
+    const double bandwidth[] = {c->ceilings.dram_bytes_per_s, c->ceilings.l2_bytes_per_s,
+                                c->datasheet ? c->datasheet->dram_bytes_per_s : 0.0};
+    for (int i = 0; i < ROOFS; ++i) {
+        include(&y, roofs[i]);
+        for (int j = 0; j < 3; ++j)
+            if (finite_positive(roofs[i]) && finite_positive(bandwidth[j]))
+                include(&x, roofs[i] / bandwidth[j]);
     }
-    include(&x, c->model_intensity);
-    for (int i = 0; i < c->count; ++i)
-        if (drawable(&c->points[i])) {
-            include(&x, c->points[i].intensity);
-            include(&y, c->points[i].flops_per_s);
+    include(&x, c->fused_intensity);
+    include(&x, c->unfused_intensity);
+    for (int i = 0; i < c->count; ++i) {
+        const roofline_chart_point *p = &c->points[i];
+        if (!drawable(p))
+            continue;
+        include(&x, p->intensity);
+        include(&y, p->flops_per_s);
+        if (has_executed(p)) {
+            include(&x, p->executed_intensity);
+            include(&y, p->executed_flops_per_s);
         }
+    }
     if (!(x.max > 0.0)) /* nothing to place: a default range */
         x = (range){1.0, 1000.0};
     if (!(y.max > 0.0))
@@ -63,103 +99,185 @@ void roofline_chart_frame(const roofline_chart *c, chart_frame *f)
     chart_frame_place(f);
 }
 
-/* A bandwidth roof from the left edge up to the highest compute roof, and its label along it. */
+/* "<name> <rate>" at (x, y), moved left to end inside the plot area when it would pass its right edge */
+static void roof_label(outfile *o, const chart_frame *f, double x, double y, const char *anchor, const char *color,
+                       const char *name, double value, const char *unit)
+{
+    char label[160], rate[32];
+    chart_format_quantity(value, 3, unit, rate, sizeof rate);
+    snprintf(label, sizeof label, "%s %s", name, rate);
+    const double right = f->left + f->width - 4.0;
+    if (strcmp(anchor, "start") == 0 && x + svg_text_width(label, LABEL_FONT) > right) {
+        x = right;
+        anchor = "end";
+    }
+    svg_text(o, x, y, LABEL_FONT, anchor, 0.0, color, label);
+}
+
+/* A bandwidth roof from the left edge up to the highest compute roof, labelled along it at `at` (0..1) of the
+ * visible part, `dy` pixels off the line. */
 static void bandwidth_roof(outfile *o, const chart_frame *f, double bytes_per_s, double top_flops, const char *name,
-                           const char *color, const char *dash)
+                           const char *color, const char *dash, double at, double dy)
 {
     const double x_end = top_flops > 0.0 ? fmin(top_flops / bytes_per_s, f->x.hi) : f->x.hi;
     const double x0 = chart_map(&f->x, f->x.lo), y0 = chart_map(&f->y, f->x.lo * bytes_per_s);
     const double x1 = chart_map(&f->x, x_end), y1 = chart_map(&f->y, x_end * bytes_per_s);
     svg_clip_begin(o, "plot-area");
-    svg_line(o, x0, y0, x1, y1, color, 2.0, dash);
+    svg_line(o, x0, y0, x1, y1, color, dash && strcmp(dash, DATASHEET_DASH) == 0 ? 1.5 : 2.0, dash);
     svg_clip_end(o);
     const double x_enter = fmax(f->x.lo, f->y.lo / bytes_per_s); /* where the line comes into view */
     if (!(x_enter < x_end))
         return;
-    const double xl = x_enter * pow(x_end / x_enter, 0.12);
+    const double xl = x_enter * pow(x_end / x_enter, at);
     const double angle = atan2(y1 - y0, x1 - x0) * (180.0 / 3.14159265358979323846); /* degrees */
-    char label[96], rate[32];
+    char label[160], rate[32];
     chart_format_quantity(bytes_per_s, 3, "B/s", rate, sizeof rate);
     snprintf(label, sizeof label, "%s %s", name, rate);
-    svg_text(o, chart_map(&f->x, xl), chart_map(&f->y, xl * bytes_per_s) - 6.0, 12.0, "start", angle, color, label);
+    svg_text(o, chart_map(&f->x, xl), chart_map(&f->y, xl * bytes_per_s) + dy, LABEL_FONT, "start", angle, color,
+             label);
 }
 
-/* A compute roof from where it meets the DRAM roof to the right edge, labelled just right of
- * that ridge (the fused kernels' points sit further right, at their high intensity). */
+/* A measured compute roof from where it meets the DRAM roof to the right edge, labelled just right of that
+ * ridge, label_dy pixels below the line (negative: above). */
 static void compute_roof(outfile *o, const chart_frame *f, double flops, double dram, const char *name,
                          const char *color, const char *dash, double label_dy)
 {
     const double x_start = dram > 0.0 ? fmax(flops / dram, f->x.lo) : f->x.lo;
-    const double y = chart_map(&f->y, flops);
-    const double x = chart_map(&f->x, x_start);
+    const double y = chart_map(&f->y, flops), x = chart_map(&f->x, x_start);
     svg_line(o, x, y, chart_map(&f->x, f->x.hi), y, color, 2.0, dash);
-    char label[128], rate[32];
-    chart_format_quantity(flops, 3, "FLOP/s", rate, sizeof rate);
-    snprintf(label, sizeof label, "%s %s", name, rate);
-    svg_text(o, x + 8.0, y + label_dy, 12.0, "start", 0.0, color, label);
+    roof_label(o, f, x + 8.0, y + label_dy, "start", color, name, flops, "FLOP/s");
+}
+
+/* A datasheet peak: dotted across the whole plot, labelled at its right end above the line */
+static void datasheet_roof(outfile *o, const chart_frame *f, double flops, const char *name)
+{
+    const double y = chart_map(&f->y, flops), right = f->left + f->width;
+    svg_line(o, f->left, y, right, y, DATASHEET_COLOR, 1.5, DATASHEET_DASH);
+    roof_label(o, f, right - 4.0, y - 5.0, "end", DATASHEET_COLOR, name, flops, "FLOP/s");
+}
+
+/* A dotted vertical at an intensity, labelled upwards from the bottom of the plot */
+static void intensity_line(outfile *o, const chart_frame *f, double intensity, const char *name, const char *color)
+{
+    const double x = chart_map(&f->x, intensity);
+    svg_line(o, x, f->top, x, f->top + f->height, color, 1.5, "2,3");
+    char label[128], ai[32];
+    chart_format_quantity(intensity, 3, "FLOP/B", ai, sizeof ai);
+    snprintf(label, sizeof label, "%s: %s", name, ai);
+    svg_text(o, x + 14.0, f->top + f->height - 8.0, 11.0, "start", -90.0, color, label);
+}
+
+static void draw_roofs(outfile *o, const roofline_chart *c, const chart_frame *f)
+{
+    const roofline_ceilings *k = &c->ceilings;
+    const roofline_datasheet *d = c->datasheet;
+    double roofs[ROOFS];
+    compute_roofs(c, roofs);
+    double top = 0.0;
+    for (int i = 0; i < ROOFS; ++i)
+        top = fmax(top, finite_positive(roofs[i]) ? roofs[i] : 0.0);
+    if (d && finite_positive(d->dram_bytes_per_s))
+        bandwidth_roof(o, f, d->dram_bytes_per_s, top, "datasheet DRAM", DATASHEET_COLOR, DATASHEET_DASH, 0.3, -6.0);
+    if (finite_positive(k->l2_bytes_per_s))
+        bandwidth_roof(o, f, k->l2_bytes_per_s, top, "L2 read", L2_COLOR, "7,4", 0.12, -6.0);
+    if (finite_positive(k->dram_bytes_per_s))
+        bandwidth_roof(o, f, k->dram_bytes_per_s, top, "DRAM copy", DRAM_COLOR, NULL, 0.12, -6.0);
+    if (finite_positive(roofs[ROOF_SHEET_FP32]))
+        datasheet_roof(o, f, roofs[ROOF_SHEET_FP32], "datasheet FP32");
+    if (finite_positive(roofs[ROOF_SHEET_TF32]))
+        datasheet_roof(o, f, roofs[ROOF_SHEET_TF32], "datasheet TF32 dense");
+    if (finite_positive(roofs[ROOF_WGMMA]))
+        compute_roof(o, f, roofs[ROOF_WGMMA], k->dram_bytes_per_s, "TF32 wgmma", TENSOR_COLOR, NULL, -6.0);
+    if (finite_positive(roofs[ROOF_MMA_SYNC]))
+        compute_roof(o, f, roofs[ROOF_MMA_SYNC], k->dram_bytes_per_s, "TF32 mma.sync", TENSOR_COLOR, "7,4", 15.0);
+    if (finite_positive(roofs[ROOF_FFMA]))
+        compute_roof(o, f, roofs[ROOF_FFMA], k->dram_bytes_per_s, "FFMA", FFMA_COLOR, NULL, -6.0);
+    if (finite_positive(roofs[ROOF_FP32_KERNEL]))
+        compute_roof(o, f, roofs[ROOF_FP32_KERNEL], k->dram_bytes_per_s, "FFMA + GELU of this shape", FFMA_COLOR, "7,4",
+                     15.0);
+    if (finite_positive(c->fused_intensity))
+        intensity_line(o, f, c->fused_intensity, "fused, minimal traffic", FUSED_COLOR);
+    if (finite_positive(c->unfused_intensity))
+        intensity_line(o, f, c->unfused_intensity, "unfused, intermediate written and read", UNFUSED_COLOR);
+}
+
+static void draw_point(outfile *o, const roofline_chart *c, const chart_frame *f, const roofline_chart_point *p)
+{
+    const char *color = chart_color(p->series);
+    const double px = chart_map(&f->x, p->intensity), py = chart_map(&f->y, p->flops_per_s);
+    const char *series = p->series >= 0 && p->series < c->series_count ? c->series[p->series] : "";
+    const char *tip = p->tooltip ? p->tooltip : series;
+    if (has_executed(p)) {
+        const double ex = chart_map(&f->x, p->executed_intensity), ey = chart_map(&f->y, p->executed_flops_per_s);
+        svg_line(o, px, py, ex, ey, color, 1.2, "3,2");
+        svg_group_begin(o, ex, ey, tip);
+        svg_marker_outline(o, p->series, 5.0, color);
+        svg_group_end(o);
+    }
+    svg_group_begin(o, px, py, tip);
+    svg_marker(o, p->series, 6.0, color);
+    svg_group_end(o);
+    if (p->label && *p->label)
+        svg_text(o, px + 8.0, py - 6.0, 10.0, "start", 0.0, "#333333", p->label);
+}
+
+/* the legend entries: the series, the hollow marker's meaning when one is drawn, the notes. NULL: no memory. */
+static chart_legend_item *legend_items(const roofline_chart *c, int *count)
+{
+    chart_legend_item *items = calloc((size_t)(c->series_count + c->note_count + 1), sizeof *items);
+    if (!items)
+        return NULL;
+    int n = 0, hollow = 0;
+    for (int i = 0; i < c->series_count; ++i)
+        items[n++] = (chart_legend_item){c->series[i], chart_color(i), i, 0, 0, NULL};
+    for (int i = 0; i < c->count; ++i)
+        hollow |= has_executed(&c->points[i]);
+    if (hollow)
+        items[n++] = (chart_legend_item){"hollow marker, joined to its point: the FLOP/s the kernel's pipe executed "
+                                         "(Winograd fewer than the direct convolution, 3xTF32 three times as many), "
+                                         "at the same bytes and time",
+                                         "#555555",
+                                         0,
+                                         1,
+                                         0,
+                                         NULL};
+    for (int i = 0; i < c->note_count; ++i)
+        items[n++] = (chart_legend_item){c->notes[i], "#000000", -1, 0, 0, NULL};
+    *count = n;
+    return items;
 }
 
 int roofline_svg_write(const char *path, const roofline_chart *c, char *err, size_t errlen)
 {
     chart_frame f;
     roofline_chart_frame(c, &f);
-    int shown = 0;
-    for (int i = 0; i < c->count; ++i)
-        shown += drawable(&c->points[i]);
-    const double legend_top = ROOFLINE_SVG_TOP + 10.0;
-    const double height = fmax(ROOFLINE_SVG_TOP + ROOFLINE_SVG_PLOT_HEIGHT + 70.0, legend_top + LEGEND_ROW * (shown + 1) + 20.0);
-    outfile o;
-    if (outfile_open(&o, path, 0, err, errlen) != 0)
+    int items_count = 0;
+    chart_legend_item *items = legend_items(c, &items_count);
+    if (!items) {
+        snprintf(err, errlen, "%s: out of memory", path);
         return -1;
-    svg_begin(&o, ROOFLINE_SVG_WIDTH, height);
-    svg_text(&o, ROOFLINE_SVG_LEFT - 60.0, 30.0, 16.0, "start", 0.0, "#000000", c->title ? c->title : "Roofline");
-    if (c->subtitle)
-        svg_text(&o, ROOFLINE_SVG_LEFT - 60.0, 52.0, 12.0, "start", 0.0, "#333333", c->subtitle);
-    chart_draw_axes(&o, &f, chart_format_plain, chart_format_si, "arithmetic intensity (convolution FLOPs per DRAM byte)",
-                    "FLOP/s (convolution FLOPs / median time)");
+    }
+    const chart_page page = {ROOFLINE_SVG_WIDTH,
+                             c->title ? c->title : "Roofline",
+                             c->subtitle,
+                             f.top + f.height + 62.0,
+                             c->legend_columns > 0 ? c->legend_columns : 1,
+                             items,
+                             items_count};
+    outfile o;
+    if (chart_page_open(&o, path, &page, err, errlen) != 0) {
+        free(items);
+        return -1;
+    }
+    chart_draw_axes(&o, &f, chart_format_plain, chart_format_si,
+                    "arithmetic intensity (direct-convolution FLOPs per DRAM byte moved)",
+                    "FLOP/s (direct-convolution FLOPs / median time)");
     svg_clip_define(&o, "plot-area", f.left, f.top, f.width, f.height);
-
-    const roofline_ceilings *k = &c->ceilings;
-    const double top = fmax(fmax(k->ffma_flops_per_s, k->tf32_flops_per_s), c->fp32_kernel_flops_per_s);
-    if (k->l2_bytes_per_s > 0.0)
-        bandwidth_roof(&o, &f, k->l2_bytes_per_s, top, "L2 read", L2_COLOR, "7,4");
-    if (k->dram_bytes_per_s > 0.0)
-        bandwidth_roof(&o, &f, k->dram_bytes_per_s, top, "DRAM copy", DRAM_COLOR, NULL);
-    if (k->tf32_flops_per_s > 0.0)
-        compute_roof(&o, &f, k->tf32_flops_per_s, k->dram_bytes_per_s, "TF32 mma.sync", TF32_COLOR, NULL, -6.0);
-    if (k->ffma_flops_per_s > 0.0)
-        compute_roof(&o, &f, k->ffma_flops_per_s, k->dram_bytes_per_s, "FFMA", FFMA_COLOR, NULL, -6.0);
-    if (c->fp32_kernel_flops_per_s > 0.0)
-        compute_roof(&o, &f, c->fp32_kernel_flops_per_s, k->dram_bytes_per_s, "FFMA + GELU of this shape", FFMA_COLOR,
-                     "7,4", 15.0);
-    if (c->model_intensity > 0.0) {
-        const double x = chart_map(&f.x, c->model_intensity);
-        svg_line(&o, x, f.top, x, f.top + f.height, MODEL_COLOR, 1.5, "2,3");
-        char label[96], ai[32];
-        chart_format_quantity(c->model_intensity, 3, "FLOP/B", ai, sizeof ai);
-        snprintf(label, sizeof label, "fused, minimal traffic: %s", ai);
-        svg_text(&o, x + 14.0, f.top + f.height - 8.0, 11.0, "start", -90.0, MODEL_COLOR, label);
-    }
-
-    const double lx = ROOFLINE_SVG_LEFT + ROOFLINE_SVG_PLOT_WIDTH + 30.0;
-    svg_text(&o, lx, legend_top, 13.0, "start", 0.0, "#000000", "measured (median time; bytes moved as counted by each row)");
-    int row = 0;
-    for (int i = 0; i < c->count; ++i) {
-        const roofline_chart_point *p = &c->points[i];
-        if (!drawable(p))
-            continue;
-        char tip[256], ai[32], rate[32];
-        chart_format_quantity(p->intensity, 3, "FLOP/B", ai, sizeof ai);
-        chart_format_quantity(p->flops_per_s, 3, "FLOP/s", rate, sizeof rate);
-        snprintf(tip, sizeof tip, "%s: %s, %s", p->name, ai, rate);
-        svg_group_begin(&o, chart_map(&f.x, p->intensity), chart_map(&f.y, p->flops_per_s), tip);
-        svg_marker(&o, i, 6.0, chart_color(i));
-        svg_group_end(&o);
-        char text[256];
-        const int noted = p->note && *p->note;
-        snprintf(text, sizeof text, "%s%s%s", p->name, noted ? ": " : "", noted ? p->note : "");
-        chart_legend_entry(&o, lx, legend_top + LEGEND_ROW * (++row), 0, NULL, i, chart_color(i), text);
-    }
-    svg_end(&o);
-    return outfile_commit(&o, err, errlen);
+    draw_roofs(&o, c, &f);
+    for (int i = 0; i < c->count; ++i)
+        if (drawable(&c->points[i]))
+            draw_point(&o, c, &f, &c->points[i]);
+    const int rc = chart_page_close(&o, &page, err, errlen);
+    free(items);
+    return rc;
 }

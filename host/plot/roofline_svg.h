@@ -1,10 +1,15 @@
 /*
- * roofline_svg.h - the roofline chart of `cgp roofline --svg FILE` (docs/roofline.md explains
- * how to read it): log-log axes, arithmetic intensity (FLOP per DRAM byte) on x and FLOP/s on y,
- * the DRAM and L2 bandwidth roofs as diagonals, the FFMA and TF32 roofs as horizontal lines
- * (and the FFMA + GELU roof of the shape, dashed), a dotted line at the intensity of the fused
- * kernel's minimal traffic, one marker per measured variant and a legend. Written atomically
- * through host/io/outfile.h. Tested by tests/cpu/cpu_roofline.c.
+ * roofline_svg.h - the roofline charts of `cgp roofline --svg FILE` (one problem) and `cgp roofline --zoo
+ * --svg FILE` (every zoo shape); docs/roofline.md explains how to read them. Log-log axes, arithmetic
+ * intensity (direct-convolution FLOPs per DRAM byte) on x and FLOP/s on y; the measured DRAM and L2
+ * bandwidth roofs as diagonals; the measured FFMA, mma.sync TF32 and wgmma TF32 roofs as horizontal lines
+ * (and the FFMA + GELU roof of one shape, dashed); the vendor's datasheet peaks dotted and labelled as such;
+ * dotted verticals at the intensities of the fused kernel and of the unfused pipeline. Each point is a solid
+ * marker at its direct-convolution FLOP/s, and where the kernel executes another number of FLOPs on its pipe
+ * (Winograd fewer, 3xTF32 three times as many) a hollow marker at what it executed, joined to it. The
+ * legend and the titles are wrapped to the picture's width, which grows in height to hold them; no text
+ * leaves the picture (tests/cpu/cpu_svg_layout.c). Written atomically through host/io/outfile.h; tested by
+ * tests/cpu/cpu_roofline.c.
  */
 #ifndef CGP_ROOFLINE_SVG_H
 #define CGP_ROOFLINE_SVG_H
@@ -13,34 +18,43 @@
 #include "chart.h"
 #include "roofline_model.h"
 
-/* The plot area, in pixels (the whole picture is wider, for the legend, and may be taller). */
+/* The picture is ROOFLINE_SVG_WIDTH wide (readable where GitHub shows it without scaling much); the plot
+ * area starts ROOFLINE_SVG_LEFT from the left, below the wrapped titles (roofline_chart_frame says where). */
+#define ROOFLINE_SVG_WIDTH 960.0
 #define ROOFLINE_SVG_LEFT 90.0
-#define ROOFLINE_SVG_TOP 80.0
-#define ROOFLINE_SVG_PLOT_WIDTH 640.0
-#define ROOFLINE_SVG_PLOT_HEIGHT 480.0
-#define ROOFLINE_SVG_WIDTH 1240.0
+#define ROOFLINE_SVG_PLOT_WIDTH 820.0
+#define ROOFLINE_SVG_PLOT_HEIGHT 500.0
 
 typedef struct roofline_chart_point {
-    const char *name;   /* the variant, e.g. "fused fp32 det" */
-    const char *note;   /* legend text after the name, e.g. "41.2 TFLOP/s, 63% of FFMA"; NULL or "": none */
-    double intensity;   /* FLOP per byte moved */
-    double flops_per_s;
+    int series;          /* colour and marker: those of the chart's series[series] */
+    const char *label;   /* short text beside the marker (a zoo shape's number); NULL or "": none */
+    const char *tooltip; /* shown on hover; NULL: the series' text */
+    double intensity;    /* direct FLOPs per byte moved */
+    double flops_per_s;  /* direct FLOPs per second */
+    double executed_intensity, executed_flops_per_s; /* the hollow marker: what the pipe executed; 0: none */
 } roofline_chart_point;
 
 typedef struct roofline_chart {
-    const char *title;    /* first line, e.g. "Roofline of the fused conv3x3 + GELU + mean on NVIDIA H200" */
-    const char *subtitle; /* second line: the shape, commit, date */
-    roofline_ceilings ceilings;    /* 0 for a roof not to draw */
-    double fp32_kernel_flops_per_s; /* conv FLOPs / (FFMA floor + GELU floor) of the shape, 0: not drawn */
-    double model_intensity;         /* conv FLOPs / minimal bytes of the shape, 0: not drawn */
+    const char *title;                   /* e.g. "Roofline of conv3x3 + bias + GELU + mean on NVIDIA H200" */
+    const char *subtitle;                /* the shape or zoo, versions, commit, date; NULL: none */
+    roofline_ceilings ceilings;          /* 0 for a roof not to draw */
+    const roofline_datasheet *datasheet; /* dotted vendor peaks; NULL: none */
+    double fp32_kernel_flops_per_s;      /* conv FLOPs / (FFMA floor + GELU floor) of one shape; 0: not drawn */
+    double fused_intensity;              /* conv FLOPs / the fused kernel's minimal bytes; 0: not drawn */
+    double unfused_intensity;            /* conv FLOPs / the unfused pipeline's bytes; 0: not drawn */
+    const char *const *series;           /* legend text of each series (series i: chart_color(i), marker i) */
+    int series_count;
+    const char *const *notes; /* text-only legend entries after the series (the zoo's shape key, ceilings) */
+    int note_count;
+    int legend_columns; /* 1 or more */
     const roofline_chart_point *points;
     int count;
 } roofline_chart;
 
-/* The axes the chart uses: x and y log10, each the whole decades around every point, every
- * ridge (where a compute roof meets the DRAM or L2 roof), the model intensity and every compute
- * roof, widened by a factor 1.25 on both sides first. Points with a non-positive intensity or
- * rate are left out (and not drawn). */
+/* The axes and the plot area the chart uses: x and y log10, each the whole decades around every point (solid
+ * and hollow), every ridge (where a compute roof meets the DRAM or L2 roof), the intensity lines and every
+ * compute roof, widened by a factor 1.25 on both sides first; the plot's top below the wrapped titles. Points
+ * with a non-positive or non-finite intensity or rate are left out (and not drawn). */
 void roofline_chart_frame(const roofline_chart *c, chart_frame *f);
 
 /* Writes the SVG. Returns 0, or -1 with "<path>: <why>" in err. */

@@ -1,6 +1,9 @@
 /* svg.c - see svg.h. */
 #include "svg.h"
 
+#include <stdio.h>
+#include <string.h>
+
 void svg_begin(outfile *o, double width, double height)
 {
     outfile_printf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -96,6 +99,57 @@ void svg_text(outfile *o, double x, double y, double size, const char *anchor, d
     outfile_printf(o, "</text>\n");
 }
 
+/* the width in em of the character at s (see svg.h), and its length in bytes through *len */
+static double char_em(const char *s, int *len)
+{
+    const unsigned char c = (unsigned char)*s;
+    if (c >= 0x80) { /* a multi-byte character (or a stray byte, escaped as '?'): 1 em */
+        const int n = utf8_length((const unsigned char *)s);
+        *len = n ? n : 1;
+        return 1.0;
+    }
+    *len = 1;
+    if (strchr(" .,:;'|!()[]/\\-fijlrtI", c))
+        return 0.42;
+    if (strchr("mwMW%@", c))
+        return 1.0;
+    if ((c >= 'A' && c <= 'Z') || strchr("+<=>^~#&_", c))
+        return 0.84;
+    return 0.64;
+}
+
+double svg_text_width(const char *text, double size)
+{
+    double em = 0.0;
+    for (int len = 0; *text; text += len)
+        em += char_em(text, &len);
+    return em * size;
+}
+
+size_t svg_text_fit(const char *text, double size, double width)
+{
+    double used = 0.0;
+    size_t at = 0, last_space = 0;
+    int len = 0;
+    for (; text[at]; at += (size_t)len) {
+        const double w = char_em(text + at, &len) * size;
+        if (used + w > width)
+            break;
+        if (text[at] == ' ')
+            last_space = at;
+        used += w;
+    }
+    if (!text[at])
+        return at;
+    if (last_space > 0)
+        return last_space;
+    if (at == 0) { /* not even one character fits: take one */
+        char_em(text, &len);
+        at = (size_t)len;
+    }
+    return at;
+}
+
 void svg_group_begin(outfile *o, double x, double y, const char *title)
 {
     outfile_printf(o, "<g transform=\"translate(%.2f,%.2f)\">", x, y);
@@ -120,9 +174,9 @@ void svg_clip_begin(outfile *o, const char *id) { outfile_printf(o, "<g clip-pat
 
 void svg_clip_end(outfile *o) { outfile_printf(o, "</g>\n"); }
 
-void svg_marker(outfile *o, int shape, double r, const char *fill)
+/* the marker shape, filled with fill, edged with edge (an attribute string) */
+static void marker(outfile *o, int shape, double r, const char *fill, const char *edge)
 {
-    const char *edge = "stroke=\"#000000\" stroke-width=\"0.8\"";
     switch (((shape % 5) + 5) % 5) {
     case 0:
         outfile_printf(o, "<circle cx=\"0\" cy=\"0\" r=\"%.2f\" fill=\"%s\" %s/>\n", r, fill, edge);
@@ -143,4 +197,16 @@ void svg_marker(outfile *o, int shape, double r, const char *fill)
         outfile_printf(o, "<polygon points=\"0,%.2f %.2f,%.2f %.2f,%.2f\" fill=\"%s\" %s/>\n", 1.15 * r, r, -0.75 * r,
                        -r, -0.75 * r, fill, edge);
     }
+}
+
+void svg_marker(outfile *o, int shape, double r, const char *fill)
+{
+    marker(o, shape, r, fill, "stroke=\"#000000\" stroke-width=\"0.8\"");
+}
+
+void svg_marker_outline(outfile *o, int shape, double r, const char *stroke)
+{
+    char edge[64];
+    snprintf(edge, sizeof edge, "stroke=\"%s\" stroke-width=\"1.6\"", stroke);
+    marker(o, shape, r, "#ffffff", edge);
 }

@@ -37,6 +37,18 @@ void svg_rect(outfile *o, double x, double y, double width, double height, const
 void svg_text(outfile *o, double x, double y, double size, const char *anchor, double rotate, const char *fill,
               const char *text);
 
+/* Text extents, for laying text out and for checking it lies inside the picture (tests/cpu/cpu_svg_layout.c).
+ * The width is an upper bound for DejaVu Sans, the first font svg_begin asks for and the widest of those it
+ * names: per character, 0.42 em for the narrow ones (space . , : ; ' | ! ( ) [ ] / \ - f i j l r t I), 1 em
+ * for m w M W % @ and anything not ASCII, 0.84 em for the other capitals and + < = > ^ ~ # & _, 0.64 em for
+ * the rest. Above the baseline text reaches at most SVG_TEXT_ASCENT em, below it SVG_TEXT_DESCENT em. */
+#define SVG_TEXT_ASCENT 0.95
+#define SVG_TEXT_DESCENT 0.25
+double svg_text_width(const char *text, double size);
+/* The number of bytes of text that fit in `width` at `size`: up to the last space that fits (the space not
+ * counted), else as many whole characters as fit, at least one; strlen(text) when all of it fits. */
+size_t svg_text_fit(const char *text, double size, double width);
+
 /* A group translated to (x, y), with an optional tooltip (<title>, NULL for none). */
 void svg_group_begin(outfile *o, double x, double y, const char *title);
 void svg_group_end(outfile *o);
@@ -49,5 +61,7 @@ void svg_clip_end(outfile *o);
 /* A marker centred on (0, 0) (inside a translated group): shape 0 circle, 1 square, 2 triangle,
  * 3 diamond, 4 inverted triangle (taken modulo 5), filled with fill. */
 void svg_marker(outfile *o, int shape, double radius, const char *fill);
+/* The same shape hollow: white inside, outlined in stroke. */
+void svg_marker_outline(outfile *o, int shape, double radius, const char *stroke);
 
 #endif

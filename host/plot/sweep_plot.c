@@ -10,9 +10,6 @@
 
 #include "svg.h"
 
-#define LEGEND_ROW 20.0
-#define LEGEND_COLUMN 545.0
-
 /* the shape columns, in the order the fixed dimensions are listed */
 enum { DIM_N, DIM_CIN, DIM_COUT, DIM_H, DIM_W, DIMS };
 static const char *const dim_columns[DIMS] = {"n", "cin", "cout", "h", "w"};
@@ -268,8 +265,18 @@ static void include(range *r, double v)
     }
 }
 
+static void sweep_titles(const sweep_data *d, char *title, char *subtitle, size_t cap)
+{
+    snprintf(title, cap, "cgp bench sweep over %s on %s", d->key_title, d->device);
+    snprintf(subtitle, cap, "%s; commit %s, %s", d->fixed, d->commit, d->date);
+}
+
 void sweep_frames(const sweep_data *d, chart_frame *time, chart_frame *rate)
 {
+    char title[384], subtitle[384];
+    sweep_titles(d, title, subtitle, sizeof title);
+    const chart_page page = {SWEEP_SVG_WIDTH, title, subtitle, 0.0, 2, NULL, 0};
+    const double titles_end = chart_page_top(&page);
     range x = {INFINITY, -INFINITY}, ms = x, tf = x;
     for (int i = 0; i < d->count; ++i)
         for (int j = 0; j < d->series[i].count; ++j) {
@@ -280,7 +287,7 @@ void sweep_frames(const sweep_data *d, chart_frame *time, chart_frame *rate)
                 include(&tf, p->tflops);
         }
     memset(time, 0, sizeof *time);
-    time->top = SWEEP_SVG_TOP;
+    time->top = fmax(SWEEP_SVG_TOP, titles_end);
     time->width = SWEEP_SVG_PANEL_WIDTH;
     time->height = SWEEP_SVG_PANEL_HEIGHT;
     *rate = *time;
@@ -333,33 +340,39 @@ int sweep_write_svg(const char *path, const sweep_data *d, char *err, size_t err
 {
     chart_frame time, rate;
     sweep_frames(d, &time, &rate);
-    const double legend_top = SWEEP_SVG_TOP + SWEEP_SVG_PANEL_HEIGHT + 75.0;
-    const int legend_rows = (d->count + 1) / 2;
-    outfile o;
-    if (outfile_open(&o, path, 0, err, errlen) != 0)
+    chart_legend_item *items = calloc((size_t)d->count + 1, sizeof *items);
+    char(*texts)[160] = calloc((size_t)d->count + 1, sizeof *texts);
+    if (!items || !texts) {
+        free(items), free(texts);
+        snprintf(err, errlen, "%s: out of memory", path);
         return -1;
-    svg_begin(&o, SWEEP_SVG_WIDTH, legend_top + LEGEND_ROW * legend_rows + 20.0);
-    char title[384], subtitle[384];
-    snprintf(title, sizeof title, "cgp bench sweep over %s on %s", d->key_title, d->device);
-    snprintf(subtitle, sizeof subtitle, "%s; commit %s, %s", d->fixed, d->commit, d->date);
-    svg_text(&o, SWEEP_SVG_TIME_LEFT - 60.0, 32.0, 16.0, "start", 0.0, "#000000", title);
-    svg_text(&o, SWEEP_SVG_TIME_LEFT - 60.0, 54.0, 12.0, "start", 0.0, "#333333", subtitle);
-    chart_draw_axes(&o, &time, chart_format_plain, chart_format_plain, d->key_title, "median time (ms)");
-    chart_draw_axes(&o, &rate, chart_format_plain, chart_format_plain, d->key_title,
-                    "achieved TFLOP/s (convolution FLOPs / median time)");
-    for (int i = 0; i < d->count; ++i)
-        if (draw_series(&o, &time, d, i, 0) != 0 || (d->series[i].convolves && draw_series(&o, &rate, d, i, 1) != 0)) {
-            outfile_abort(&o);
-            snprintf(err, errlen, "%s: out of memory", path);
-            return -1;
-        }
-    for (int i = 0; i < d->count; ++i) {
-        char text[160];
-        snprintf(text, sizeof text, "%s%s", d->series[i].name,
-                 d->series[i].convolves ? "" : " (no convolution: time panel only)");
-        chart_legend_entry(&o, SWEEP_SVG_TIME_LEFT + LEGEND_COLUMN * (i % 2), legend_top + LEGEND_ROW * (i / 2), 1,
-                           NULL, i, chart_color(i), text);
     }
-    svg_end(&o);
-    return outfile_commit(&o, err, errlen);
+    for (int i = 0; i < d->count; ++i) {
+        snprintf(texts[i], sizeof texts[i], "%s%s", d->series[i].name,
+                 d->series[i].convolves ? "" : " (no convolution: time panel only)");
+        items[i] = (chart_legend_item){texts[i], chart_color(i), i, 0, 1, NULL};
+    }
+    char title[384], subtitle[384];
+    sweep_titles(d, title, subtitle, sizeof title);
+    const chart_page page = {SWEEP_SVG_WIDTH, title,   subtitle, time.top + SWEEP_SVG_PANEL_HEIGHT + 60.0, 2,
+                             items,           d->count};
+    outfile o;
+    int rc = chart_page_open(&o, path, &page, err, errlen);
+    if (rc == 0) {
+        chart_draw_axes(&o, &time, chart_format_plain, chart_format_plain, d->key_title, "median time (ms)");
+        chart_draw_axes(&o, &rate, chart_format_plain, chart_format_plain, d->key_title,
+                        "achieved TFLOP/s (convolution FLOPs / median time)");
+        for (int i = 0; i < d->count && rc == 0; ++i)
+            if (draw_series(&o, &time, d, i, 0) != 0 ||
+                (d->series[i].convolves && draw_series(&o, &rate, d, i, 1) != 0)) {
+                outfile_abort(&o);
+                snprintf(err, errlen, "%s: out of memory", path);
+                rc = -1;
+            }
+        if (rc == 0)
+            rc = chart_page_close(&o, &page, err, errlen);
+    }
+    free(items);
+    free(texts);
+    return rc;
 }

@@ -17,13 +17,14 @@
 #include "chart.h"
 #include "csv_read.h"
 
-/* The picture: two panels side by side, the legend under them. */
-#define SWEEP_SVG_WIDTH 1180.0
+/* The picture: two panels side by side, the legend under them, wrapped to the width (the panels start lower
+ * when a long device name wraps the titles). */
+#define SWEEP_SVG_WIDTH 960.0
 #define SWEEP_SVG_TOP 90.0
-#define SWEEP_SVG_PANEL_WIDTH 440.0
+#define SWEEP_SVG_PANEL_WIDTH 370.0
 #define SWEEP_SVG_PANEL_HEIGHT 360.0
-#define SWEEP_SVG_TIME_LEFT 90.0
-#define SWEEP_SVG_RATE_LEFT 680.0
+#define SWEEP_SVG_TIME_LEFT 80.0
+#define SWEEP_SVG_RATE_LEFT 550.0
 
 typedef struct sweep_point {
     double x;      /* the swept dimension */

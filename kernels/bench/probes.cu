@@ -151,6 +151,78 @@ __global__ void __launch_bounds__(kGeluThreads) gelu_probe_kernel(int iters, flo
         *sink = total;
 }
 
+/* ---- MUFU: kMufuChains independent chains per thread, v = ex2(-v) (MUFU.EX2 with a negated operand: v
+ * stays in [0.5, 1]) or v = rcp(v) + 1 (MUFU.RCP and an FADD, which the FP32 pipe does at 8 times the MUFU
+ * rate; without the add ptxas folds rcp(rcp(v)) into v), inline PTX with .ftz: one MUFU instruction each,
+ * no denormal handling around it ---- */
+constexpr int kMufuThreads = 256;
+constexpr int kMufuChains = 8;
+constexpr int kMufuUnroll = 16;
+
+template <bool kRcp> __device__ __forceinline__ float mufu_op(float v)
+{
+    float r;
+    if (kRcp)
+        asm("rcp.approx.ftz.f32 %0, %1;\nadd.ftz.f32 %0, %0, 1.0;" : "=f"(r) : "f"(v));
+    else
+        asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(-v));
+    return r;
+}
+
+template <bool kRcp> __global__ void __launch_bounds__(kMufuThreads) mufu_probe_kernel(int iters, float *__restrict__ sink)
+{
+    float v[kMufuChains];
+#pragma unroll
+    for (int c = 0; c < kMufuChains; ++c)
+        v[c] = 0.5f + (float)((threadIdx.x + 7 * c) % 64) * (1.0f / 128.0f); /* in [0.5, 1) */
+    for (int i = 0; i < iters; ++i) {
+#pragma unroll
+        for (int u = 0; u < kMufuUnroll; ++u) {
+#pragma unroll
+            for (int c = 0; c < kMufuChains; ++c)
+                v[c] = mufu_op<kRcp>(v[c]);
+        }
+    }
+    float total = 0.0f;
+#pragma unroll
+    for (int c = 0; c < kMufuChains; ++c)
+        total += v[c];
+    if (total == 1.0f) /* an exact 1 from these sums is not expected; a store then is harmless */
+        *sink = total;
+}
+
+/* ---- shared memory: 16-byte loads (ld.volatile.shared.v4: ptxas merges none), a warp's 32 loads
+ * covering 512 contiguous bytes (no bank conflict beyond the 4 wavefronts 512 bytes take), the words folded
+ * into two XOR sums ---- */
+constexpr int kSmemThreads = 256;
+constexpr int kSmemLoads = 16;                       /* per loop trip */
+constexpr int kSmemWords = 4096;                     /* 16 KiB a block: 8 blocks fit in an SM */
+constexpr int kSmemRowBytes = kSmemThreads * 16;     /* one load of every thread */
+constexpr int kSmemRows = kSmemWords * 4 / kSmemRowBytes;
+
+__global__ void __launch_bounds__(kSmemThreads) smem_probe_kernel(int iters, unsigned *__restrict__ sink)
+{
+    __shared__ __align__(16) uint32_t buffer[kSmemWords];
+    for (int i = threadIdx.x; i < kSmemWords; i += kSmemThreads)
+        buffer[i] = (uint32_t)(i + 1) * 2654435761u;
+    __syncthreads();
+    const uint32_t base = (uint32_t)__cvta_generic_to_shared(buffer) + threadIdx.x * 16u;
+    uint32_t x0 = 0, x1 = 0;
+    for (int i = 0; i < iters; ++i) {
+#pragma unroll
+        for (int k = 0; k < kSmemLoads; ++k) {
+            uint32_t a, b, c, d;
+            asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                         : "=r"(a), "=r"(b), "=r"(c), "=r"(d)
+                         : "r"(base + (uint32_t)((k % kSmemRows) * kSmemRowBytes)));
+            x0 ^= a ^ b;
+            x1 ^= c ^ d;
+        }
+    }
+    if ((x0 ^ x1) == 0x9E3779B9u) /* the XOR of the words read: not expected to be this; a store then is harmless */
+        *sink = x0;
+}
+
 } // namespace
 
 extern "C" cudaError_t probe_copy(const float *src, float *dst, int64_t count, double *work, cudaStream_t s)
@@ -206,5 +278,26 @@ extern "C" cudaError_t probe_gelu(int fast, int blocks, int iters, float *sink, 
         gelu_probe_kernel<true><<<blocks, kGeluThreads, 0, s>>>(iters, step, sink);
     else
         gelu_probe_kernel<false><<<blocks, kGeluThreads, 0, s>>>(iters, step, sink);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t probe_smem(int blocks, int iters, unsigned *sink, double *work, cudaStream_t s)
+{
+    if (blocks < 1 || iters < 1)
+        return cudaErrorInvalidValue;
+    *work = 16.0 * kSmemLoads * (double)iters * (double)blocks * kSmemThreads;
+    smem_probe_kernel<<<blocks, kSmemThreads, 0, s>>>(iters, sink);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t probe_mufu(int rcp, int blocks, int iters, float *sink, double *work, cudaStream_t s)
+{
+    if (blocks < 1 || iters < 1)
+        return cudaErrorInvalidValue;
+    *work = (double)kMufuChains * kMufuUnroll * (double)iters * (double)blocks * kMufuThreads;
+    if (rcp)
+        mufu_probe_kernel<true><<<blocks, kMufuThreads, 0, s>>>(iters, sink);
+    else
+        mufu_probe_kernel<false><<<blocks, kMufuThreads, 0, s>>>(iters, sink);
     return cudaGetLastError();
 }

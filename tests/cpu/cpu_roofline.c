@@ -2,8 +2,9 @@
  * cpu_roofline.c - CPU tests of the roofline and plotting code of `cgp roofline` and `cgp plot`:
  * the model arithmetic (host/plot/roofline_model.c) on the default problem and others, the SVG
  * writer (host/plot/svg.c, host/plot/chart.c) producing well-formed XML with escaped text (checked by a
- * small XML checker below), the roofline chart (host/plot/roofline_svg.c) and the sweep chart
- * (host/plot/sweep_plot.c) placing points where their numbers say, and the CSV reader
+ * small XML checker below), the roofline chart (host/plot/roofline_svg.c), the speedup chart
+ * (host/plot/speedup_svg.c) and the sweep chart (host/plot/sweep_plot.c) placing points where their numbers
+ * say, what each kernel executes and the percentages against the roof of its pipe, and the CSV reader
  * (host/io/csv_read.c) on good and malformed input.
  *
  *     make build/tests/cpu_roofline && build/tests/cpu_roofline
@@ -20,6 +21,7 @@
 #include "csv_read.h"
 #include "roofline_model.h"
 #include "roofline_svg.h"
+#include "speedup_svg.h"
 #include "svg.h"
 #include "sweep_plot.h"
 #include "testlib.h"
@@ -208,54 +210,155 @@ static void test_model(void)
     TEST_EXPECT("model 1x1 same", roofline_model_compute(&one, &s) == 0 && s.hout == 1 && s.conv_flops == 18.0,
                 "%.0f", s.conv_flops);
 
-    const roofline_ceilings c = {4e12, 1e13, 6e13, 4e14, 2e12, 1e12};
+    TEST_EXPECT("model default: intermediate and unfused bytes",
+                m.intermediate_bytes == 4.0 * 528515072.0 && m.unfused_bytes == 268486912.0 + 8.0 * 528515072.0 &&
+                    close_to(m.unfused_intensity, 76106170368.0 / m.unfused_bytes, 1e-15),
+                "%.0f %.0f %.4f", m.intermediate_bytes, m.unfused_bytes, m.unfused_intensity);
+
+    /* dram, l2, smem, ffma, mma.sync, wgmma, ex2, rcp, gelu_fast, gelu_erff */
+    const roofline_ceilings c = {4e12, 1e13, 3e13, 6e13, 3e14, 4.5e14, 4e12, 4e12, 2e12, 1e12};
     roofline_floors f;
     roofline_floors_compute(&m, &c, &f);
     TEST_EXPECT("floors: memory", close_to(f.memory_ms, 268486912.0 / 4e12 * 1e3, 1e-12), "%.6f ms", f.memory_ms);
     TEST_EXPECT("floors: FFMA", close_to(f.ffma_ms, 76106170368.0 / 6e13 * 1e3, 1e-12), "%.6f ms", f.ffma_ms);
-    TEST_EXPECT("floors: TF32 and 3xTF32",
-                close_to(f.tf32_ms, 76106170368.0 / 4e14 * 1e3, 1e-12) && close_to(f.tf32x3_ms, 3.0 * f.tf32_ms, 1e-12),
-                "%.6f %.6f ms", f.tf32_ms, f.tf32x3_ms);
-    TEST_EXPECT("floors: GELU (gelu_fast rate)", close_to(f.gelu_ms, 528515072.0 / 2e12 * 1e3, 1e-12), "%.6f ms",
-                f.gelu_ms);
+    TEST_EXPECT("floors: mma.sync, wgmma, and 3xTF32 on the faster (wgmma)",
+                close_to(f.mma_sync_ms, 76106170368.0 / 3e14 * 1e3, 1e-12) &&
+                    close_to(f.wgmma_ms, 76106170368.0 / 4.5e14 * 1e3, 1e-12) && f.tensor_ms == f.wgmma_ms &&
+                    close_to(f.tensor_x3_ms, 3.0 * f.wgmma_ms, 1e-12),
+                "%.6f %.6f %.6f ms", f.mma_sync_ms, f.wgmma_ms, f.tensor_x3_ms);
+    TEST_EXPECT("floors: GELU (gelu_fast rate), MUFU (one ex2 per GELU)",
+                close_to(f.gelu_ms, 528515072.0 / 2e12 * 1e3, 1e-12) &&
+                    close_to(f.mufu_ms, 528515072.0 / 4e12 * 1e3, 1e-12),
+                "%.6f %.6f ms", f.gelu_ms, f.mufu_ms);
     TEST_EXPECT("floors: fp32 kernel = FFMA + GELU", close_to(f.fp32_kernel_ms, f.ffma_ms + f.gelu_ms, 1e-12),
                 "%.6f ms", f.fp32_kernel_ms);
     TEST_EXPECT("floors: tf32 kernels = max(tensor, GELU)",
-                f.tf32_kernel_ms == fmax(f.tf32_ms, f.gelu_ms) && f.tf32x3_kernel_ms == fmax(f.tf32x3_ms, f.gelu_ms),
+                f.tf32_kernel_ms == fmax(f.tensor_ms, f.gelu_ms) &&
+                    f.tf32x3_kernel_ms == fmax(f.tensor_x3_ms, f.gelu_ms),
                 "%.6f %.6f", f.tf32_kernel_ms, f.tf32x3_kernel_ms);
-    const roofline_ceilings partial = {4e12, 0.0, 6e13, 0.0, 0.0, 0.0};
+    const roofline_ceilings partial = {
+        .dram_bytes_per_s = 4e12, .ffma_flops_per_s = 6e13, .mma_sync_flops_per_s = 3e14};
     roofline_floors_compute(&m, &partial, &f);
-    TEST_EXPECT("floors: NaN where a ceiling is missing",
-                isnan(f.tf32_ms) && isnan(f.gelu_ms) && isnan(f.fp32_kernel_ms) && isnan(f.tf32_kernel_ms) &&
-                    !isnan(f.memory_ms) && !isnan(f.ffma_ms),
-                "tf32 %g gelu %g fp32k %g", f.tf32_ms, f.gelu_ms, f.fp32_kernel_ms);
+    TEST_EXPECT("floors: NaN where a ceiling is missing; TF32 falls back to mma.sync without wgmma",
+                isnan(f.wgmma_ms) && isnan(f.gelu_ms) && isnan(f.fp32_kernel_ms) && isnan(f.tf32_kernel_ms) &&
+                    isnan(f.mufu_ms) && !isnan(f.memory_ms) && !isnan(f.ffma_ms) && f.tensor_ms == f.mma_sync_ms,
+                "wgmma %g gelu %g fp32k %g tensor %g", f.wgmma_ms, f.gelu_ms, f.fp32_kernel_ms, f.tensor_ms);
+}
 
+/* ---- what each kernel executes, and percentages against the right roof ---- */
+
+static void test_kernel_work(void)
+{
+    TEST_EXPECT("Winograd F(2x2,3x3): 16 products per 4 outputs", roofline_winograd_ffma_per_output(2) == 4.0, "%g",
+                roofline_winograd_ffma_per_output(2));
+    TEST_EXPECT("Winograd F(4x4,3x3): 36 products per 16 outputs", roofline_winograd_ffma_per_output(4) == 2.25, "%g",
+                roofline_winograd_ffma_per_output(4));
+    const struct {
+        const char *kernel;
+        roofline_math math;
+        roofline_pipe pipe;
+        double executed;
+        int from_table;
+    } cases[] = {
+        {"fp32-v9", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 0.25, 1},
+        {"fp32-v8", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 4.0 / 9.0, 1},
+        {"fp32-v7", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 4.0 / 9.0, 1},
+        {"fp32-v6", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 1},
+        {"fp32-v1", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 1},
+        {"tf32-v1", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_MMA_SYNC, 1.0, 1},
+        {"tf32-v3", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_MMA_SYNC, 1.0, 1},
+        {"tf32-v4", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_WGMMA, 1.0, 1},
+        {"tf32-v8", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_WGMMA, 1.0, 1},
+        {"3xtf32-v1", ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_MMA_SYNC, 3.0, 1},
+        {"3xtf32-v2", ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_MMA_SYNC, 3.0, 1},
+        {"3xtf32-v3", ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_WGMMA, 3.0, 1},
+        {"3xtf32-v8", ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_WGMMA, 3.0, 1},
+        {NULL, ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 0},       /* cuDNN fp32, unfused */
+        {NULL, ROOFLINE_MATH_TF32, ROOFLINE_PIPE_TF32_BEST, 1.0, 0},  /* cuDNN tf32 */
+        {"fp32-v99", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 0}, /* not in the table */
+        {"3xtf32-v99", ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_TF32_BEST, 3.0, 0},
+        {NULL, ROOFLINE_MATH_NONE, ROOFLINE_PIPE_NONE, 0.0, 0}, /* a layout conversion */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const roofline_work w = roofline_kernel_work(cases[i].kernel, cases[i].math);
+        char name[96];
+        snprintf(name, sizeof name, "kernel work: %s (math %d)", cases[i].kernel ? cases[i].kernel : "baseline",
+                 (int)cases[i].math);
+        TEST_EXPECT(name,
+                    w.pipe == cases[i].pipe && close_to(w.executed_per_direct, cases[i].executed, 1e-15) &&
+                        w.from_table == cases[i].from_table,
+                    "pipe %d (%s), executed %g, from_table %d", (int)w.pipe, roofline_pipe_name(w.pipe),
+                    w.executed_per_direct, w.from_table);
+    }
+    TEST_EXPECT("math names", strcmp(roofline_math_name(ROOFLINE_MATH_FP32), "fp32") == 0 &&
+                                  strcmp(roofline_math_name(ROOFLINE_MATH_TF32), "tf32") == 0 &&
+                                  strcmp(roofline_math_name(ROOFLINE_MATH_3XTF32), "3xtf32") == 0 &&
+                                  strcmp(roofline_math_name(ROOFLINE_MATH_NONE), "n/a") == 0,
+                "wrong name");
+    const roofline_work v9 = roofline_kernel_work("fp32-v9", ROOFLINE_MATH_FP32);
+    TEST_EXPECT("kernel work: fp32-v9 is Winograd F(4x4,3x3)", strcmp(v9.algorithm, "Winograd F(4x4,3x3)") == 0, "'%s'",
+                v9.algorithm);
+
+    const roofline_ceilings c = {4e12, 1e13, 3e13, 6e13, 3e14, 4.5e14, 4e12, 4e12, 2e12, 1e12};
+    TEST_EXPECT("pipe roofs",
+                roofline_pipe_roof(&c, ROOFLINE_PIPE_FFMA) == 6e13 &&
+                    roofline_pipe_roof(&c, ROOFLINE_PIPE_MMA_SYNC) == 3e14 &&
+                    roofline_pipe_roof(&c, ROOFLINE_PIPE_WGMMA) == 4.5e14 &&
+                    roofline_pipe_roof(&c, ROOFLINE_PIPE_TF32_BEST) == 4.5e14 &&
+                    roofline_pipe_roof(&c, ROOFLINE_PIPE_NONE) == 0.0,
+                "wrong roof");
+    const double flops = 76106170368.0, bytes = 268486912.0;
     roofline_point p;
-    roofline_point_place(76106170368.0, 268486912.0, 2.0, "fp32", &c, &p);
-    TEST_EXPECT("point fp32: rate, intensity, FFMA share",
-                close_to(p.flops_per_s, 76106170368.0 / 2e-3, 1e-12) && close_to(p.intensity, m.intensity, 1e-12) &&
-                    p.roof == ROOFLINE_ROOF_FFMA && close_to(p.pct_compute, 100.0 * p.flops_per_s / 6e13, 1e-12) &&
-                    close_to(p.pct_memory, 100.0 * 268486912.0 / 2e-3 / 4e12, 1e-12) &&
-                    close_to(p.pct_roof, p.pct_compute, 1e-12),
-                "%g FLOP/s, %g%% of FFMA", p.flops_per_s, p.pct_compute);
-    roofline_point_place(76106170368.0, 268486912.0, 2.0, "3xtf32", &c, &p);
-    TEST_EXPECT("point 3xtf32: three tensor products per FLOP",
-                p.roof == ROOFLINE_ROOF_TF32 && p.work_factor == 3.0 &&
-                    close_to(p.pct_compute, 300.0 * p.flops_per_s / 4e14, 1e-12) &&
-                    close_to(p.roof_flops, 4e14 / 3.0, 1e-12),
-                "factor %g, %g%%", p.work_factor, p.pct_compute);
-    roofline_point_place(76106170368.0, 8.9e9, 10.0, "tf32", &c, &p); /* memory-bound: intensity 8.55 */
+    /* fp32-v9 at 1.5 ms: 50.7 TFLOP/s direct, a quarter executed: 12.7 TFLOP/s = 21.1% of a 60 T FFMA roof */
+    roofline_point_place(flops, bytes, 1.5, &v9, &c, &p);
+    TEST_EXPECT("point fp32-v9: direct rate, executed a quarter, % of FFMA from what it executes",
+                close_to(p.flops_per_s, flops / 1.5e-3, 1e-12) &&
+                    close_to(p.executed_flops_per_s, 0.25 * flops / 1.5e-3, 1e-12) &&
+                    close_to(p.pct_pipe, 100.0 * 0.25 * flops / 1.5e-3 / 6e13, 1e-12) &&
+                    close_to(p.executed_intensity, 0.25 * flops / bytes, 1e-12) &&
+                    close_to(p.pct_roof, p.pct_pipe, 1e-12) &&
+                    close_to(p.pct_memory, 100.0 * bytes / 1.5e-3 / 4e12, 1e-12),
+                "%g FLOP/s, executed %g, %g%% of FFMA", p.flops_per_s, p.executed_flops_per_s, p.pct_pipe);
+    const roofline_work v8 = roofline_kernel_work("tf32-v8", ROOFLINE_MATH_TF32);
+    roofline_point_place(flops, bytes, 0.42, &v8, &c, &p);
+    TEST_EXPECT("point tf32-v8: % of the wgmma roof, not mma.sync's",
+                p.pipe_flops_per_s == 4.5e14 && close_to(p.pct_pipe, 100.0 * flops / 0.42e-3 / 4.5e14, 1e-12),
+                "roof %g, %g%%", p.pipe_flops_per_s, p.pct_pipe);
+    const roofline_work x3 = roofline_kernel_work("3xtf32-v8", ROOFLINE_MATH_3XTF32);
+    roofline_point_place(flops, bytes, 0.78, &x3, &c, &p);
+    TEST_EXPECT("point 3xtf32-v8: three products per product on wgmma",
+                close_to(p.executed_flops_per_s, 3.0 * flops / 0.78e-3, 1e-12) &&
+                    close_to(p.pct_pipe, 300.0 * flops / 0.78e-3 / 4.5e14, 1e-12) && p.pct_pipe < 100.0,
+                "executed %g, %g%%", p.executed_flops_per_s, p.pct_pipe);
+    const roofline_work x3v2 = roofline_kernel_work("3xtf32-v2", ROOFLINE_MATH_3XTF32);
+    roofline_point_place(flops, bytes, 1.5, &x3v2, &c, &p);
+    TEST_EXPECT("point 3xtf32-v2: on the mma.sync roof",
+                p.pipe_flops_per_s == 3e14 && close_to(p.pct_pipe, 300.0 * flops / 1.5e-3 / 3e14, 1e-12),
+                "roof %g, %g%%", p.pipe_flops_per_s, p.pct_pipe);
+    const roofline_work cudnn = roofline_kernel_work(NULL, ROOFLINE_MATH_TF32);
+    roofline_point_place(flops, 8.9e9, 10.0, &cudnn, &c, &p); /* memory-bound: intensity 8.55 */
     TEST_EXPECT("point below the ridge: the roof is the DRAM line",
-                close_to(p.roof_flops, p.intensity * 4e12, 1e-12) &&
-                    close_to(p.pct_roof, 100.0 * p.flops_per_s / (p.intensity * 4e12), 1e-12) &&
+                close_to(p.roof_flops, p.executed_intensity * 4e12, 1e-12) &&
+                    close_to(p.pct_roof, 100.0 * p.executed_flops_per_s / (p.executed_intensity * 4e12), 1e-12) &&
                     close_to(p.pct_roof, p.pct_memory, 1e-12),
                 "roof %g, %g%%", p.roof_flops, p.pct_roof);
-    roofline_point_place(1e9, 1e6, 1.0, "n/a", &c, &p);
-    TEST_EXPECT("point without a compute roof", p.roof == ROOFLINE_ROOF_NONE && isnan(p.pct_compute) &&
-                                                    isnan(p.pct_roof) && !isnan(p.pct_memory),
-                "roof %d", (int)p.roof);
-    TEST_EXPECT("point refuses a zero time", roofline_point_place(1e9, 1e6, 0.0, "fp32", &c, &p) == -1,
+    const roofline_ceilings no_wgmma = {.dram_bytes_per_s = 4e12, .ffma_flops_per_s = 6e13};
+    roofline_point_place(flops, bytes, 0.42, &v8, &no_wgmma, &p);
+    TEST_EXPECT("point on an unmeasured pipe: no percentage",
+                isnan(p.pct_pipe) && isnan(p.pct_roof) && !isnan(p.pct_memory) && p.pipe_flops_per_s == 0.0, "%g%%",
+                p.pct_pipe);
+    const roofline_work none = roofline_kernel_work(NULL, ROOFLINE_MATH_NONE);
+    TEST_EXPECT("point refuses a zero time", roofline_point_place(1e9, 1e6, 0.0, &none, &c, &p) == -1,
                 "accepted ms = 0");
+
+    const roofline_datasheet *h200 = roofline_datasheet_find("NVIDIA H200");
+    TEST_EXPECT("datasheet: H200 dense TF32 is half the sparse 989 TFLOPS",
+                h200 && h200->tf32_dense_flops_per_s == 494.5e12 && h200->fp32_flops_per_s == 67e12 &&
+                    h200->dram_bytes_per_s == 4.8e12,
+                "%p", (const void *)h200);
+    TEST_EXPECT("datasheet: none for an unknown device",
+                roofline_datasheet_find("NVIDIA H200 NVL") == NULL && roofline_datasheet_find(NULL) == NULL,
+                "found one");
 }
 
 /* ---- chart helpers and the SVG primitives ---- */
@@ -328,32 +431,54 @@ static void test_chart_helpers(void)
 
 /* ---- the roofline chart ---- */
 
-/* "translate(X,Y)" of a point at (intensity, flops) on a chart of the given decades */
-static void expected_translate(char *buf, size_t cap, double intensity, double flops, double x_lo_exp, double x_hi_exp,
-                               double y_lo_exp, double y_hi_exp)
+/* "translate(X,Y)" of a point at (x, y) on a chart frame */
+static void expected_translate(char *buf, size_t cap, const chart_frame *f, double x, double y)
 {
-    const double px = ROOFLINE_SVG_LEFT + (log10(intensity) - x_lo_exp) / (x_hi_exp - x_lo_exp) * ROOFLINE_SVG_PLOT_WIDTH;
-    const double py = ROOFLINE_SVG_TOP + ROOFLINE_SVG_PLOT_HEIGHT -
-                      (log10(flops) - y_lo_exp) / (y_hi_exp - y_lo_exp) * ROOFLINE_SVG_PLOT_HEIGHT;
-    snprintf(buf, cap, "translate(%.2f,%.2f)", px, py);
+    snprintf(buf, cap, "translate(%.2f,%.2f)", chart_map(&f->x, x), chart_map(&f->y, y));
+}
+
+static size_t count_of(const char *text, const char *what)
+{
+    size_t n = 0;
+    for (const char *s = strstr(text, what); s; s = strstr(s + 1, what))
+        ++n;
+    return n;
 }
 
 static void test_roofline_svg(void)
 {
     const roofline_chart_point pts[] = {
-        {"fused fp32 det", "30 TFLOP/s, 50% of FFMA", 283.46, 3e13},
-        {"unfused <cuda> & co", NULL, 9.0, 2.5e12},
-        {"not drawn", NULL, 0.0, 1e12},
+        {0, NULL, NULL, 283.46, 3e13, 283.46 * 0.25, 3e13 * 0.25}, /* Winograd: a quarter executed */
+        {1, "7", NULL, 9.0, 2.5e12, 0.0, 0.0},
+        {2, NULL, NULL, 0.0, 1e12, 0.0, 0.0},
     };
-    const roofline_chart chart = {"Roofline on Device <X> & \"Y\"", "N=128", {4e12, 1e13, 6e13, 4e14, 2e12, 1e12},
-                                  4e13, 283.46, pts, 3};
+    const char *const series[] = {"fused fp32 det: 30 TFLOP/s, 50% of FFMA", "unfused <cuda> & co", "not drawn"};
+    const char *const notes[] = {"a note"};
+    const roofline_datasheet sheet = {"Device", "a datasheet", 7e13, 5e14, 5e12};
+    const roofline_chart chart = {"Roofline on Device <X> & \"Y\"",
+                                  "N=128",
+                                  {4e12, 1e13, 3e13, 6e13, 3e14, 4e14, 4e12, 4e12, 2e12, 1e12},
+                                  &sheet,
+                                  4e13,
+                                  283.46,
+                                  17.0,
+                                  series,
+                                  3,
+                                  notes,
+                                  1,
+                                  1,
+                                  pts,
+                                  3};
     chart_frame f;
     roofline_chart_frame(&chart, &f);
-    /* x: ridges 4 .. 100, points 9 and 283.46 -> /1.25 and *1.25 -> decades 1 .. 1000;
-     * y: 2.5e12 .. 4e14 -> decades 1e12 .. 1e15 */
+    /* x: ridges 4 .. 125, points 9, 70.9 and 283.46 -> /1.25 and *1.25 -> decades 1 .. 1000;
+     * y: 2.5e12 .. 5e14 -> decades 1e12 .. 1e15 */
     TEST_EXPECT("roofline frame: x decades", f.x.log && f.x.lo == 1.0 && f.x.hi == 1000.0, "%g..%g", f.x.lo, f.x.hi);
     TEST_EXPECT("roofline frame: y decades", f.y.log && close_to(f.y.lo, 1e12, 1e-12) && close_to(f.y.hi, 1e15, 1e-12),
                 "%g..%g", f.y.lo, f.y.hi);
+    TEST_EXPECT("roofline frame: plot below the titles",
+                f.top >= 70.0 && f.top <= 90.0 && f.left == ROOFLINE_SVG_LEFT && f.width == ROOFLINE_SVG_PLOT_WIDTH,
+                "top %g", f.top);
 
     char path[600], err[512];
     path_of(path, sizeof path, "roofline.svg");
@@ -370,16 +495,38 @@ static void test_roofline_svg(void)
     const char *bad = xml_check(text, "svg", why, sizeof why);
     TEST_EXPECT("roofline svg: well-formed XML", bad == NULL, "%s", bad);
     char want[64];
-    expected_translate(want, sizeof want, 283.46, 3e13, 0.0, 3.0, 12.0, 15.0);
+    expected_translate(want, sizeof want, &f, 283.46, 3e13);
     TEST_EXPECT("roofline svg: fused point where its numbers say", strstr(text, want) != NULL, "no %s", want);
-    expected_translate(want, sizeof want, 9.0, 2.5e12, 0.0, 3.0, 12.0, 15.0);
+    expected_translate(want, sizeof want, &f, 283.46 * 0.25, 3e13 * 0.25);
+    TEST_EXPECT("roofline svg: the executed (hollow) marker where its numbers say",
+                strstr(text, want) != NULL && count_of(text, "fill=\"#ffffff\" stroke=\"#1f77b4\"") == 1, "no %s",
+                want);
+    expected_translate(want, sizeof want, &f, 9.0, 2.5e12);
     TEST_EXPECT("roofline svg: unfused point where its numbers say", strstr(text, want) != NULL, "no %s", want);
-    TEST_EXPECT("roofline svg: point without intensity left out", strstr(text, "not drawn") == NULL,
-                "'not drawn' is in the chart");
-    const char *labels[] = {">DRAM copy 4 TB/s<", ">L2 read 10 TB/s<", ">FFMA 60 TFLOP/s<", ">TF32 mma.sync 400 TFLOP/s<",
-                            ">FFMA + GELU of this shape 40 TFLOP/s<", ">fused, minimal traffic: 283 FLOP/B<",
-                            ">fused fp32 det: 30 TFLOP/s, 50% of FFMA<", ">unfused &lt;cuda&gt; &amp; co<",
-                            ">Roofline on Device &lt;X&gt; &amp; &quot;Y&quot;<", ">1 P<", ">1 T<", ">1000<", ">0.1<"};
+    TEST_EXPECT("roofline svg: point without intensity left out (3 markers with tooltips)",
+                count_of(text, "<title>") == 3 && !strstr(text, "<title>not drawn</title>"), "%zu tooltips",
+                count_of(text, "<title>"));
+    const char *labels[] = {">DRAM copy 4 TB/s<",
+                            ">L2 read 10 TB/s<",
+                            ">FFMA 60 TFLOP/s<",
+                            ">TF32 mma.sync 300 TFLOP/s<",
+                            ">TF32 wgmma 400 TFLOP/s<",
+                            ">FFMA + GELU of this shape 40 TFLOP/s<",
+                            ">fused, minimal traffic: 283 FLOP/B<",
+                            ">unfused, intermediate written and read: 17 FLOP/B<",
+                            ">datasheet FP32 70 TFLOP/s<",
+                            ">datasheet TF32 dense 500 TFLOP/s<",
+                            ">datasheet DRAM 5 TB/s<",
+                            ">fused fp32 det: 30 TFLOP/s, 50% of FFMA<",
+                            ">unfused &lt;cuda&gt; &amp; co<",
+                            ">a note<",
+                            ">7<",
+                            ">hollow marker, joined to its point:",
+                            ">Roofline on Device &lt;X&gt; &amp; &quot;Y&quot;<",
+                            ">1 P<",
+                            ">1 T<",
+                            ">1000<",
+                            ">0.1<"};
     for (size_t i = 0; i < sizeof labels / sizeof labels[0]; ++i) {
         char name[128];
         snprintf(name, sizeof name, "roofline svg: text %s", labels[i]);
@@ -388,13 +535,54 @@ static void test_roofline_svg(void)
         else
             TEST_EXPECT(name, strstr(text, labels[i]) != NULL, "missing");
     }
-    /* the FFMA roof: horizontal at 6e13 from its ridge (15 FLOP/B) to the right edge */
-    char line[160];
-    const double ridge_x = ROOFLINE_SVG_LEFT + log10(15.0) / 3.0 * ROOFLINE_SVG_PLOT_WIDTH;
-    const double roof_y = ROOFLINE_SVG_TOP + ROOFLINE_SVG_PLOT_HEIGHT - (log10(6e13) - 12.0) / 3.0 * ROOFLINE_SVG_PLOT_HEIGHT;
-    snprintf(line, sizeof line, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"", ridge_x, roof_y,
-             ROOFLINE_SVG_LEFT + ROOFLINE_SVG_PLOT_WIDTH, roof_y);
+    /* the FFMA roof: horizontal at 6e13 from its ridge (15 FLOP/B) to the right edge; the datasheet's dotted */
+    char line[200];
+    snprintf(line, sizeof line, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"", chart_map(&f.x, 15.0),
+             chart_map(&f.y, 6e13), f.left + f.width, chart_map(&f.y, 6e13));
     TEST_EXPECT("roofline svg: FFMA roof from its ridge", strstr(text, line) != NULL, "no %s", line);
+    snprintf(line, sizeof line,
+             "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#8c8c8c\" "
+             "stroke-width=\"1.50\" stroke-dasharray=\"1.5,3\"",
+             f.left, chart_map(&f.y, 5e14), f.left + f.width, chart_map(&f.y, 5e14));
+    TEST_EXPECT("roofline svg: datasheet TF32 dotted across the plot", strstr(text, line) != NULL, "no %s", line);
+    free(text);
+}
+
+/* ---- the speedup chart ---- */
+
+static void test_speedup_svg(void)
+{
+    const speedup_point pts[] = {
+        {0, "1", NULL, 2.1e9, 2.0},
+        {1, "2", "tip <2>", 1.2e7, 0.8},
+        {2, NULL, NULL, -1.0, 3.0},
+    };
+    const char *const series[] = {"fp32 over cuDNN", "tf32 over cuDNN", "3xtf32"};
+    const char *const notes[] = {"1: shape one", "2: shape two"};
+    const speedup_chart chart = {"Speedup", "sub", series, 3, notes, 2, 2, pts, 3};
+    chart_frame f;
+    speedup_chart_frame(&chart, &f);
+    /* x 1.2e7 .. 2.1e9 -> /1.25, *1.25 -> decades 1e6 .. 1e10; y 0.8 .. 2 and 1 -> 0.1 .. 10 */
+    TEST_EXPECT("speedup frame: decades",
+                f.x.log && f.y.log && close_to(f.x.lo, 1e6, 1e-12) && close_to(f.x.hi, 1e10, 1e-12) &&
+                    close_to(f.y.lo, 0.1, 1e-12) && close_to(f.y.hi, 10.0, 1e-12),
+                "x %g..%g y %g..%g", f.x.lo, f.x.hi, f.y.lo, f.y.hi);
+    char path[600], err[512];
+    path_of(path, sizeof path, "speedup.svg");
+    char *text = speedup_svg_write(path, &chart, err, sizeof err) == 0 ? read_text(path) : NULL;
+    char why[256], want[64];
+    const char *bad = text ? xml_check(text, "svg", why, sizeof why) : err;
+    TEST_EXPECT("speedup svg: written, well-formed XML", bad == NULL, "%s", bad);
+    expected_translate(want, sizeof want, &f, 2.1e9, 2.0);
+    TEST_EXPECT("speedup svg: point where its numbers say", text && strstr(text, want), "no %s", want);
+    expected_translate(want, sizeof want, &f, 1.2e7, 0.8);
+    TEST_EXPECT("speedup svg: a slowdown below the 1x line",
+                text && strstr(text, want) && chart_map(&f.y, 0.8) > chart_map(&f.y, 1.0), "no %s", want);
+    TEST_EXPECT("speedup svg: texts",
+                text && strstr(text, ">1x: as fast as cuDNN<") && strstr(text, ">10x<") &&
+                    strstr(text, ">1: shape one<") && strstr(text, "<title>tip &lt;2&gt;</title>") &&
+                    count_of(text, "<title>") == 2,
+                "missing");
     free(text);
 }
 
@@ -680,11 +868,13 @@ int main(void)
         return test_exit_code();
     }
     test_model();
+    test_kernel_work();
     test_chart_helpers();
     test_roofline_svg();
+    test_speedup_svg();
     test_csv();
     test_sweep();
-    const char *files[] = {"escape.svg", "roofline.svg", "table.csv", "sweep.svg", "sweep_h.svg"};
+    const char *files[] = {"escape.svg", "roofline.svg", "speedup.svg", "table.csv", "sweep.svg", "sweep_h.svg"};
     char path[600];
     for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) {
         path_of(path, sizeof path, files[i]);

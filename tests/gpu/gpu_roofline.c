@@ -1,0 +1,161 @@
+/*
+ * gpu_roofline.c - the ceilings and `cgp roofline --zoo` on the GPU. The probes (host/bench/probes.h): every
+ * one measured with a finite positive rate, or (the wgmma probe off sm_90a) not launched with its reason;
+ * rates in the order the hardware dictates (L2 above DRAM, shared memory above L2, wgmma TF32 not below
+ * mma.sync TF32 where both ran: the wgmma kernels' pipe is the faster, MUFU below the FFMA rate in
+ * operations). Then the zoo roofline on a two-shape zoo (Cin = 8, which the wgmma path takes, and Cin = 3,
+ * which it does not): exit 0, the CSV with each fused row on the pipe of the code that ran (fp32 on FFMA;
+ * tf32 and 3xtf32 on wgmma for the first shape on an sm_90a build and GPU, else on mma.sync), its executed
+ * FLOPs 1 or 3 times the direct ones or, for Winograd, fewer, and the two SVGs written
+ * (tests/cpu/cpu_svg_layout.c checks the layout of the committed charts).
+ */
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clilib.h"
+#include "gpulib.h"
+#include "probes.h"
+
+static void test_probes(void)
+{
+    probe_result p[PROBE_COUNT];
+    char err[512];
+    if (probes_measure(1, 3, p, err, sizeof err) != 0) {
+        TEST_FAIL("probes measured", "%s", err);
+        return;
+    }
+    const cgp_device_info d = test_device_info();
+    for (int k = 0; k < PROBE_COUNT; ++k) {
+        char name[96];
+        snprintf(name, sizeof name, "probe %s", p[k].name);
+        if (p[k].unavailable[0])
+            TEST_EXPECT(name, k == PROBE_TF32_WGMMA && p[k].rate == 0.0 &&
+                                  probe_wgmma_unsupported(d.cc_major, d.cc_minor) != NULL,
+                        "not measured: %s", p[k].unavailable);
+        else
+            TEST_EXPECT(name, isfinite(p[k].rate) && p[k].rate > 0.0 && p[k].median_ms > 0.0, "rate %g %s, %g ms",
+                        p[k].rate, p[k].unit, p[k].median_ms);
+    }
+    printf("# wgmma probe: %s\n", p[PROBE_TF32_WGMMA].unavailable[0] ? p[PROBE_TF32_WGMMA].unavailable : "measured");
+    TEST_EXPECT("probes: L2 above DRAM, shared memory above L2",
+                p[PROBE_L2].rate > p[PROBE_DRAM].rate && p[PROBE_SMEM].rate > p[PROBE_L2].rate, "%g %g %g B/s",
+                p[PROBE_DRAM].rate, p[PROBE_L2].rate, p[PROBE_SMEM].rate);
+    TEST_EXPECT("probes: MUFU below the FFMA rate (operations)",
+                p[PROBE_MUFU_EX2].rate < 0.5 * p[PROBE_FFMA].rate && p[PROBE_MUFU_RCP].rate < 0.5 * p[PROBE_FFMA].rate,
+                "ex2 %g, rcp %g, FFMA %g op/s", p[PROBE_MUFU_EX2].rate, p[PROBE_MUFU_RCP].rate, 0.5 * p[PROBE_FFMA].rate);
+    if (!p[PROBE_TF32_WGMMA].unavailable[0])
+        TEST_EXPECT("probes: wgmma TF32 not below mma.sync TF32",
+                    p[PROBE_TF32_WGMMA].rate >= p[PROBE_TF32_MMA_SYNC].rate, "wgmma %g, mma.sync %g FLOP/s",
+                    p[PROBE_TF32_WGMMA].rate, p[PROBE_TF32_MMA_SYNC].rate);
+}
+
+/* the value of column `column` in the CSV line `line` (quoted fields copied without their quotes) */
+static void csv_field(const char *line, int column, char *out, size_t cap)
+{
+    int c = 0, quoted = 0;
+    size_t n = 0;
+    for (const char *s = line; *s && *s != '\n'; ++s) {
+        if (*s == '"') {
+            quoted = !quoted;
+            continue;
+        }
+        if (*s == ',' && !quoted) {
+            ++c;
+            continue;
+        }
+        if (c == column && n + 1 < cap)
+            out[n++] = *s;
+    }
+    out[n] = '\0';
+}
+
+/* the index of a header column, -1 if absent */
+static int column_of(const char *header, const char *name)
+{
+    char field[64];
+    for (int c = 0; c < 64; ++c) {
+        csv_field(header, c, field, sizeof field);
+        if (strcmp(field, name) == 0)
+            return c;
+    }
+    return -1;
+}
+
+static void test_zoo(void)
+{
+    char zoo[600], csv[600], svg[600], speedup[600], args[3000];
+    snprintf(zoo, sizeof zoo, "%s/gpu_roofline_zoo.csv", cli_tmpdir());
+    snprintf(csv, sizeof csv, "%s/gpu_roofline.csv", cli_tmpdir());
+    snprintf(svg, sizeof svg, "%s/gpu_roofline.svg", cli_tmpdir());
+    snprintf(speedup, sizeof speedup, "%s/gpu_roofline_speedup.svg", cli_tmpdir());
+    FILE *f = fopen(zoo, "w");
+    if (!f) {
+        TEST_FAIL("roofline --zoo", "cannot write %s", zoo);
+        return;
+    }
+    fputs("n,cin,cout,h,w,padding,label\n4,8,64,64,64,valid,wgmma shape\n2,3,16,40,33,same,other\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "roofline --zoo-file %s --warmup 1 --iters 20 --csv %s --svg %s --speedup-svg %s", zoo,
+             csv, svg, speedup);
+    const cli_result r = cli_run(args);
+    TEST_EXPECT("roofline --zoo: exit 0", r.exit_code == 0, "exit %d: %.400s", r.exit_code, r.err);
+    static char text[1 << 20];
+    cli_read_file(svg, text, sizeof text);
+    TEST_EXPECT("roofline --zoo: the roofline SVG is a chart of the zoo",
+                strstr(text, "</svg>") && strstr(text, "1: N=4 Cin=8 Cout=64 64x64 valid, wgmma shape"), "%.200s",
+                text);
+    cli_read_file(speedup, text, sizeof text);
+    TEST_EXPECT("roofline --zoo: speedup SVG", strstr(text, "</svg>") && strstr(text, "2: N=2 Cin=3 Cout=16 40x33 same"),
+                "%.200s", text);
+    cli_read_file(csv, text, sizeof text);
+    const char *header_end = strchr(text, '\n');
+    if (!header_end) {
+        TEST_FAIL("roofline --zoo: CSV", "empty %s", csv);
+        return;
+    }
+    const int c_kind = column_of(text, "kind"), c_name = column_of(text, "name"), c_kernel = column_of(text, "kernel");
+    const int c_pipe = column_of(text, "pipe"), c_exec = column_of(text, "executed_per_direct");
+    const int c_shape = column_of(text, "shape"), c_pct = column_of(text, "pct_pipe");
+    /* the tensor-core rows run on wgmma where the wgmma path takes the shape: Cin = 8, Cout <= 64 (shape 1),
+     * a GPU of compute capability 9.0 and a build with sm_90a code; else on mma.sync */
+    const cgp_device_info d = test_device_info();
+    const int wgmma_here = probe_wgmma_unsupported(d.cc_major, d.cc_minor) == NULL;
+    int fused = 0, right = 0;
+    char why[512] = "";
+    for (const char *line = header_end + 1; *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : "") {
+        char kind[16], name[64], kernel[32], pipe[32], exec[32], shape[8], pct[32];
+        csv_field(line, c_kind, kind, sizeof kind);
+        csv_field(line, c_name, name, sizeof name);
+        if (strcmp(kind, "point") != 0 || strncmp(name, "fused ", 6) != 0)
+            continue;
+        csv_field(line, c_kernel, kernel, sizeof kernel);
+        csv_field(line, c_pipe, pipe, sizeof pipe);
+        csv_field(line, c_exec, exec, sizeof exec);
+        csv_field(line, c_shape, shape, sizeof shape);
+        csv_field(line, c_pct, pct, sizeof pct);
+        ++fused;
+        const double e = atof(exec);
+        const char *tensor = wgmma_here && strcmp(shape, "1") == 0 ? "wgmma TF32" : "mma.sync TF32";
+        const int ok = strstr(name, " fp32 ")     ? strcmp(pipe, "FFMA") == 0 && e > 0.0 && e <= 1.0
+                       : strstr(name, " 3xtf32 ") ? strcmp(pipe, tensor) == 0 && e == 3.0
+                                                  : strcmp(pipe, tensor) == 0 && e == 1.0;
+        if (ok && pct[0] && atof(pct) > 0.0)
+            ++right;
+        else if (!why[0])
+            snprintf(why, sizeof why, "shape %s, %s ran %s: pipe '%s' (expected %s), executed %s x, %s%% of its roof",
+                     shape, name, kernel, pipe, strstr(name, " fp32 ") ? "FFMA" : tensor, exec, pct);
+    }
+    TEST_EXPECT("roofline --zoo: every fused row on the pipe of the code that ran, with a percentage",
+                fused == 6 && right == 6, "%d fused rows, %d right; %s", fused, right, why);
+    unlink(zoo), unlink(csv), unlink(svg), unlink(speedup);
+}
+
+int main(void)
+{
+    if (!test_gpu_available("gpu_roofline"))
+        return test_exit_code();
+    test_probes();
+    test_zoo();
+    return test_exit_code();
+}

@@ -5,7 +5,7 @@
 #
 #   OUT=/tmp/out scripts/h200_session.sh [step ...]
 # Steps: env build ptxas test bench versions stages grid profile tcprofile mprofile roofline zoo sweeps layout
-#        charts sanitize torch torchfull sass
+#        charts sanitize torch torchfull torchzoo sass (torchzoo: scripts/torch_compare.py --zoo into zoo.csv, zoo.md)
 # (default: env build ptxas test bench versions sass; charts = roofline zoo sweeps layout, the charts of
 # results/h200/ and their text-extent check). Results are packed into $OUT/results.tgz.
 # Environment: VERSIONS (fp32), TF32_VERSIONS, TF32X3_VERSIONS (the versions step), TC_VERSIONS (stages,
@@ -72,6 +72,9 @@ for s in "${steps[@]}"; do
     mprofile) TAIL=40 step mprofile bash -c 'make profile && cp build/profile/metrics.txt '"$RES"'/profile_metrics.txt' ;;
     torchfull) TAIL=40 step torchfull env PYTHONUNBUFFERED=1 timeout ${TORCH_TIMEOUT:-420} python3 scripts/torch_compare.py \
                --csv "$RES/torch_compare_full.csv" ;;
+    torchzoo) TAIL=30 step torchzoo env PYTHONUNBUFFERED=1 timeout ${TORCH_TIMEOUT:-540} python3 scripts/torch_compare.py \
+               --zoo --iters 20 --warmup 3 --csv "$RES/torch_compare_zoo.csv" --zoo-csv "$RES/zoo.csv" \
+               --zoo-md "$RES/zoo.md" ;;
     torch) TAIL=40 step torch env PYTHONUNBUFFERED=1 timeout 300 python3 scripts/torch_compare.py --no-max-autotune \
                --csv "$RES/torch_compare.csv" ;;
     profile) TAIL=60 step profile bash -c 'for k in ${PROFILE_KERNELS:-4}; do ncu --clock-control none \

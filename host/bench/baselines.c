@@ -13,12 +13,12 @@ int baseline_reserve_rows(const char *family, int count, int max, int rows)
     return 0;
 }
 
-void baseline_row_init(bench_variant *v, const char *name, const char *family, const char *precision)
+void baseline_row_init(bench_variant *v, const char *name, const char *family, bench_precision precision)
 {
     memset(v, 0, sizeof *v);
     snprintf(v->name, sizeof v->name, "%s", name);
     snprintf(v->family, sizeof v->family, "%s", family);
-    snprintf(v->precision, sizeof v->precision, "%s", precision);
+    v->precision = precision;
 }
 
 void baseline_row_unavailable(bench_variant *v, const char *fmt, ...)

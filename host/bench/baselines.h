@@ -54,7 +54,7 @@ cudaError_t baseline_gelu_inplace(float *data, int64_t count, cudaStream_t s);
 /* Checks that out[*count] has room for `rows` more rows; prints why not and returns -1. */
 int baseline_reserve_rows(const char *family, int count, int max, int rows);
 /* Zeroes v and sets its labels. */
-void baseline_row_init(bench_variant *v, const char *name, const char *family, const char *precision);
+void baseline_row_init(bench_variant *v, const char *name, const char *family, bench_precision precision);
 /* Marks v unavailable with a printf-style reason (run, destroy and state cleared). */
 void baseline_row_unavailable(bench_variant *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* cudaMalloc of `bytes` for `what`, after checking free device memory. On failure returns -1 with

@@ -56,7 +56,12 @@ const char *bench_row_status(const bench_row *row);
 /* Index of the row the speedups are relative to: the first fused row that was timed, or -1. */
 int bench_fused_row(const bench_result *r);
 
+/* The console table of one result: the problem, the rows, and each row's detail (bench_report.c). */
 void bench_print_table(FILE *f, const bench_result *r);
+/* One table of several results: the header once, then each result's rows (absent ones too) as it comes,
+ * with_shape: the shape as the first column. */
+void bench_print_header(FILE *f, int with_shape);
+void bench_print_rows(FILE *f, const bench_result *r, int with_shape);
 /* The stage split's summary, one line per precision with all its rows timed (variants_stages.c) */
 void stages_print_split(FILE *f, const bench_result *r);
 /* CSV / JSON / Markdown of one or more results (a sweep), written atomically. Returns 0, or -1

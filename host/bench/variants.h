@@ -22,12 +22,30 @@ typedef struct bench_problem {
     float *y;               /* device: (N,Cout) */
 } bench_problem;
 
+/* The arithmetic of a row: a cgp_precision, or NONE for a timing-only row (a layout conversion, a stage of
+ * the split), whose y is not the function and so is not checked. */
+typedef enum bench_precision {
+    BENCH_PRECISION_FP32 = CGP_PRECISION_FP32,
+    BENCH_PRECISION_TF32 = CGP_PRECISION_TF32,
+    BENCH_PRECISION_TF32X3 = CGP_PRECISION_TF32X3,
+    BENCH_PRECISION_NONE
+} bench_precision;
+
+/* "fp32", "tf32", "3xtf32" or "n/a" */
+static inline const char *bench_precision_name(bench_precision p)
+{
+    return p == BENCH_PRECISION_FP32     ? "fp32"
+           : p == BENCH_PRECISION_TF32   ? "tf32"
+           : p == BENCH_PRECISION_TF32X3 ? "3xtf32"
+                                         : "n/a";
+}
+
 typedef struct bench_variant bench_variant;
 struct bench_variant {
     char name[64];         /* row label, e.g. "fused fp32 det", "cudnn legacy fp32" */
     char family[32];       /* "fused", "stages" (--stages), or what --baselines selects: "cudnn", "cudnn-graph",
                             * "unfused" */
-    char precision[24];    /* "fp32", "tf32", "3xtf32" */
+    bench_precision precision;
     char detail[320];      /* algorithm, engine, workspace, intermediate bytes, notes */
     char unavailable[320]; /* non-empty: the row could not be set up, and why (then run is NULL) */
     char kernel[24];       /* fused rows: the kernel version the plan runs, as cgp_plan_kernel names it; else "" */

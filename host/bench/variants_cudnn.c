@@ -18,7 +18,7 @@
 #define LEGACY_ROWS 2
 
 static const char *const legacy_names[LEGACY_ROWS] = {"cudnn legacy fp32", "cudnn legacy tf32"};
-static const char *const legacy_precisions[LEGACY_ROWS] = {"fp32", "tf32"};
+static const bench_precision legacy_precisions[LEGACY_ROWS] = {BENCH_PRECISION_FP32, BENCH_PRECISION_TF32};
 
 #if !CGP_HAVE_CUDNN
 

@@ -8,7 +8,7 @@
  *
  * ([..]: virtual tensors, never stored). Three rows:
  *     "layout NCHW->NHWC"  our kernel converting x to NHWC (kernels/bench/baseline_layout.cu); timing
- *                          only, it writes no y (precision "n/a")
+ *                          only, it writes no y (BENCH_PRECISION_NONE)
  *     "cudnn graph fp32"   an engine without TENSOR_CORE / DOWN_CONVERT_INPUTS /
  *                          REDUCED_PRECISION_REDUCTION numerical notes
  *     "cudnn graph tf32"   an engine with the TENSOR_CORE note (fp32 data: TF32)
@@ -30,7 +30,8 @@
 #define GRAPH_ROWS 3
 
 static const char *const graph_names[GRAPH_ROWS] = {"layout NCHW->NHWC", "cudnn graph fp32", "cudnn graph tf32"};
-static const char *const graph_precisions[GRAPH_ROWS] = {"n/a", "fp32", "tf32"};
+static const bench_precision graph_precisions[GRAPH_ROWS] = {BENCH_PRECISION_NONE, BENCH_PRECISION_FP32,
+                                                              BENCH_PRECISION_TF32};
 
 #if !CGP_HAVE_CUDNN
 

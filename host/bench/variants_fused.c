@@ -9,7 +9,6 @@
 #include "kernel_api.h"
 #include "variants.h"
 
-static const char *const precision_names[] = {"fp32", "tf32", "3xtf32"};
 static const char *const reduce_names[] = {"det", "atomic"};
 
 static int fused_run(bench_variant *v, const bench_problem *p, cudaStream_t s)
@@ -72,9 +71,9 @@ int variants_fused(const bench_problem *p, const fused_selection *sel, bench_var
                 continue;
             bench_variant *v = &out[(*count)++];
             memset(v, 0, sizeof *v);
-            snprintf(v->name, sizeof v->name, "fused %s %s", precision_names[prec], reduce_names[red]);
+            v->precision = (bench_precision)prec;
+            snprintf(v->name, sizeof v->name, "fused %s %s", bench_precision_name(v->precision), reduce_names[red]);
             snprintf(v->family, sizeof v->family, "fused");
-            snprintf(v->precision, sizeof v->precision, "%s", precision_names[prec]);
             cgp_options o = cgp_default_options();
             o.padding = p->padding;
             o.reduce = (cgp_reduce)red;
@@ -96,17 +95,4 @@ int variants_fused(const bench_problem *p, const fused_selection *sel, bench_var
         }
     }
     return 0;
-}
-
-double problem_min_bytes(const bench_problem *p)
-{
-    const cgp_shape *s = &p->shape;
-    return 4.0 * ((double)s->n * s->cin * s->h * s->w + (double)s->cout * s->cin * 9 + (double)s->cout +
-                  (double)s->n * s->cout);
-}
-
-double problem_conv_flops(const bench_problem *p)
-{
-    const cgp_shape *s = &p->shape;
-    return 2.0 * (double)s->n * s->cout * (double)p->hout * (double)p->wout * (double)s->cin * 9.0;
 }

@@ -20,7 +20,6 @@
 
 static const char *const stage_names[] = {
     [0] = "neither (skeleton)", [CGP_STAGE_MMA] = "MMA only", [CGP_STAGE_EPILOGUE] = "epilogue only"};
-static const char *const precision_names[] = {"fp32", "tf32", "3xtf32"};
 
 static int stage_run(bench_variant *v, const bench_problem *p, cudaStream_t s)
 {
@@ -36,7 +35,7 @@ static int stage_run(bench_variant *v, const bench_problem *p, cudaStream_t s)
 
 static void stage_row_name(char *out, size_t size, int prec, int stages)
 {
-    snprintf(out, size, "stages %s: %s", precision_names[prec], stage_names[stages]);
+    snprintf(out, size, "stages %s: %s", bench_precision_name((bench_precision)prec), stage_names[stages]);
 }
 
 /* One row: a det plan of the precision (and --kernel) whose launches keep only `stages`; or the row left
@@ -46,7 +45,7 @@ static int stage_row(const bench_problem *p, const fused_selection *sel, int pre
     memset(v, 0, sizeof *v);
     stage_row_name(v->name, sizeof v->name, prec, stages);
     snprintf(v->family, sizeof v->family, "stages");
-    snprintf(v->precision, sizeof v->precision, "n/a"); /* timing-only: y is not the function */
+    v->precision = BENCH_PRECISION_NONE; /* timing-only: y is not the function */
     cgp_options o = cgp_default_options();
     o.padding = p->padding;
     o.precision = (cgp_precision)prec;
@@ -106,9 +105,10 @@ static const bench_row *find_row(const bench_result *r, const char *name)
 void stages_print_split(FILE *f, const bench_result *r)
 {
     for (int prec = 1; prec < 3; ++prec) {
+        const char *pname = bench_precision_name((bench_precision)prec);
         char name[64];
         const bench_row *t[CGP_STAGE_ALL + 1];
-        snprintf(name, sizeof name, "fused %s det", precision_names[prec]);
+        snprintf(name, sizeof name, "fused %s det", pname);
         t[CGP_STAGE_ALL] = find_row(r, name);
         int any = 0;
         for (int stages = 0; stages < CGP_STAGE_ALL; ++stages) {
@@ -118,14 +118,13 @@ void stages_print_split(FILE *f, const bench_result *r)
         }
         if (any && !t[CGP_STAGE_ALL])
             fprintf(f, "stage split %s: no timed 'fused %s det' row to compare with (add det to --reduce)\n",
-                    precision_names[prec], precision_names[prec]);
+                    pname, pname);
         if (!t[0] || !t[1] || !t[2] || !t[3])
             continue;
         const double full = t[CGP_STAGE_ALL]->ms_median, none = t[0]->ms_median;
         const double mma = t[CGP_STAGE_MMA]->ms_median, epi = t[CGP_STAGE_EPILOGUE]->ms_median;
         fprintf(f, "stage split %s (medians, ms): full %.4f, MMA only %.4f, epilogue only %.4f, neither %.4f; the MMAs "
                 "add %.4f, the epilogue adds %.4f; no overlap would give %.4f, perfect overlap %.4f\n",
-                precision_names[prec], full, mma, epi, none, full - epi, full - mma, mma + epi - none,
-                mma > epi ? mma : epi);
+                pname, full, mma, epi, none, full - epi, full - mma, mma + epi - none, mma > epi ? mma : epi);
     }
 }

@@ -41,7 +41,7 @@ int variants_unfused(const bench_problem *p, bench_variant *out, int *count, int
     if (baseline_reserve_rows("unfused", *count, max, 1) != 0)
         return 1;
     bench_variant *v = &out[(*count)++];
-    baseline_row_init(v, "unfused cuda fp32", "unfused", "fp32");
+    baseline_row_init(v, "unfused cuda fp32", "unfused", BENCH_PRECISION_FP32);
 
     const cgp_shape *sh = &p->shape;
     const int64_t planes = sh->n * sh->cout, plane_size = p->hout * p->wout;

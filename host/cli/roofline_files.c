@@ -17,11 +17,13 @@
 
 roofline_math roofline_row_math(const bench_row *row)
 {
-    const char *p = row->v.precision;
-    return strcmp(p, "fp32") == 0     ? ROOFLINE_MATH_FP32
-           : strcmp(p, "tf32") == 0   ? ROOFLINE_MATH_TF32
-           : strcmp(p, "3xtf32") == 0 ? ROOFLINE_MATH_3XTF32
-                                      : ROOFLINE_MATH_NONE;
+    switch (row->v.precision) {
+    case BENCH_PRECISION_FP32: return ROOFLINE_MATH_FP32;
+    case BENCH_PRECISION_TF32: return ROOFLINE_MATH_TF32;
+    case BENCH_PRECISION_TF32X3: return ROOFLINE_MATH_3XTF32;
+    case BENCH_PRECISION_NONE: break;
+    }
+    return ROOFLINE_MATH_NONE;
 }
 
 roofline_work roofline_row_work(const bench_row *row)

@@ -209,7 +209,7 @@ static void check_rows(const bench_problem *p, const double *ref, const char *la
         }
         if (print_details)
             printf("# %s: %s\n", v->name, v->detail);
-        if (strcmp(v->precision, "n/a") == 0) { /* timing-only row: it must run */
+        if (v->precision == BENCH_PRECISION_NONE) { /* timing-only row: it must run */
             TEST_CUDA(name, cudaMemsetAsync(p->y, 0xff, y_bytes, s));
             if (v->run(v, p, s) != 0)
                 TEST_FAIL(name, "run() failed (see the message above)");
@@ -221,7 +221,7 @@ static void check_rows(const bench_problem *p, const double *ref, const char *la
         }
         if (run_row(v, p, s, first, y_bytes, name) != 0)
             continue;
-        const test_arith arith = strcmp(v->precision, "tf32") == 0 ? TEST_ARITH_TF32 : TEST_ARITH_FP32;
+        const test_arith arith = v->precision == BENCH_PRECISION_TF32 ? TEST_ARITH_TF32 : TEST_ARITH_FP32;
         const test_result t = test_check_y(name, first, ref, outputs, arith, p->hout * p->wout, p->shape.cin);
         if (!t.passed)
             continue;

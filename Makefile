@@ -105,7 +105,8 @@ TOOL_C := $(filter-out host/cli/main.c,$(sort $(wildcard host/io/*.c host/plot/*
 # host sources with no CUDA dependency: the CPU tests link these alone, also under ASan+UBSan
 ZOO_BUILTIN_C := $(BUILD)/gen/zoo_builtin.c
 CPU_SRCS := $(wildcard host/io/*.c host/plot/*.c reference/*.c host/cli/options.c host/bench/rng.c host/bench/check.c \
-                       host/bench/zoo.c host/bench/bench_report.c host/bench/problem_size.c) $(ZOO_BUILTIN_C)
+                       host/bench/zoo.c host/bench/zoo_summary.c host/bench/bench_report.c \
+                       host/bench/problem_size.c) $(ZOO_BUILTIN_C)
 
 obj = $(patsubst %,$(BUILD)/obj/%.o,$(1))
 LIB_OBJS := $(call obj,$(LIB_CU) $(LIB_C))

@@ -44,7 +44,39 @@ static int check_row(bench_row *row, const problem *pr, const double *ref, float
     return 0;
 }
 
-static int time_row(bench_row *row, const problem *pr, const bench_options *o, char *err, size_t errlen)
+int l2_flusher_create(l2_flusher *f, char *err, size_t errlen)
+{
+    memset(f, 0, sizeof *f);
+    int device = 0, l2 = 0;
+    cudaError_t e = cudaGetDevice(&device);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device);
+    if (e == cudaSuccess && l2 > 0) {
+        f->bytes = 2 * (size_t)l2;
+        e = cudaMalloc(&f->buffer, f->bytes);
+    }
+    if (e != cudaSuccess) {
+        snprintf(err, errlen, "the L2 flush buffer (%zu bytes, twice the L2): %s: %s", f->bytes, cudaGetErrorName(e),
+                 cudaGetErrorString(e));
+        f->buffer = NULL;
+        return 1;
+    }
+    return 0;
+}
+
+cudaError_t l2_flush(l2_flusher *f, cudaStream_t s)
+{
+    return f->bytes ? cudaMemsetAsync(f->buffer, (int)(++f->flushes & 0xff), f->bytes, s) : cudaSuccess;
+}
+
+void l2_flusher_destroy(l2_flusher *f)
+{
+    cudaFree(f->buffer);
+    memset(f, 0, sizeof *f);
+}
+
+int bench_time_row(bench_row *row, const bench_problem *p, const bench_options *o, l2_flusher *flush, char *err,
+                   size_t errlen)
 {
     cudaEvent_t *ev = malloc(sizeof(cudaEvent_t) * 2 * (size_t)o->iters);
     double *ms = malloc(sizeof(double) * (size_t)o->iters);
@@ -60,11 +92,14 @@ static int time_row(bench_row *row, const problem *pr, const bench_options *o, c
     if (e != cudaSuccess)
         --created;
     for (int i = 0; i < o->warmup && e == cudaSuccess && !failed; ++i)
-        failed = row->v.run(&row->v, &pr->p, 0);
+        failed = row->v.run(&row->v, p, 0);
     for (int i = 0; i < o->iters && e == cudaSuccess && !failed; ++i) {
-        e = cudaEventRecord(ev[2 * i], 0);
+        if (flush) /* outside the event pair: the run starts with nothing of its own in L2 */
+            e = l2_flush(flush, 0);
         if (e == cudaSuccess)
-            failed = row->v.run(&row->v, &pr->p, 0);
+            e = cudaEventRecord(ev[2 * i], 0);
+        if (e == cudaSuccess)
+            failed = row->v.run(&row->v, p, 0);
         if (e == cudaSuccess && !failed)
             e = cudaEventRecord(ev[2 * i + 1], 0);
     }
@@ -95,16 +130,40 @@ static int time_row(bench_row *row, const problem *pr, const bench_options *o, c
     return 0;
 }
 
+/* The result of a shape that did not fit: one absent row that says why. */
+static void mark_too_large(bench_result *r, const cgp_shape *shape, cgp_padding padding, const char *why)
+{
+    r->problem.shape = *shape;
+    r->problem.padding = padding;
+    r->problem.hout = cgp_output_height(shape, padding);
+    r->problem.wout = cgp_output_width(shape, padding);
+    bench_variant *v = &r->rows[0].v;
+    snprintf(v->name, sizeof v->name, "every variant");
+    snprintf(v->family, sizeof v->family, "none");
+    v->precision = BENCH_PRECISION_NONE;
+    snprintf(v->unavailable, sizeof v->unavailable, "%s", why);
+    r->count = 1;
+}
+
 int bench_run(const cgp_shape *shape, cgp_padding padding, const bench_options *o, bench_result *r, char *err,
               size_t errlen)
 {
     memset(r, 0, sizeof *r);
-    problem pr;
-    int rc = problem_create(&pr, shape, padding, o->seed, 0, err, errlen);
-    if (rc != 0)
-        return rc;
-    r->problem = pr.p;
     r->seed = o->seed;
+    r->cold_l2 = o->cold_l2;
+    l2_flusher flush = {0}; /* allocated first: the problem must fit beside it */
+    if (o->cold_l2 && l2_flusher_create(&flush, err, errlen) != 0)
+        return 1;
+    problem pr;
+    const int rc_problem = problem_create(&pr, shape, padding, o->seed, 0, err, errlen);
+    if (rc_problem != 0) {
+        if (rc_problem == 2)
+            mark_too_large(r, shape, padding, err);
+        l2_flusher_destroy(&flush);
+        return rc_problem;
+    }
+    r->problem = pr.p;
+    int rc = 0;
     const size_t outputs = (size_t)(shape->n * shape->cout);
     double *ref = malloc(outputs * sizeof(double));
     float *y_host = malloc(outputs * sizeof(float));
@@ -137,18 +196,19 @@ int bench_run(const cgp_shape *shape, cgp_padding padding, const bench_options *
         if (!row->v.run)
             continue;
         if (row->v.precision == BENCH_PRECISION_NONE) { /* timing-only (a layout conversion, a stage): no y to check */
-            rc = time_row(row, &pr, o, err, errlen);
+            rc = bench_time_row(row, &pr.p, o, o->cold_l2 ? &flush : NULL, err, errlen);
             continue;
         }
         rc = check_row(row, &pr, ref, y_host, err, errlen);
         if (rc == 0 && row->checked && row->check.passed)
-            rc = time_row(row, &pr, o, err, errlen);
+            rc = bench_time_row(row, &pr.p, o, o->cold_l2 ? &flush : NULL, err, errlen);
     }
     for (int i = 0; i < count; ++i)
         if (r->rows[i].v.destroy)
             r->rows[i].v.destroy(&r->rows[i].v);
     free(ref);
     free(y_host);
+    l2_flusher_destroy(&flush);
     problem_destroy(&pr);
     r->problem.x = r->problem.w = r->problem.b = NULL;
     r->problem.y = NULL;

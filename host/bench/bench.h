@@ -23,7 +23,8 @@ typedef struct bench_options {
     uint64_t seed;
     fused_selection fused;
     unsigned baselines;
-    int stages; /* also the stage split's rows (variants_stages.c) */
+    int stages;  /* also the stage split's rows (variants_stages.c) */
+    int cold_l2; /* flush the L2 before each timed run (outside its event pair), as nvbench does */
 } bench_options;
 
 typedef struct bench_row {
@@ -38,14 +39,36 @@ typedef struct bench_row {
 typedef struct bench_result {
     bench_problem problem; /* shape and sizes (device pointers are gone after bench_run) */
     uint64_t seed;
+    int cold_l2; /* timed with the L2 flushed before each run */
     bench_row rows[BENCH_MAX_ROWS];
     int count;
 } bench_result;
 
+/* --cold-l2: a device buffer of twice the L2 (cudaDevAttrL2CacheSize), written over before each timed run so
+ * that no run finds the previous run's inputs, or anything else of its own, in the L2. */
+typedef struct l2_flusher {
+    void *buffer;
+    size_t bytes;
+    unsigned flushes;
+} l2_flusher;
+
+/* Returns 0, or 1 with err set (a CUDA error; the flusher is then empty). */
+int l2_flusher_create(l2_flusher *f, char *err, size_t errlen);
+/* Enqueues one flush on stream s (a memset of the whole buffer). */
+cudaError_t l2_flush(l2_flusher *f, cudaStream_t s);
+void l2_flusher_destroy(l2_flusher *f);
+
 /* Runs one problem. Returns 0 (rows may still have failed checks: see bench_failed_checks),
- * 2 when the shape does not fit in memory (err says needed and free), 1 on a CUDA error. */
+ * 2 when the shape does not fit in memory (err says needed and free; r then holds the shape and one
+ * absent row saying so), 1 on a CUDA error. */
 int bench_run(const cgp_shape *shape, cgp_padding padding, const bench_options *o, bench_result *r, char *err,
               size_t errlen);
+
+/* Times row->v on p as bench_run does: o->warmup runs, then o->iters runs each between two CUDA events on
+ * the legacy stream, each after a flush when flush is not NULL; sets timed and ms_* (or failure).
+ * Returns 0, or 1 on a CUDA error (err set). */
+int bench_time_row(bench_row *row, const bench_problem *p, const bench_options *o, l2_flusher *flush, char *err,
+                   size_t errlen);
 
 /* Number of available rows that failed their check or could not run. */
 int bench_failed_checks(const bench_result *r);
@@ -55,6 +78,9 @@ const char *bench_row_status(const bench_row *row);
 
 /* Index of the row the speedups are relative to: the first fused row that was timed, or -1. */
 int bench_fused_row(const bench_result *r);
+
+/* "128x8x64x256x256 valid": N x Cin x Cout x H x W and the padding */
+void bench_shape_name(const bench_problem *p, char *buf, size_t cap);
 
 /* The console table of one result: the problem, the rows, and each row's detail (bench_report.c). */
 void bench_print_table(FILE *f, const bench_result *r);

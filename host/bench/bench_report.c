@@ -21,6 +21,7 @@ typedef enum column {
     COL_W,
     COL_PADDING,
     COL_SEED,
+    COL_L2,
     COL_VARIANT,
     COL_FAMILY,
     COL_PRECISION,
@@ -55,6 +56,7 @@ static const column_def columns[] = {
     [COL_W] = {"w", "W", 0, 1, ""},
     [COL_PADDING] = {"padding", "padding", 0, 0, ""},
     [COL_SEED] = {"seed", "seed", 0, 1, ""},
+    [COL_L2] = {"l2", "L2", 0, 0, ""},
     [COL_VARIANT] = {"variant", "variant", -26, 0, ""},
     [COL_FAMILY] = {"family", "family", 0, 0, ""},
     [COL_PRECISION] = {"precision", "prec", -7, 0, ""},
@@ -91,6 +93,13 @@ int bench_fused_row(const bench_result *r)
     return -1;
 }
 
+void bench_shape_name(const bench_problem *p, char *buf, size_t cap)
+{
+    const cgp_shape *s = &p->shape;
+    snprintf(buf, cap, "%lldx%lldx%lldx%lldx%lld %s", (long long)s->n, (long long)s->cin, (long long)s->cout,
+             (long long)s->h, (long long)s->w, padding_name(p->padding));
+}
+
 /* The row formatter: the text of value c of the row, "" when the row has none. */
 static const char *cell(const bench_result *r, const bench_row *row, column c, char *buf, size_t cap)
 {
@@ -100,10 +109,7 @@ static const char *cell(const bench_result *r, const bench_row *row, column c, c
     const int base = bench_fused_row(r);
     buf[0] = '\0';
     switch (c) {
-    case COL_SHAPE:
-        snprintf(buf, cap, "%lldx%lldx%lldx%lldx%lld %s", (long long)s->n, (long long)s->cin, (long long)s->cout,
-                 (long long)s->h, (long long)s->w, padding_name(p->padding));
-        break;
+    case COL_SHAPE: bench_shape_name(p, buf, cap); break;
     case COL_N: snprintf(buf, cap, "%lld", (long long)s->n); break;
     case COL_CIN: snprintf(buf, cap, "%lld", (long long)s->cin); break;
     case COL_COUT: snprintf(buf, cap, "%lld", (long long)s->cout); break;
@@ -111,6 +117,7 @@ static const char *cell(const bench_result *r, const bench_row *row, column c, c
     case COL_W: snprintf(buf, cap, "%lld", (long long)s->w); break;
     case COL_PADDING: snprintf(buf, cap, "%s", padding_name(p->padding)); break;
     case COL_SEED: snprintf(buf, cap, "%llu", (unsigned long long)r->seed); break;
+    case COL_L2: snprintf(buf, cap, "%s", r->cold_l2 ? "cold" : "warm"); break;
     case COL_VARIANT: snprintf(buf, cap, "%s", row->v.name); break;
     case COL_FAMILY: snprintf(buf, cap, "%s", row->v.family); break;
     case COL_PRECISION: snprintf(buf, cap, "%s", bench_precision_name(row->v.precision)); break;
@@ -239,11 +246,11 @@ static void json_string(outfile *o, const char *s)
     outfile_printf(o, "\"");
 }
 
-static const column csv_columns[] = {COL_N,         COL_CIN,       COL_COUT,    COL_H,           COL_W,
-                                     COL_PADDING,   COL_SEED,      COL_VARIANT, COL_FAMILY,      COL_PRECISION,
-                                     COL_STATUS,    COL_MEDIAN_MS, COL_MIN_MS,  COL_MAX_MS,      COL_TFLOPS,
-                                     COL_BYTES_MOVED, COL_GBPS,    COL_REL_L2,  COL_MAX_ABS,     COL_SPEEDUP,
-                                     COL_DETAIL};
+static const column csv_columns[] = {COL_N,         COL_CIN,         COL_COUT,   COL_H,       COL_W,
+                                     COL_PADDING,   COL_SEED,        COL_L2,     COL_VARIANT, COL_FAMILY,
+                                     COL_PRECISION, COL_STATUS,      COL_MEDIAN_MS, COL_MIN_MS, COL_MAX_MS,
+                                     COL_TFLOPS,    COL_BYTES_MOVED, COL_GBPS,   COL_REL_L2,  COL_MAX_ABS,
+                                     COL_SPEEDUP,   COL_DETAIL};
 
 int bench_write_csv(const char *path, const sysinfo *si, const bench_result *results, int count, char *err,
                     size_t errlen)
@@ -293,10 +300,10 @@ int bench_write_json(const char *path, const sysinfo *si, const bench_result *re
         const bench_problem *p = &r->problem;
         outfile_printf(&o, "    {\"shape\": {\"n\": %lld, \"cin\": %lld, \"cout\": %lld, \"h\": %lld, \"w\": %lld, "
                            "\"padding\": \"%s\", \"hout\": %lld, \"wout\": %lld}, \"conv_flops\": %.0f, "
-                           "\"seed\": %llu, \"rows\": [\n",
+                           "\"seed\": %llu, \"l2\": \"%s\", \"rows\": [\n",
                        (long long)p->shape.n, (long long)p->shape.cin, (long long)p->shape.cout, (long long)p->shape.h,
                        (long long)p->shape.w, padding_name(p->padding), (long long)p->hout, (long long)p->wout,
-                       problem_conv_flops(p), (unsigned long long)r->seed);
+                       problem_conv_flops(p), (unsigned long long)r->seed, r->cold_l2 ? "cold" : "warm");
         for (int i = 0; i < r->count; ++i) {
             const char *sep = "{";
             outfile_printf(&o, "      ");
@@ -319,9 +326,9 @@ int bench_write_json(const char *path, const sysinfo *si, const bench_result *re
     return outfile_commit(&o, err, errlen);
 }
 
-static const column markdown_columns[] = {COL_SHAPE,  COL_VARIANT, COL_PRECISION, COL_MEDIAN_MS, COL_MIN_MS,
-                                          COL_MAX_MS, COL_TFLOPS,  COL_MOVED_GB,  COL_REL_L2,    COL_SPEEDUP,
-                                          COL_DETAIL};
+static const column markdown_columns[] = {COL_SHAPE,  COL_VARIANT,  COL_PRECISION, COL_L2,     COL_MEDIAN_MS,
+                                          COL_MIN_MS, COL_MAX_MS,   COL_TFLOPS,    COL_MOVED_GB, COL_REL_L2,
+                                          COL_SPEEDUP, COL_DETAIL};
 enum { MARKDOWN_COLUMNS = sizeof markdown_columns / sizeof markdown_columns[0] };
 
 /* One table; with several results (a sweep) the shape is its first column, with one it is the line above. */

@@ -58,6 +58,13 @@ cgp_shape cli_shape(const cli_problem_options *o)
     return s;
 }
 
+int cli_shape_given(const cli_problem_options *o)
+{
+    cli_problem_options d;
+    cli_problem_defaults(&d);
+    return o->n != d.n || o->cin != d.cin || o->cout != d.cout || o->h != d.h || o->w != d.w || o->padding != d.padding;
+}
+
 cgp_options cli_options(const cli_problem_options *o)
 {
     cgp_options opt = cgp_default_options();

@@ -29,6 +29,8 @@ void cli_problem_defaults(cli_problem_options *o);
 void cli_add_shape_specs(option_spec *specs, int *count, cli_problem_options *o);
 void cli_add_kernel_specs(option_spec *specs, int *count, cli_problem_options *o);
 cgp_shape cli_shape(const cli_problem_options *o);
+/* 1 when a shape option (--n --cin --cout --h --w --padding) holds another value than its default. */
+int cli_shape_given(const cli_problem_options *o);
 cgp_options cli_options(const cli_problem_options *o);
 
 /* Parses; on --help prints help and returns EXIT_OK via *exit_code; on an error prints the

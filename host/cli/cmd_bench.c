@@ -4,9 +4,10 @@
  * (median/min/max of --iters runs after --warmup), TFLOP/s, bytes moved, and how many times
  * faster the fused kernel is than each row. --csv/--json/--markdown write the same rows with
  * the machine's identity. --sweep KEY=V1,V2,... repeats it over one dimension (n, h (H=W),
- * cin, cout) into one file.
- *     cgp bench [shape options] [--precision fp32,tf32,3xtf32|all] [--reduce det,atomic]
- *               [--baselines all|none|cudnn,cudnn-graph,unfused] [--warmup 5 --iters 30]
+ * cin, cout) into one file; --zoo over the shapes of the zoo (host/bench/zoo.h), as one table
+ * followed by where the fused rows stand against cuDNN (zoo_summary.h).
+ *     cgp bench [shape options | --zoo [FILE]] [--precision fp32,tf32,3xtf32|all] [--reduce det,atomic]
+ *               [--baselines all|none|cudnn,cudnn-graph,unfused] [--warmup 5 --iters 30] [--cold-l2]
  *               [--stages]   (tensor-core precisions: time the MMAs and the epilogue apart, variants_stages.c)
  */
 #include <stdio.h>
@@ -15,6 +16,8 @@
 
 #include "bench.h"
 #include "cli.h"
+#include "zoo.h"
+#include "zoo_summary.h"
 
 #define MAX_SWEEP 64
 
@@ -87,14 +90,78 @@ static int parse_sweep(const char *text, int *key, int64_t *values, int *count, 
 
 static const char *const baseline_names[] = {"cudnn", "cudnn-graph", "unfused", NULL};
 
+/* One problem of the run. */
+typedef struct bench_job {
+    cgp_shape shape;
+    cgp_padding padding;
+} bench_job;
+
+/* The problems: the zoo's, the sweep's, or the one of the shape options. Returns the count, or -1 after
+ * printing why (bad input). *jobs is malloc'd. */
+static int make_jobs(const cli_problem_options *po, const zoo *z, int sweep_key, const int64_t *sweep_values,
+                     int sweep_count, bench_job **jobs)
+{
+    const int count = z ? z->count : sweep_count;
+    *jobs = calloc((size_t)count, sizeof **jobs);
+    if (!*jobs) {
+        fprintf(stderr, "cgp bench: out of host memory\n");
+        return -1;
+    }
+    for (int k = 0; k < count; ++k) {
+        bench_job *j = &(*jobs)[k];
+        if (z) {
+            j->shape = z->shapes[k].shape;
+            j->padding = z->shapes[k].padding;
+            continue;
+        }
+        cli_problem_options pk = *po;
+        if (sweep_key == 0) pk.n = sweep_values[k];
+        if (sweep_key == 1) pk.h = pk.w = sweep_values[k];
+        if (sweep_key == 2) pk.cin = sweep_values[k];
+        if (sweep_key == 3) pk.cout = sweep_values[k];
+        j->shape = cli_shape(&pk);
+        j->padding = (cgp_padding)pk.padding;
+        if (cgp_output_height(&j->shape, j->padding) < 1 || cgp_output_width(&j->shape, j->padding) < 1) {
+            fprintf(stderr, "cgp bench: H=%lld W=%lld give no output pixel with padding %s\n", (long long)j->shape.h,
+                    (long long)j->shape.w, cli_padding_names[j->padding]);
+            free(*jobs);
+            return -1;
+        }
+    }
+    return count;
+}
+
+/* The zoo summary of the results measured in this run. */
+static void print_zoo_summary(const bench_result *results, int count)
+{
+    zoo_timings t = {0};
+    char shape[64];
+    int ok = 1;
+    for (int k = 0; k < count && ok; ++k) {
+        bench_shape_name(&results[k].problem, shape, sizeof shape);
+        for (int i = 0; i < results[k].count && ok; ++i) {
+            const bench_row *row = &results[k].rows[i];
+            ok = zoo_timings_add(&t, shape, row->v.name, row->v.family, row->v.precision,
+                                 row->timed ? row->ms_median : 0.0) == 0;
+        }
+    }
+    printf("\nwhere the fused rows stand (speedup over the fastest cuDNN legacy row of the precision class, per "
+           "shape where both were timed):\n");
+    if (ok)
+        zoo_summary_print(stdout, &t);
+    else
+        printf("  (out of host memory)\n");
+    zoo_timings_free(&t);
+}
+
 int cmd_bench(int argc, char **argv)
 {
     cli_problem_options po;
     cli_problem_defaults(&po);
     int64_t warmup = 5, iters = 30;
     const char *precisions = "fp32", *reduces = "det,atomic", *baselines = "all";
-    const char *csv = NULL, *json = NULL, *markdown = NULL, *sweep = NULL;
-    int stages = 0;
+    const char *csv = NULL, *json = NULL, *markdown = NULL, *sweep = NULL, *zoo_file = NULL;
+    int stages = 0, use_zoo = 0, cold_l2 = 0;
     option_spec specs[OPTIONS_MAX];
     int count = 0;
     cli_add_shape_specs(specs, &count, &po);
@@ -107,17 +174,22 @@ int cmd_bench(int argc, char **argv)
                                               "alone and neither, and print the split");
     specs[count++] = (option_spec)OPTION_INT("--warmup", &warmup, 0, 100000, "untimed runs before timing");
     specs[count++] = (option_spec)OPTION_INT("--iters", &iters, 1, 100000, "timed runs (median, min, max)");
+    specs[count++] = (option_spec)OPTION_FLAG("--cold-l2", &cold_l2,
+                                              "flush the L2 before each timed run (default: timed with a warm L2)");
     specs[count++] = (option_spec)OPTION_STRING("--csv", &csv, "also write the rows as CSV to this file");
     specs[count++] = (option_spec)OPTION_STRING("--json", &json, "also write the rows as JSON to this file");
     specs[count++] = (option_spec)OPTION_STRING("--markdown", &markdown, "also write a Markdown table to this file");
     specs[count++] = (option_spec)OPTION_STRING("--sweep", &sweep, "KEY=V1,V2,...: repeat over n, h (H=W), cin or cout");
+    specs[count++] = (option_spec)OPTION_FLAG_OR_STRING("--zoo", &use_zoo, &zoo_file,
+                                                        "every shape of the public zoo (host/bench/zoo.csv), or of "
+                                                        "this CSV file (n,cin,cout,h,w,padding[,label])");
     specs[count++] = (option_spec)OPTION_END;
     int code = EXIT_OK;
     if (!cli_parse("cgp bench", "time the fused kernel and the baselines side by side", specs, argc, argv, &code))
         return code;
 
     char err[512];
-    bench_options bo = {(int)warmup, (int)iters, (uint64_t)po.seed, {0, 0, (int)po.kernel}, 0, stages};
+    bench_options bo = {(int)warmup, (int)iters, (uint64_t)po.seed, {0, 0, (int)po.kernel}, 0, stages, cold_l2};
     int sweep_key = -1, sweep_count = 1;
     int64_t sweep_values[MAX_SWEEP];
     if (parse_set("--precision", precisions, cli_precision_names, &bo.fused.precisions, err, sizeof err) != 0 ||
@@ -131,50 +203,61 @@ int cmd_bench(int argc, char **argv)
         fprintf(stderr, "cgp bench: --stages needs --precision tf32 or 3xtf32 (the fp32 kernels have no stage split)\n");
         return EXIT_BAD_INPUT;
     }
-    for (int k = 0; k < sweep_count; ++k) { /* every swept shape must have an output pixel */
-        const int64_t h = sweep_key == 1 ? sweep_values[k] : po.h, w = sweep_key == 1 ? sweep_values[k] : po.w;
-        if (h + 2 * po.padding - 2 < 1 || w + 2 * po.padding - 2 < 1) {
-            fprintf(stderr, "cgp bench: H=%lld W=%lld give no output pixel with padding %s\n", (long long)h,
-                    (long long)w, cli_padding_names[po.padding]);
-            return EXIT_BAD_INPUT;
-        }
+    if (use_zoo && (sweep || cli_shape_given(&po))) {
+        fprintf(stderr, "cgp bench: --zoo takes its shapes from the zoo: leave out --sweep and the shape options "
+                        "(--n --cin --cout --h --w --padding)\n");
+        return EXIT_BAD_INPUT;
     }
-    if (!cli_require_device("cgp bench"))
-        return EXIT_FAIL;
-
-    bench_result *results = calloc((size_t)sweep_count, sizeof *results);
-    if (!results) {
-        fprintf(stderr, "cgp bench: out of host memory\n");
+    zoo z = {0};
+    if (use_zoo && zoo_load(zoo_file, &z, err, sizeof err) != 0) {
+        fprintf(stderr, "cgp bench: %s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    bench_job *jobs = NULL;
+    const int jobs_count = make_jobs(&po, use_zoo ? &z : NULL, sweep_key, sweep_values, sweep_count, &jobs);
+    if (jobs_count < 0) {
+        zoo_free(&z);
+        return EXIT_BAD_INPUT;
+    }
+    bench_result *results = calloc((size_t)jobs_count, sizeof *results);
+    if (!results || !cli_require_device("cgp bench")) {
+        if (!results)
+            fprintf(stderr, "cgp bench: out of host memory\n");
+        free(results), free(jobs), zoo_free(&z);
         return EXIT_FAIL;
     }
     sysinfo si;
     sysinfo_collect(&si);
     printf("cgp bench: %s (%d SMs, cc %d.%d), driver %s, CUDA %s, cuDNN %s, commit %s, %s\n", si.device, si.sm_count,
            si.cc_major, si.cc_minor, si.driver, si.runtime, si.cudnn, si.commit, si.date);
-    printf("each row: checked against fp64 on NaN-poisoned output, then %d warm-up and %d timed runs (CUDA events)\n",
-           bo.warmup, bo.iters);
+    printf("each row: checked against fp64 on NaN-poisoned output, then %d warm-up and %d timed runs (CUDA events), "
+           "%s\n", bo.warmup, bo.iters, cold_l2 ? "L2 cold (flushed before each run)" : "L2 warm");
+    if (use_zoo) {
+        printf("\nzoo: %d shapes from %s\n", z.count, zoo_file ? zoo_file : "the built-in public zoo");
+        bench_print_header(stdout, 1);
+    }
     int rc = EXIT_OK, done = 0;
-    for (int k = 0; k < sweep_count; ++k) {
-        cli_problem_options pk = po;
-        if (sweep_key == 0) pk.n = sweep_values[k];
-        if (sweep_key == 1) pk.h = pk.w = sweep_values[k];
-        if (sweep_key == 2) pk.cin = sweep_values[k];
-        if (sweep_key == 3) pk.cout = sweep_values[k];
-        const cgp_shape s = cli_shape(&pk);
-        const int brc = bench_run(&s, (cgp_padding)pk.padding, &bo, &results[k], err, sizeof err);
-        if (brc != 0) {
+    for (int k = 0; k < jobs_count; ++k) {
+        const int brc = bench_run(&jobs[k].shape, jobs[k].padding, &bo, &results[k], err, sizeof err);
+        if (brc != 0 && !(use_zoo && brc == 2)) { /* a zoo shape too large for the device is a row saying so */
             fprintf(stderr, "cgp bench: %s\n", err);
             rc = brc;
             break;
         }
-        printf("\n");
-        bench_print_table(stdout, &results[k]);
-        stages_print_split(stdout, &results[k]);
+        if (use_zoo) {
+            bench_print_rows(stdout, &results[k], 1);
+        } else {
+            printf("\n");
+            bench_print_table(stdout, &results[k]);
+            stages_print_split(stdout, &results[k]);
+        }
         fflush(stdout);
         if (bench_failed_checks(&results[k]) > 0)
             rc = EXIT_FAIL;
         ++done;
     }
+    if (use_zoo && done > 0)
+        print_zoo_summary(results, done);
     if (done > 0) {
         if ((csv && bench_write_csv(csv, &si, results, done, err, sizeof err) != 0) ||
             (json && bench_write_json(json, &si, results, done, err, sizeof err) != 0) ||
@@ -186,5 +269,7 @@ int cmd_bench(int argc, char **argv)
     if (rc == EXIT_FAIL)
         fprintf(stderr, "cgp bench: some rows failed their check or could not run (see above)\n");
     free(results);
+    free(jobs);
+    zoo_free(&z);
     return rc;
 }

@@ -327,7 +327,8 @@ int cmd_roofline(int argc, char **argv)
                                                  : 1u << reduce,
                                    r->zoo ? 0 : (int)po.kernel},
                                   r->zoo ? BASELINE_CUDNN : baseline_bits[baselines],
-                                  0 /* no stage split */};
+                                  0 /* no stage split */,
+                                  0 /* warm L2 */};
         for (int k = 0; k < r->count && rc == EXIT_OK; ++k) {
             if (r->zoo)
                 printf("\n== zoo shape %d of %d%s%s", k + 1, r->count, r->shapes[k].label[0] ? ": " : "",

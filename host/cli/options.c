@@ -174,6 +174,7 @@ static int parse_value(const char *command, const option_spec *s, const char *te
         message_prefixed(err, errlen, command, "%s must be %s, got '%s'", s->name, what, text);
         return -1;
     case OPTION_KIND_STRING:
+    case OPTION_KIND_FLAG_OR_STRING:
         if (text[0] != '\0') {
             v->s = text;
             return 0;
@@ -212,6 +213,11 @@ static void store(const option_spec *s, const option_value *v)
         break;
     case OPTION_KIND_FLAG:
         *s->flag_target = 1;
+        break;
+    case OPTION_KIND_FLAG_OR_STRING:
+        *s->flag_target = 1;
+        if (v->s)
+            *s->string_target = v->s;
         break;
     }
 }
@@ -270,6 +276,9 @@ int options_parse(const char *command, const option_spec *specs, int argc, char 
             text = equals + 1;
         } else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) {
             text = argv[++i];
+        } else if (s->kind == OPTION_KIND_FLAG_OR_STRING) {
+            values[k].s = NULL; /* the flag alone */
+            continue;
         } else {
             char what[256];
             describe_value(what, sizeof what, s);
@@ -309,6 +318,9 @@ static void option_usage(char *buf, size_t cap, const option_spec *s)
     case OPTION_KIND_FLAG:
         snprintf(buf, cap, "%s", s->name);
         break;
+    case OPTION_KIND_FLAG_OR_STRING:
+        snprintf(buf, cap, "%s [<text>]", s->name);
+        break;
     }
 }
 
@@ -346,6 +358,7 @@ void options_print_help(FILE *out, const char *command, const char *synopsis, co
             break;
         }
         case OPTION_KIND_FLAG:
+        case OPTION_KIND_FLAG_OR_STRING:
             break;
         }
         fprintf(out, "\n");

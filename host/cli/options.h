@@ -16,7 +16,8 @@
  * given as "--n 5" or "--n=5"; each option at most once. Integers are decimal digits with an
  * optional '-', doubles are plain decimal numbers (no hex, inf or nan), both must lie in their
  * inclusive range. A choice target holds the index of the chosen string. A string target points
- * into argv. Arguments that are not options are errors. The targets change only when the whole
+ * into argv. A flag-or-string option ("--zoo" or "--zoo FILE") sets its flag, and its string when
+ * "=value" or an argument that does not start with "--" follows. Arguments that are not options are errors. The targets change only when the whole
  * command line is valid. Tested by tests/cpu/cpu_options.c; fuzzed by tests/fuzz/fuzz_options.c.
  */
 #ifndef CGP_OPTIONS_H
@@ -31,7 +32,8 @@ typedef enum option_kind {
     OPTION_KIND_DOUBLE, /* double, in [double_min, double_max] */
     OPTION_KIND_STRING, /* const char *, any non-empty text */
     OPTION_KIND_CHOICE, /* int: index into choices (NULL-terminated) */
-    OPTION_KIND_FLAG    /* int: set to 1 when present; takes no value */
+    OPTION_KIND_FLAG,   /* int: set to 1 when present; takes no value */
+    OPTION_KIND_FLAG_OR_STRING /* int set to 1 when present, and const char * when a value follows */
 } option_kind;
 
 typedef struct option_spec {
@@ -61,6 +63,9 @@ typedef struct option_spec {
       .help = (hlp) }
 #define OPTION_FLAG(nm, target, hlp)                                                                     \
     { .name = (nm), .kind = OPTION_KIND_FLAG, .flag_target = (target), .help = (hlp) }
+#define OPTION_FLAG_OR_STRING(nm, flag, target, hlp)                                                    \
+    { .name = (nm), .kind = OPTION_KIND_FLAG_OR_STRING, .flag_target = (flag), .string_target = (target), \
+      .help = (hlp) }
 #define OPTION_END { .name = NULL }
 
 /* at most this many entries in one table */

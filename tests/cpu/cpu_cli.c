@@ -101,6 +101,18 @@ int main(void)
     expect_bad("cli check --kernel", "check --kernel 100", "--kernel must be an integer in [0, 99]");
     expect_bad("cli check no output pixel", "check --h 2 --w 9", "no output pixel with padding valid");
     expect_bad("cli bench sweep without output pixel", "bench --sweep h=8,2", "H=2 W=2 give no output pixel");
+    FILE *bad_zoo = fopen(path("bad_zoo.csv"), "w");
+    if (bad_zoo) {
+        fputs("n,cin,cout,h,w,padding\n1,8,64,2,2,valid\n", bad_zoo);
+        fclose(bad_zoo);
+    }
+    expect_bad("cli bench --zoo missing file", "bench --zoo no/such/zoo.csv", "no/such/zoo.csv: No such file");
+    snprintf(a, sizeof a, "bench --zoo %s", path("bad_zoo.csv"));
+    expect_bad("cli bench --zoo malformed file", a, "bad_zoo.csv:2: H=2 W=2 give no output pixel");
+    expect_bad("cli bench --zoo with a shape option", "bench --zoo --cin 3", "--zoo takes its shapes from the zoo");
+    expect_bad("cli bench --zoo with --sweep", "bench --zoo --sweep n=1,2", "leave out --sweep");
+    expect_bad("cli bench --zoo= empty", "bench --zoo=", "--zoo needs a value");
+    expect_bad("cli bench --cold-l2 value", "bench --cold-l2=1", "--cold-l2 takes no value");
     expect_bad("cli run missing --input", "run --weight w --bias b --output y", "--input is required");
     expect_bad("cli run missing file", RUN_ARGS(path("nope.npy"), path("w.npy"), path("b.npy"), ""),
                "nope.npy: No such file or directory");

@@ -250,9 +250,64 @@ static void test_errors(void)
                 "got \"%s\"", err);
 }
 
+/* "--zoo" alone sets the flag; "--zoo FILE" and "--zoo=FILE" also the string; refusals leave both alone */
+static void test_flag_or_string(void)
+{
+    const struct {
+        const char *name;
+        char **args;
+        int rc, flag, n;
+        const char *value; /* NULL: none; an error message when rc is OPTIONS_ERROR */
+    } cases[] = {
+        {"flag_or_string_absent", ARGS("--n", "3"), OPTIONS_OK, 0, 3, NULL},
+        {"flag_or_string_alone", ARGS("--zoo"), OPTIONS_OK, 1, 128, NULL},
+        {"flag_or_string_alone_before_option", ARGS("--zoo", "--n", "4"), OPTIONS_OK, 1, 4, NULL},
+        {"flag_or_string_value", ARGS("--zoo", "shapes.csv", "--n", "5"), OPTIONS_OK, 1, 5, "shapes.csv"},
+        {"flag_or_string_equals", ARGS("--zoo=a=b.csv"), OPTIONS_OK, 1, 128, "a=b.csv"},
+        {"flag_or_string_empty", ARGS("--zoo="), OPTIONS_ERROR, 0, 128, "cgp bench: --zoo needs a value"},
+        {"flag_or_string_twice", ARGS("--zoo", "--zoo", "x.csv"), OPTIONS_ERROR, 0, 128, "cgp bench: --zoo given twice"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        int64_t n = 128;
+        int flag = 0;
+        const char *value = NULL;
+        const option_spec specs[] = {OPTION_INT("--n", &n, 1, 1000, "batch size"),
+                                     OPTION_FLAG_OR_STRING("--zoo", &flag, &value, "the zoo, or the zoo of FILE"),
+                                     OPTION_END};
+        int argc = 0;
+        while (cases[i].args[argc])
+            argc++;
+        char err[512];
+        const int rc = options_parse("cgp bench", specs, argc, cases[i].args, err, sizeof err);
+        const int ok = cases[i].rc == OPTIONS_OK
+                           ? rc == OPTIONS_OK && flag == cases[i].flag && n == cases[i].n &&
+                                 (cases[i].value ? value && strcmp(value, cases[i].value) == 0 : value == NULL)
+                           : rc == OPTIONS_ERROR && strcmp(err, cases[i].value) == 0 && flag == 0 && !value && n == 128;
+        TEST_EXPECT(cases[i].name, ok, "rc %d, flag %d, n %lld, value %s, message \"%s\"", rc, flag, (long long)n,
+                    value ? value : "(none)", rc == OPTIONS_ERROR ? err : "");
+    }
+    int64_t n = 128;
+    int flag = 0;
+    const char *value = NULL;
+    const option_spec specs[] = {OPTION_INT("--n", &n, 1, 1000, "batch size"),
+                                 OPTION_FLAG_OR_STRING("--zoo", &flag, &value, "the zoo, or the zoo of FILE"),
+                                 OPTION_END};
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    if (f) {
+        options_print_help(f, "cgp bench", NULL, specs);
+        fclose(f);
+    }
+    TEST_EXPECT("flag_or_string_help", buf && strstr(buf, "  --zoo [<text>]  the zoo, or the zoo of FILE\n"), "help: %s",
+                buf ? buf : "(none)");
+    free(buf);
+}
+
 int main(void)
 {
     test_defaults_and_values();
+    test_flag_or_string();
     test_help();
     test_errors();
     return test_exit_code();

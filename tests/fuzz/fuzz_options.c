@@ -46,8 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     int64_t n = 128, cin = 8, iters = 20, kernel = 0;
     double tol = 1e-6;
-    int padding = 1, reduce = 0, precision = 0, csv = 0;
-    const char *out = NULL;
+    int padding = 1, reduce = 0, precision = 0, csv = 0, zoo = 0;
+    const char *out = NULL, *zoo_file = NULL;
     const option_spec specs[] = {
         OPTION_INT("--n", &n, 1, 1048576, "batch size"),
         OPTION_INT("--cin", &cin, 1, 4096, "input channels"),
@@ -59,6 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         OPTION_CHOICE("--precision", &precision, precisions, "precision"),
         OPTION_STRING("--out", &out, "output"),
         OPTION_FLAG("--csv", &csv, "csv"),
+        OPTION_FLAG_OR_STRING("--zoo", &zoo, &zoo_file, "zoo"),
         OPTION_END};
     char err[256];
     const int rc = options_parse("cgp fuzz", specs, argc, argv, err, sizeof err);
@@ -69,10 +70,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         CHECK(padding >= 0 && padding <= 1 && reduce >= 0 && reduce <= 1 && precision >= 0 && precision <= 2);
         CHECK(csv == 0 || csv == 1);
         CHECK(out == NULL || (out >= text && out < text + size + 1 && out[0] != '\0'));
+        CHECK((zoo == 0 || zoo == 1) && (zoo_file == NULL || (zoo && zoo_file >= text && zoo_file < text + size + 1 &&
+                                                              zoo_file[0] != '\0')));
     } else {
         CHECK(rc == OPTIONS_HELP || rc == OPTIONS_ERROR);
         CHECK(n == 128 && cin == 8 && iters == 20 && kernel == 0 && tol == 1e-6 && padding == 1 &&
-              reduce == 0 && precision == 0 && csv == 0 && out == NULL);
+              reduce == 0 && precision == 0 && csv == 0 && out == NULL && zoo == 0 && zoo_file == NULL);
         if (rc == OPTIONS_ERROR)
             CHECK(strncmp(err, "cgp fuzz: ", 10) == 0 && strlen(err) > 10 && !strchr(err, '\n'));
     }

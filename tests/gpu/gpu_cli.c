@@ -68,6 +68,66 @@ static void round_trip(uint64_t seed, int pad, int reduce)
     free(wt);
 }
 
+/* the value of column `column` in the CSV line that holds `needle` ("" when either is missing) */
+static const char *csv_value(const char *csv, const char *needle, const char *column, char *out, size_t cap)
+{
+    out[0] = '\0';
+    const char *header_end = strchr(csv, '\n'), *line = strstr(csv, needle);
+    if (!header_end || !line)
+        return out;
+    while (line > csv && line[-1] != '\n')
+        --line;
+    int index = 0;
+    for (const char *h = csv; h < header_end; ++index) {
+        const size_t len = strcspn(h, ",\n");
+        if (len == strlen(column) && strncmp(h, column, len) == 0) {
+            for (int k = 0; k < index && line; ++k) /* the fields before it hold no comma in these rows */
+                line = strchr(line, ',') ? strchr(line, ',') + 1 : NULL;
+            if (line)
+                snprintf(out, cap, "%.*s", (int)strcspn(line, ",\n"), line);
+            return out;
+        }
+        h += len + 1;
+    }
+    return out;
+}
+
+/* `cgp bench --zoo FILE` on two shapes into one CSV with the shape columns, and `--cold-l2`: said in the
+ * table and the CSV, the same check results as warm (warm_csv: the small bench above) */
+static void bench_zoo_and_cold_l2(const char *warm_csv)
+{
+    FILE *f = fopen(path("zoo.csv"), "w");
+    if (f) {
+        fputs("n,cin,cout,h,w,padding,label\n2,8,64,20,20,valid,small\n1,3,5,9,11,same,odd\n", f);
+        fclose(f);
+    }
+    char args[2048], csv[8192], a[64], b[64];
+    snprintf(args, sizeof args, "bench --zoo %s --precision all --baselines cudnn --warmup 1 --iters 2 --csv %s",
+             path("zoo.csv"), path("zoo_out.csv"));
+    cli_result r = cli_run(args);
+    cli_read_file(path("zoo_out.csv"), csv, sizeof csv);
+    TEST_EXPECT("cli bench --zoo FILE: one table, both shapes in the CSV with their columns, the summary",
+                f && r.exit_code == 0 && strstr(r.out, "zoo: 2 shapes") && strstr(r.out, "L2 warm") &&
+                    strstr(csv, ",n,cin,cout,h,w,padding,seed,l2,variant,") &&
+                    strstr(csv, ",2,8,64,20,20,valid,") && strstr(csv, ",1,3,5,9,11,same,") &&
+                    strstr(r.out, "fused tf32 det vs cuDNN legacy tf32: ") &&
+                    strstr(r.out, "fused 3xtf32 atomic vs cuDNN legacy fp32: "),
+                "exit %d\n%s%s\ncsv: %s", r.exit_code, r.out, r.err, csv);
+
+    snprintf(args, sizeof args, "bench --n 2 --h 40 --w 40 --warmup 1 --iters 3 --cold-l2 --csv %s",
+             path("bench_cold.csv"));
+    r = cli_run(args);
+    cli_read_file(path("bench_cold.csv"), csv, sizeof csv);
+    csv_value(warm_csv, "fused fp32 det", "rel_l2_error", a, sizeof a);
+    csv_value(csv, "fused fp32 det", "rel_l2_error", b, sizeof b);
+    char l2[16];
+    csv_value(csv, "fused fp32 det", "l2", l2, sizeof l2);
+    TEST_EXPECT("cli bench --cold-l2: said in the table and the CSV, the same error as warm",
+                r.exit_code == 0 && strstr(r.out, "L2 cold (flushed before each run)") && strcmp(l2, "cold") == 0 &&
+                    a[0] && strcmp(a, b) == 0,
+                "exit %d, l2 '%s', error warm '%s' cold '%s'\n%s%s", r.exit_code, l2, a, b, r.out, r.err);
+}
+
 int main(void)
 {
     if (!test_gpu_available("gpu_cli"))
@@ -108,5 +168,6 @@ int main(void)
     cli_read_file(path("bench.csv"), csv, sizeof csv);
     TEST_EXPECT("cli bench small with csv", r.exit_code == 0 && strstr(csv, "date,device,") && strstr(csv, "fused fp32 det"),
                 "exit %d\n%s%s\ncsv: %s", r.exit_code, r.out, r.err, csv);
+    bench_zoo_and_cold_l2(csv);
     return test_exit_code();
 }

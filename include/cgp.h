@@ -69,28 +69,56 @@ typedef struct cgp_shape {
     int64_t n, cin, cout, h, w;
 } cgp_shape;
 
+/* How kernel 0 picks the version: HEURISTIC (no timing, no GPU work, the same version for the same
+ * shape, options and device); MEASURED (the fastest on this device, timed by cgp_plan_create_measured). */
+typedef enum cgp_select { CGP_SELECT_HEURISTIC = 0, CGP_SELECT_MEASURED = 1 } cgp_select;
+
 typedef struct cgp_options {
     cgp_padding padding;
     cgp_reduce reduce;
     cgp_precision precision;
     int kernel; /* 0: the best version for this shape and precision; >0: a numbered version */
+    cgp_select select; /* how kernel 0 picks the best version */
 } cgp_options;
 
 /* CGP_VERSION_MAJOR * 1000 + CGP_VERSION_MINOR of the library actually loaded (a program built
  * against one cgp.h may load another libcgp.so; the Python module checks this at import). */
 int cgp_version(void);
 
-/* padding VALID, reduce DET, precision FP32, kernel 0 */
+/* padding VALID, reduce DET, precision FP32, kernel 0, select HEURISTIC */
 cgp_options cgp_default_options(void);
 
 /* Output spatial size for a shape and padding; 0 when the shape has no output pixel. */
 int64_t cgp_output_height(const cgp_shape *shape, cgp_padding padding);
 int64_t cgp_output_width(const cgp_shape *shape, cgp_padding padding);
 
+/* options->select MEASURED: the version cgp_plan_create_measured chose for this device, shape, padding,
+ * reduce and precision earlier in this process, else CGP_ERROR_INVALID_OPTION (there is nothing to time
+ * on: call cgp_plan_create_measured). */
 cgp_status cgp_plan_create(cgp_plan **plan, const cgp_shape *shape, const cgp_options *options);
+/* Measured selection (like cuDNN's Find): times every kernel version of options->precision that supports
+ * the shape (options->kernel must be 0) on the caller's device buffers, on `stream`, synchronising it; y is
+ * overwritten; the workspace each candidate needs is allocated and freed inside. The fastest becomes the
+ * plan's kernel and is cached per (device, shape, padding, reduce, precision) for the process (thread-safe);
+ * a later call with the same key takes the cached winner without timing. The plan's options say MEASURED. */
+cgp_status cgp_plan_create_measured(cgp_plan **plan, const cgp_shape *shape, const cgp_options *options,
+                                    const float *x, const float *weight, const float *bias, float *y,
+                                    cudaStream_t stream);
 cgp_status cgp_plan_workspace_size(const cgp_plan *plan, size_t *bytes);
 /* Which kernel version the plan runs (resolves kernel 0) and its name, e.g. "fp32-v3". */
 cgp_status cgp_plan_kernel(const cgp_plan *plan, int *version, const char **name);
+
+/* What the plan's selection considered: one entry per kernel version of the precision, in table order. */
+typedef struct cgp_candidate {
+    int version;
+    const char *name;
+    const char *unsupported; /* NULL when it runs the shape, else why not */
+    float median_ms;         /* measured selection: median of its timed runs; < 0 when not timed */
+} cgp_candidate;
+/* *candidates stays valid while the plan lives; from_cache (may be NULL): 1 when a measured plan took a
+ * winner measured earlier in this process. */
+cgp_status cgp_plan_candidates(const cgp_plan *plan, const cgp_candidate **candidates, int *count,
+                               int *from_cache);
 /* Enqueue one run on `stream`. x, weight, bias, y: device pointers; x and workspace 16-byte
  * aligned, the others 4-byte aligned. y is (N, Cout) row-major.
  * Never synchronizes, never allocates. workspace may be NULL when its size is 0. */

@@ -1,10 +1,12 @@
 /*
  * cgp_plan.c - the library behind include/cgp.h: validates a shape and options, picks the
- * kernel version (kernels/fused/dispatch.cu), owns the small device state the in-launch reduction
- * needs, and launches. The CLI, the tests and the benchmarks all go through these functions.
+ * kernel version (host/lib/kernel_select.h: the heuristic, or the measured selection), owns the small
+ * device state the in-launch reduction needs, and launches. The CLI, the tests and the benchmarks all go
+ * through these functions.
  */
 #include "cgp.h"
 #include "kernel_api.h"
+#include "kernel_select.h"
 #include "plan_stages.h"
 
 #include <pthread.h>
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #define PLAN_MAGIC 0x6367705f706c616eULL /* "cgp_plan" */
+#define PLAN_MAX_CANDIDATES 32            /* kernel versions of one precision */
 
 struct cgp_plan {
     uint64_t magic;
@@ -25,6 +28,9 @@ struct cgp_plan {
     size_t workspace_bytes;
     double *accum;      /* [n * cout], zero between runs */
     unsigned *counters; /* [n], zero between runs */
+    cgp_candidate candidates[PLAN_MAX_CANDIDATES]; /* what the selection considered, table order */
+    int candidate_count;
+    int from_cache; /* a measured plan that took a winner measured earlier in the process */
 };
 
 static _Thread_local char last_detail[512];
@@ -69,7 +75,7 @@ int cgp_version(void) { return CGP_VERSION_MAJOR * 1000 + CGP_VERSION_MINOR; }
 
 cgp_options cgp_default_options(void)
 {
-    cgp_options o = {CGP_PADDING_VALID, CGP_REDUCE_DET, CGP_PRECISION_FP32, 0};
+    cgp_options o = {CGP_PADDING_VALID, CGP_REDUCE_DET, CGP_PRECISION_FP32, 0, CGP_SELECT_HEURISTIC};
     return o;
 }
 
@@ -162,6 +168,11 @@ static cgp_status validate_options(const cgp_options *o)
                     (int)o->precision);
     if (o->kernel < 0)
         return fail(CGP_ERROR_INVALID_OPTION, "kernel must be 0 (best) or a version number, got %d", o->kernel);
+    if (o->select != CGP_SELECT_HEURISTIC && o->select != CGP_SELECT_MEASURED)
+        return fail(CGP_ERROR_INVALID_OPTION, "select must be 0 (heuristic) or 1 (measured), got %d", (int)o->select);
+    if (o->select == CGP_SELECT_MEASURED && o->kernel != 0)
+        return fail(CGP_ERROR_INVALID_OPTION, "select 1 (measured) chooses kernel 0's version: kernel must be 0, got %d",
+                    o->kernel);
     return CGP_SUCCESS;
 }
 
@@ -170,19 +181,20 @@ static const char *precision_name(int precision)
     return precision == CGP_PRECISION_TF32 ? "tf32" : precision == CGP_PRECISION_TF32X3 ? "3xtf32" : "fp32";
 }
 
+/* The version of options.kernel, or the heuristic's choice for kernel 0. */
 static cgp_status choose_kernel(const cgp_problem *p, const cgp_options *o, const cgp_device_info *d,
                                 const cgp_kernel_desc **chosen)
 {
+    if (o->kernel == 0) {
+        *chosen = cgp_select_heuristic(p, d, (int)o->precision, NULL);
+        return *chosen ? CGP_SUCCESS
+                       : fail(CGP_ERROR_UNSUPPORTED, "no %s kernel supports this shape", precision_name(o->precision));
+    }
     int count = 0;
     const cgp_kernel_desc *const *table = cgp_kernel_table(&count);
     for (int i = 0; i < count; ++i) {
         const cgp_kernel_desc *k = table[i];
-        if (o->kernel == 0) {
-            if (k->precision == (int)o->precision && !k->unsupported(p, d)) {
-                *chosen = k;
-                return CGP_SUCCESS;
-            }
-        } else if (k->version == o->kernel) {
+        if (k->version == o->kernel) {
             if (k->precision != (int)o->precision)
                 return fail(CGP_ERROR_INVALID_OPTION, "kernel %d (%s) is a %s kernel, but the precision asked for is %s",
                             k->version, k->name, precision_name(k->precision), precision_name(o->precision));
@@ -193,8 +205,6 @@ static cgp_status choose_kernel(const cgp_problem *p, const cgp_options *o, cons
             return CGP_SUCCESS;
         }
     }
-    if (o->kernel == 0)
-        return fail(CGP_ERROR_UNSUPPORTED, "no %s kernel supports this shape", precision_name(o->precision));
     return fail(CGP_ERROR_INVALID_OPTION, "there is no kernel version %d (see `cgp kernels`)", o->kernel);
 }
 
@@ -216,57 +226,197 @@ static cgp_status query_device(int *ordinal, cgp_device_info *d)
     return CGP_SUCCESS;
 }
 
+/* What a plan is made from: the validated problem and options, the device, the candidate versions. */
+typedef struct plan_setup {
+    cgp_problem problem;
+    cgp_options options;
+    cgp_device_info device;
+    int ordinal;
+    const cgp_kernel_desc *kernels[PLAN_MAX_CANDIDATES];
+    cgp_candidate candidates[PLAN_MAX_CANDIDATES];
+    int count;
+} plan_setup;
+
+static cgp_status plan_setup_make(const cgp_shape *shape, const cgp_options *options, plan_setup *s)
+{
+    cgp_status st = validate_options(options);
+    if (st == CGP_SUCCESS)
+        st = validate_shape(shape, options->padding, &s->problem);
+    if (st == CGP_SUCCESS)
+        st = query_device(&s->ordinal, &s->device);
+    if (st != CGP_SUCCESS)
+        return st;
+    s->options = *options;
+    s->count = cgp_select_candidates(&s->problem, &s->device, (int)options->precision, s->kernels, s->candidates,
+                                     PLAN_MAX_CANDIDATES);
+    return CGP_SUCCESS;
+}
+
+static cgp_select_key select_key(const plan_setup *s)
+{
+    cgp_select_key k;
+    memset(&k, 0, sizeof k);
+    k.device = s->ordinal;
+    k.n = s->problem.n, k.cin = s->problem.cin, k.cout = s->problem.cout, k.h = s->problem.h, k.w = s->problem.w;
+    k.pad = s->problem.pad, k.reduce = (int)s->options.reduce, k.precision = (int)s->options.precision;
+    return k;
+}
+
+/* The measured winner of this process for the setup's key (its medians into the candidates), or NULL. */
+static const cgp_kernel_desc *cached_choice(plan_setup *s)
+{
+    const cgp_select_key key = select_key(s);
+    float medians[PLAN_MAX_CANDIDATES];
+    int version = 0;
+    if (!cgp_select_cache_find(&key, &version, medians, s->count))
+        return NULL;
+    const cgp_kernel_desc *chosen = NULL;
+    for (int i = 0; i < s->count; ++i) {
+        s->candidates[i].median_ms = medians[i];
+        if (s->kernels[i]->version == version)
+            chosen = s->kernels[i];
+    }
+    return chosen;
+}
+
+static void plan_free(cgp_plan *p)
+{
+    p->magic = 0;
+    cudaFree(p->accum);
+    cudaFree(p->counters);
+    free(p);
+}
+
+/* A live plan of the setup running `kernel`, with its device state zeroed on `stream` (synchronized). */
+static cgp_status plan_make(const plan_setup *s, const cgp_kernel_desc *kernel, int from_cache, cudaStream_t stream,
+                            cgp_plan **out)
+{
+    cgp_plan *p = calloc(1, sizeof *p);
+    if (!p)
+        return fail(CGP_ERROR_OUT_OF_HOST_MEMORY, "cgp_plan_create: out of host memory");
+    p->problem = s->problem;
+    p->options = s->options;
+    p->kernel = kernel;
+    p->device = s->device;
+    p->device_ordinal = s->ordinal;
+    p->workspace_bytes = kernel->workspace_bytes(&s->problem, &s->device);
+    memcpy(p->candidates, s->candidates, (size_t)s->count * sizeof s->candidates[0]);
+    p->candidate_count = s->count;
+    p->from_cache = from_cache;
+    const size_t accum_bytes = (size_t)(s->problem.n * s->problem.cout) * sizeof(double);
+    const size_t counter_bytes = (size_t)s->problem.n * sizeof(unsigned);
+    cudaError_t err;
+    if ((err = cudaMalloc((void **)&p->accum, accum_bytes)) != cudaSuccess ||
+        (err = cudaMalloc((void **)&p->counters, counter_bytes)) != cudaSuccess ||
+        (err = cudaMemsetAsync(p->accum, 0, accum_bytes, stream)) != cudaSuccess ||
+        (err = cudaMemsetAsync(p->counters, 0, counter_bytes, stream)) != cudaSuccess ||
+        /* a stream that another (a non-blocking one) does not wait for: finish the memsets here, so a first
+         * run on any stream sees the state zeroed */
+        (err = cudaStreamSynchronize(stream)) != cudaSuccess) {
+        plan_free(p);
+        return fail_cuda("cgp_plan_create: allocating the plan's device state", err);
+    }
+    p->magic = PLAN_MAGIC;
+    if (!live_add(p)) {
+        plan_free(p);
+        return fail(CGP_ERROR_OUT_OF_HOST_MEMORY, "cgp_plan_create: out of host memory");
+    }
+    *out = p;
+    return CGP_SUCCESS;
+}
+
 cgp_status cgp_plan_create(cgp_plan **plan, const cgp_shape *shape, const cgp_options *options)
 {
     if (!plan || !shape || !options)
         return fail(CGP_ERROR_NULL_POINTER, "cgp_plan_create: plan, shape and options must not be NULL");
     *plan = NULL;
-    cgp_status st = validate_options(options);
+    plan_setup s;
+    cgp_status st = plan_setup_make(shape, options, &s);
     if (st != CGP_SUCCESS)
         return st;
-    cgp_problem problem;
-    if ((st = validate_shape(shape, options->padding, &problem)) != CGP_SUCCESS)
-        return st;
-    cgp_device_info device;
-    int ordinal = 0;
-    if ((st = query_device(&ordinal, &device)) != CGP_SUCCESS)
-        return st;
     const cgp_kernel_desc *kernel = NULL;
-    if ((st = choose_kernel(&problem, options, &device, &kernel)) != CGP_SUCCESS)
+    if (options->select == CGP_SELECT_MEASURED) {
+        if (!(kernel = cached_choice(&s)))
+            return fail(CGP_ERROR_INVALID_OPTION, "cgp_plan_create: select 1 (measured): this process has not measured "
+                        "this device, shape, padding, reduce and precision yet; call cgp_plan_create_measured, which "
+                        "times the versions on your buffers");
+    } else if ((st = choose_kernel(&s.problem, options, &s.device, &kernel)) != CGP_SUCCESS) {
         return st;
+    }
+    return plan_make(&s, kernel, options->select == CGP_SELECT_MEASURED, 0, plan);
+}
 
-    cgp_plan *p = calloc(1, sizeof *p);
-    if (!p)
-        return fail(CGP_ERROR_OUT_OF_HOST_MEMORY, "cgp_plan_create: out of host memory");
-    p->problem = problem;
-    p->options = *options;
-    p->kernel = kernel;
-    p->device = device;
-    p->device_ordinal = ordinal;
-    p->workspace_bytes = kernel->workspace_bytes(&problem, &device);
-    const size_t accum_bytes = (size_t)(problem.n * problem.cout) * sizeof(double);
-    const size_t counter_bytes = (size_t)problem.n * sizeof(unsigned);
-    cudaError_t err;
-    if ((err = cudaMalloc((void **)&p->accum, accum_bytes)) != cudaSuccess ||
-        (err = cudaMalloc((void **)&p->counters, counter_bytes)) != cudaSuccess ||
-        (err = cudaMemset(p->accum, 0, accum_bytes)) != cudaSuccess ||
-        (err = cudaMemset(p->counters, 0, counter_bytes)) != cudaSuccess ||
-        /* the memsets run on the legacy default stream, which a non-blocking stream does not wait
-         * for: finish them here, so a first run on any stream sees the state zeroed */
-        (err = cudaStreamSynchronize(0)) != cudaSuccess) {
-        cudaFree(p->accum);
-        cudaFree(p->counters);
-        free(p);
-        return fail_cuda("cgp_plan_create: allocating the plan's device state", err);
+static int aligned(const void *ptr, size_t alignment) { return ((uintptr_t)ptr % alignment) == 0; }
+
+cgp_status cgp_plan_create_measured(cgp_plan **plan, const cgp_shape *shape, const cgp_options *options,
+                                    const float *x, const float *weight, const float *bias, float *y,
+                                    cudaStream_t stream)
+{
+    if (!plan || !shape || !options)
+        return fail(CGP_ERROR_NULL_POINTER, "cgp_plan_create_measured: plan, shape and options must not be NULL");
+    *plan = NULL;
+    if (!x || !weight || !bias || !y)
+        return fail(CGP_ERROR_NULL_POINTER,
+                    "cgp_plan_create_measured: x, weight, bias and y must not be NULL (the versions are timed on them)");
+    cgp_options o = *options;
+    o.select = CGP_SELECT_MEASURED;
+    plan_setup s;
+    cgp_status st = plan_setup_make(shape, &o, &s);
+    if (st != CGP_SUCCESS)
+        return st;
+    if (!aligned(x, 16))
+        return fail(CGP_ERROR_MISALIGNED, "cgp_plan_create_measured: x must be 16-byte aligned");
+    if (!aligned(weight, 4) || !aligned(bias, 4) || !aligned(y, 4))
+        return fail(CGP_ERROR_MISALIGNED, "cgp_plan_create_measured: weight, bias and y must be 4-byte aligned");
+    const cgp_kernel_desc *kernel = cached_choice(&s);
+    if (kernel)
+        return plan_make(&s, kernel, 1, stream, plan);
+    if (!(kernel = cgp_select_heuristic(&s.problem, &s.device, (int)o.precision, NULL)))
+        return fail(CGP_ERROR_UNSUPPORTED, "no %s kernel supports this shape", precision_name(o.precision));
+    cgp_plan *p = NULL;
+    if ((st = plan_make(&s, kernel, 0, stream, &p)) != CGP_SUCCESS) /* the state the timed runs use */
+        return st;
+    cgp_launch_args args;
+    memset(&args, 0, sizeof args);
+    args.x = x;
+    args.weight = weight;
+    args.bias = bias;
+    args.y = y;
+    args.accum = p->accum;
+    args.counters = p->counters;
+    args.atomic = o.reduce == CGP_REDUCE_ATOMIC;
+    args.p = s.problem;
+    cudaError_t cuda_error = cudaSuccess;
+    char why[400];
+    const int best = cgp_select_measure(s.kernels, p->candidates, p->candidate_count, &s.device, args, stream,
+                                        &cuda_error, why, sizeof why);
+    if (best < 0) {
+        live_find(p, 1);
+        plan_free(p);
+        return fail(cuda_error != cudaSuccess ? CGP_ERROR_CUDA : CGP_ERROR_UNSUPPORTED, "cgp_plan_create_measured: %s",
+                    why);
     }
-    p->magic = PLAN_MAGIC;
-    if (!live_add(p)) {
-        cudaFree(p->accum);
-        cudaFree(p->counters);
-        free(p);
-        return fail(CGP_ERROR_OUT_OF_HOST_MEMORY, "cgp_plan_create: out of host memory");
-    }
+    p->kernel = s.kernels[best];
+    p->workspace_bytes = p->kernel->workspace_bytes(&s.problem, &s.device);
+    float medians[PLAN_MAX_CANDIDATES];
+    for (int i = 0; i < p->candidate_count; ++i)
+        medians[i] = p->candidates[i].median_ms;
+    const cgp_select_key key = select_key(&s);
+    cgp_select_cache_store(&key, p->kernel->version, medians, p->candidate_count); /* out of memory: not cached */
     *plan = p;
+    return CGP_SUCCESS;
+}
+
+cgp_status cgp_plan_candidates(const cgp_plan *plan, const cgp_candidate **candidates, int *count, int *from_cache)
+{
+    if (!candidates || !count)
+        return fail(CGP_ERROR_NULL_POINTER, "cgp_plan_candidates: candidates and count must not be NULL");
+    if (!is_live(plan))
+        return fail(CGP_ERROR_INVALID_PLAN, "cgp_plan_candidates: not a live plan");
+    *candidates = plan->candidates;
+    *count = plan->candidate_count;
+    if (from_cache)
+        *from_cache = plan->from_cache;
     return CGP_SUCCESS;
 }
 
@@ -290,8 +440,6 @@ cgp_status cgp_plan_kernel(const cgp_plan *plan, int *version, const char **name
         *name = plan->kernel->name;
     return CGP_SUCCESS;
 }
-
-static int aligned(const void *ptr, size_t alignment) { return ((uintptr_t)ptr % alignment) == 0; }
 
 /* cgp_plan_run (caller) and the stage split: stages = CGP_STAGE_ALL is the plan's kernel as it is */
 static cgp_status plan_launch(const char *caller, cgp_plan *plan, const float *x, const float *weight,

@@ -43,16 +43,26 @@ int uses_api(void)
     cgp_status (*run)(cgp_plan *, const float *, const float *, const float *, float *, void *, size_t,
                       cudaStream_t) = cgp_plan_run;
     cgp_status (*destroy)(cgp_plan *) = cgp_plan_destroy;
+    const cgp_candidate *candidates = NULL;
+    int candidate_count = 0, from_cache = 0;
     options.padding = CGP_PADDING_SAME;
     options.reduce = CGP_REDUCE_ATOMIC;
     options.precision = CGP_PRECISION_TF32X3;
+    options.select = CGP_SELECT_HEURISTIC;
     cgp_status status = cgp_plan_create(&plan, &shape, &options);
     if (status == CGP_SUCCESS) {
         status = cgp_plan_workspace_size(plan, &bytes);
         status = cgp_plan_kernel(plan, &version, &name);
+        status = cgp_plan_candidates(plan, &candidates, &candidate_count, &from_cache);
         status = run(plan, NULL, NULL, NULL, NULL, NULL, bytes, (cudaStream_t)0);
         status = destroy(plan);
     }
+    options.select = CGP_SELECT_MEASURED;
+    if (cgp_plan_create_measured(&plan, &shape, &options, NULL, NULL, NULL, NULL, (cudaStream_t)0) == CGP_SUCCESS)
+        status = destroy(plan);
+    if (candidate_count > 0)
+        status = (cgp_status)(status + candidates[0].version + (candidates[0].name != NULL) +
+                              (candidates[0].unsupported != NULL) + (int)(candidates[0].median_ms < 0.0f) + from_cache);
     return (int)status + (int)cgp_output_height(&shape, options.padding) +
            (int)cgp_output_width(&shape, CGP_PADDING_VALID) + (int)cgp_status_string(status)[0] +
            (int)cgp_last_error_detail()[0] + cgp_version() + CGP_VERSION_MAJOR + CGP_VERSION_MINOR +

@@ -167,12 +167,15 @@ static void check_create_arguments(void)
         cgp_options options;
         const char *what, *word;
     } bad_options[] = {
-        {{(cgp_padding)5, CGP_REDUCE_DET, CGP_PRECISION_FP32, 0}, "padding 5", "padding"},
-        {{(cgp_padding)-1, CGP_REDUCE_DET, CGP_PRECISION_FP32, 0}, "padding -1", "padding"},
-        {{CGP_PADDING_VALID, (cgp_reduce)7, CGP_PRECISION_FP32, 0}, "reduce 7", "reduce"},
-        {{CGP_PADDING_VALID, CGP_REDUCE_DET, (cgp_precision)9, 0}, "precision 9", "precision"},
-        {{CGP_PADDING_VALID, CGP_REDUCE_DET, (cgp_precision)-1, 0}, "precision -1", "precision"},
-        {{CGP_PADDING_VALID, CGP_REDUCE_DET, CGP_PRECISION_FP32, -1}, "kernel -1", "kernel"},
+        {{(cgp_padding)5, CGP_REDUCE_DET, CGP_PRECISION_FP32, 0, CGP_SELECT_HEURISTIC}, "padding 5", "padding"},
+        {{(cgp_padding)-1, CGP_REDUCE_DET, CGP_PRECISION_FP32, 0, CGP_SELECT_HEURISTIC}, "padding -1", "padding"},
+        {{CGP_PADDING_VALID, (cgp_reduce)7, CGP_PRECISION_FP32, 0, CGP_SELECT_HEURISTIC}, "reduce 7", "reduce"},
+        {{CGP_PADDING_VALID, CGP_REDUCE_DET, (cgp_precision)9, 0, CGP_SELECT_HEURISTIC}, "precision 9", "precision"},
+        {{CGP_PADDING_VALID, CGP_REDUCE_DET, (cgp_precision)-1, 0, CGP_SELECT_HEURISTIC}, "precision -1", "precision"},
+        {{CGP_PADDING_VALID, CGP_REDUCE_DET, CGP_PRECISION_FP32, -1, CGP_SELECT_HEURISTIC}, "kernel -1", "kernel"},
+        {{CGP_PADDING_VALID, CGP_REDUCE_DET, CGP_PRECISION_FP32, 0, (cgp_select)7}, "select 7", "select"},
+        {{CGP_PADDING_VALID, CGP_REDUCE_DET, CGP_PRECISION_FP32, 3, CGP_SELECT_MEASURED}, "select measured, kernel 3",
+         "kernel must be 0"},
     };
     for (size_t i = 0; i < sizeof bad_options / sizeof bad_options[0]; ++i) {
         char name[160];

@@ -1,0 +1,52 @@
+/*
+ * kernel_select.h - which kernel version a plan runs when options.kernel is 0 (host/lib/cgp_plan.c), and
+ * what it considered (cgp_candidate, include/cgp.h). Two modes:
+ *   heuristic: cgp_select_heuristic, no timing and no GPU work, the same answer for the same problem and
+ *              device. It is the one place that maps a problem to a version: new kernel families plug in
+ *              here (today: the first supported version in the preference order of kernels/fused/dispatch.cu);
+ *   measured:  cgp_select_measure times the supported candidates on the caller's buffers; the winners are
+ *              cached per (device, shape, padding, reduce, precision) for the process (thread-safe).
+ * Internal to the library (libcgp.so does not export it); `cgp kernels --shape` prints what it decides.
+ */
+#ifndef CGP_KERNEL_SELECT_H
+#define CGP_KERNEL_SELECT_H
+
+#include "cgp.h"
+#include "kernel_api.h"
+
+/* timed runs per candidate, after one warm-up run */
+#define CGP_SELECT_TIMED_RUNS 5
+
+/* The heuristic's choice among the versions of `precision` for the problem, or NULL when none runs it;
+ * *reason (may be NULL) says why that one. */
+const cgp_kernel_desc *cgp_select_heuristic(const cgp_problem *p, const cgp_device_info *d, int precision,
+                                            const char **reason);
+
+/* Every version of `precision`, in table order, into kernels[] and candidates[] (unsupported filled in,
+ * median_ms -1); returns how many (at most max). */
+int cgp_select_candidates(const cgp_problem *p, const cgp_device_info *d, int precision,
+                          const cgp_kernel_desc **kernels, cgp_candidate *candidates, int max);
+
+/* Times each candidate that runs the problem: one warm-up and CGP_SELECT_TIMED_RUNS runs between CUDA
+ * events on `stream` with `args` (its workspace allocated and freed here, per candidate), median into
+ * median_ms. Returns the index of the fastest (the first of equals), or -1 with why[] set: a CUDA error
+ * (*cuda_error set) or no candidate runs the problem (*cuda_error cudaSuccess). */
+int cgp_select_measure(const cgp_kernel_desc *const *kernels, cgp_candidate *candidates, int count,
+                       const cgp_device_info *d, cgp_launch_args args, cudaStream_t stream, cudaError_t *cuda_error,
+                       char *why, size_t why_size);
+
+/* The key of the measured cache. */
+typedef struct cgp_select_key {
+    int device;
+    int64_t n, cin, cout, h, w;
+    int pad, reduce, precision;
+} cgp_select_key;
+
+/* 1 when the key was measured in this process: the winner's version and the medians of the `count`
+ * candidates (table order) into medians[]; else 0. */
+int cgp_select_cache_find(const cgp_select_key *key, int *version, float *medians, int count);
+/* Remembers a measurement (a key measured already keeps its first winner). Returns 0, or -1 when out of
+ * host memory (nothing is remembered). */
+int cgp_select_cache_store(const cgp_select_key *key, int version, const float *medians, int count);
+
+#endif

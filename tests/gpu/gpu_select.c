@@ -1,0 +1,372 @@
+/*
+ * gpu_select.c - the kernel selection of a plan (host/lib/kernel_select.c, include/cgp.h):
+ *   heuristic: deterministic (the same version twice, the first supported in the table order), nothing timed
+ *              (plan creation returns while a stream is held back by a host function; it waits only for its
+ *              own state's memsets on the legacy stream); its candidates are every version of the precision,
+ *              none timed;
+ *   measured:  cgp_plan_create_measured picks a version that runs the shape and is the fastest of those it
+ *              timed, times every supported candidate and no other (a shape that most versions cannot run,
+ *              Cin = 3, included), leaves the plan's state clean (its first run is right), and caches the
+ *              winner: a second call with the same key reports from_cache, runs no kernel (y stays NaN) and
+ *              gives the same version; cgp_plan_create with select MEASURED takes the cached winner, or
+ *              refuses a key never measured; four threads measuring one key at once all succeed;
+ *   misuse:    NULL buffers, a misaligned x, kernel != 0.
+ * Without a GPU: one SKIP (a FAIL with CGP_TEST_REQUIRE_GPU=1).
+ * Run: CGP_TEST_REQUIRE_GPU=1 make test CGP_TEST_FILTER=gpu_select
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "check.h"
+#include "gpulib.h"
+#include "problem.h"
+
+static const char *const precision_names[] = {"fp32", "tf32", "3xtf32"};
+
+static void shape_text(const cgp_shape *s, cgp_padding pad, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%lldx%lldx%lldx%lldx%lld %s", (long long)s->n, (long long)s->cin, (long long)s->cout,
+             (long long)s->h, (long long)s->w, pad ? "same" : "valid");
+}
+
+/* A host function that holds its stream until released (or 5 s pass). */
+typedef struct gate {
+    atomic_int released, finished;
+} gate;
+
+static void CUDART_CB hold(void *arg)
+{
+    gate *g = arg;
+    struct timespec t0, t, pause = {0, 100000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        nanosleep(&pause, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while (!atomic_load(&g->released) && (t.tv_sec - t0.tv_sec) < 5);
+    atomic_store(&g->finished, 1);
+}
+
+/* the index of the first candidate that runs the shape, or -1 */
+static int first_supported(const cgp_candidate *c, int count)
+{
+    for (int i = 0; i < count; ++i)
+        if (!c[i].unsupported)
+            return i;
+    return -1;
+}
+
+static void test_heuristic(const cgp_shape *shape, cgp_padding pad, int precision)
+{
+    char name[200], text[64];
+    shape_text(shape, pad, text, sizeof text);
+    snprintf(name, sizeof name, "gpu_select heuristic %s %s: deterministic, the first supported, nothing timed",
+             precision_names[precision], text);
+    cgp_options o = cgp_default_options();
+    o.padding = pad;
+    o.precision = (cgp_precision)precision;
+    cgp_plan *a = NULL, *b = NULL;
+    cudaStream_t s = NULL;
+    gate other;
+    atomic_init(&other.released, 0), atomic_init(&other.finished, 0);
+    int gated = 0; /* the gate was enqueued: release it and wait at the end */
+    cudaError_t e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    if (e == cudaSuccess && (e = cudaLaunchHostFunc(s, hold, &other)) == cudaSuccess)
+        gated = 1;
+    if (e != cudaSuccess) {
+        TEST_FAIL(name, "setup: %s", cudaGetErrorString(e));
+        goto out;
+    }
+    const cgp_status sa = cgp_plan_create(&a, shape, &o), sb = cgp_plan_create(&b, shape, &o);
+    const int held = !atomic_load(&other.finished);
+    atomic_store(&other.released, 1);
+    if (sa != CGP_SUCCESS || sb != CGP_SUCCESS) {
+        TEST_FAIL(name, "cgp_plan_create: %s (%s)", cgp_status_string(sa != CGP_SUCCESS ? sa : sb),
+                  cgp_last_error_detail());
+        goto out;
+    }
+    int va = 0, vb = 0, count = 0, from_cache = 1;
+    const cgp_candidate *c = NULL;
+    cgp_plan_kernel(a, &va, NULL);
+    cgp_plan_kernel(b, &vb, NULL);
+    if (cgp_plan_candidates(a, &c, &count, &from_cache) != CGP_SUCCESS) {
+        TEST_FAIL(name, "cgp_plan_candidates: %s", cgp_last_error_detail());
+        goto out;
+    }
+    const int first = first_supported(c, count);
+    int timed = 0;
+    for (int i = 0; i < count; ++i)
+        timed += c[i].median_ms >= 0.0f;
+    TEST_EXPECT(name, held && va == vb && first >= 0 && c[first].version == va && timed == 0 && from_cache == 0,
+                "returned while a stream was held %d, versions %d and %d, first supported %d, %d timed, from_cache %d",
+                held, va, vb, first >= 0 ? c[first].version : -1, timed, from_cache);
+out:
+    if (gated) {
+        atomic_store(&other.released, 1);
+        cudaStreamSynchronize(s); /* the gate lives on this stack frame */
+    }
+    if (a)
+        cgp_plan_destroy(a);
+    if (b)
+        cgp_plan_destroy(b);
+    if (s)
+        cudaStreamDestroy(s);
+}
+
+/* The plan's first run against the fp64 reference (NaN-poisoned y). */
+static int plan_is_right(cgp_plan *plan, const problem *pr, int precision, const double *ref, float *y, char *why,
+                         size_t cap)
+{
+    const cgp_shape *s = &pr->p.shape;
+    size_t bytes = 0;
+    void *ws = NULL;
+    cgp_plan_workspace_size(plan, &bytes);
+    if (bytes && cudaMalloc(&ws, bytes) != cudaSuccess) {
+        snprintf(why, cap, "cudaMalloc of %zu workspace bytes", bytes);
+        return 0;
+    }
+    const cgp_status st = run_poisoned(plan, pr->p.x, pr->p.w, pr->p.b, pr->p.y, s->n * s->cout, ws, bytes, y);
+    cudaFree(ws);
+    if (st != CGP_SUCCESS) {
+        snprintf(why, cap, "run: %s (%s)", cgp_status_string(st), cgp_last_error_detail());
+        return 0;
+    }
+    const check_report r =
+        check_compare(y, ref, s->n * s->cout, check_tolerance(precision, pr->p.hout * pr->p.wout, s->cin));
+    snprintf(why, cap, "rel L2 error %.3e (tolerance %.0e), %lld non-finite mismatches", r.rel_l2_error, r.tolerance,
+             (long long)r.nonfinite_mismatches);
+    return r.passed;
+}
+
+/* cgp_plan_create_measured on the problem; checks what every measured plan must satisfy. Returns the plan or
+ * NULL (after a FAIL). */
+static cgp_plan *measure(const char *name, const problem *pr, const cgp_options *o, cudaStream_t s, int want_cache)
+{
+    cgp_plan *plan = NULL;
+    const cgp_status st = cgp_plan_create_measured(&plan, &pr->p.shape, o, pr->p.x, pr->p.w, pr->p.b, pr->p.y, s);
+    if (st != CGP_SUCCESS) {
+        TEST_FAIL(name, "cgp_plan_create_measured: %s (%s)", cgp_status_string(st), cgp_last_error_detail());
+        return NULL;
+    }
+    int version = 0, count = 0, from_cache = -1, best = -1, bad = 0;
+    const cgp_candidate *c = NULL;
+    cgp_plan_kernel(plan, &version, NULL);
+    cgp_plan_candidates(plan, &c, &count, &from_cache);
+    for (int i = 0; i < count; ++i) {
+        printf("# %s: %-10s %s%s", name, c[i].name, c[i].unsupported ? "cannot run it: " : "",
+               c[i].unsupported ? c[i].unsupported : "");
+        if (!c[i].unsupported)
+            printf("median %.4f ms", c[i].median_ms);
+        printf("\n");
+        bad |= (c[i].unsupported != NULL) == (c[i].median_ms >= 0.0f); /* timed exactly when supported */
+        if (!c[i].unsupported && (best < 0 || c[i].median_ms < c[best].median_ms))
+            best = i;
+    }
+    if (bad || best < 0 || c[best].version != version || from_cache != want_cache) {
+        TEST_FAIL(name, "version %d, fastest supported %d, from_cache %d (want %d), %s", version,
+                  best >= 0 ? c[best].version : -1, from_cache, want_cache,
+                  bad ? "a supported candidate untimed or an unsupported one timed" : "every candidate as it should");
+        cgp_plan_destroy(plan);
+        return NULL;
+    }
+    return plan;
+}
+
+static void test_measured(const cgp_shape *shape, cgp_padding pad, int precision, uint64_t seed)
+{
+    char name[200], text[64], why[256];
+    shape_text(shape, pad, text, sizeof text);
+    problem pr;
+    char err[512];
+    if (problem_create(&pr, shape, pad, seed, 0, err, sizeof err) != 0) {
+        TEST_FAIL("gpu_select problem", "%s", err);
+        return;
+    }
+    const int64_t outputs = shape->n * shape->cout;
+    double *ref = malloc((size_t)outputs * sizeof *ref);
+    float *y = malloc((size_t)outputs * sizeof *y);
+    cgp_plan *first = NULL, *again = NULL, *created = NULL;
+    cudaStream_t s = NULL;
+    cgp_options o = cgp_default_options();
+    o.padding = pad;
+    o.precision = (cgp_precision)precision;
+    if (!ref || !y || problem_reference(&pr, ref, err, sizeof err) != 0 ||
+        cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
+        TEST_FAIL("gpu_select setup", "%s", !ref || !y ? "out of host memory" : err);
+        goto out;
+    }
+    snprintf(name, sizeof name, "gpu_select measured %s %s: the fastest supported, the plan's first run right",
+             precision_names[precision], text);
+    if (!(first = measure(name, &pr, &o, s, 0)))
+        goto out;
+    TEST_EXPECT(name, plan_is_right(first, &pr, precision, ref, y, why, sizeof why), "%s", why);
+
+    snprintf(name, sizeof name, "gpu_select measured %s %s again: from the cache, no kernel run",
+             precision_names[precision], text);
+    if (cudaMemset(pr.p.y, 0xFF, (size_t)outputs * sizeof(float)) != cudaSuccess) { /* NaN */
+        TEST_FAIL(name, "cudaMemset");
+        goto out;
+    }
+    if (!(again = measure(name, &pr, &o, s, 1)))
+        goto out;
+    int v1 = 0, v2 = 0, nan_left = 1, n1 = 0, n2 = 0;
+    const cgp_candidate *c1 = NULL, *c2 = NULL;
+    cgp_plan_kernel(first, &v1, NULL);
+    cgp_plan_kernel(again, &v2, NULL);
+    cgp_plan_candidates(first, &c1, &n1, NULL);
+    cgp_plan_candidates(again, &c2, &n2, NULL);
+    int same_medians = n1 == n2;
+    for (int i = 0; same_medians && i < n1; ++i)
+        same_medians = c1[i].median_ms == c2[i].median_ms;
+    if (cudaStreamSynchronize(s) != cudaSuccess ||
+        cudaMemcpy(y, pr.p.y, (size_t)outputs * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess)
+        nan_left = 0;
+    for (int64_t i = 0; nan_left && i < outputs; ++i)
+        nan_left = y[i] != y[i];
+    TEST_EXPECT(name, v1 == v2 && same_medians && nan_left, "versions %d and %d, same medians %d, y untouched %d", v1,
+                v2, same_medians, nan_left);
+
+    snprintf(name, sizeof name, "gpu_select cgp_plan_create select measured %s %s: the cached winner",
+             precision_names[precision], text);
+    o.select = CGP_SELECT_MEASURED;
+    const cgp_status st = cgp_plan_create(&created, shape, &o);
+    int v3 = 0, from_cache = 0, n3 = 0;
+    const cgp_candidate *c3 = NULL;
+    if (st == CGP_SUCCESS) {
+        cgp_plan_kernel(created, &v3, NULL);
+        cgp_plan_candidates(created, &c3, &n3, &from_cache);
+    }
+    TEST_EXPECT(name, st == CGP_SUCCESS && v3 == v1 && from_cache == 1 && n3 == n1,
+                "%s (%s), version %d (measured %d), from_cache %d", cgp_status_string(st),
+                st == CGP_SUCCESS ? "" : cgp_last_error_detail(), v3, v1, from_cache);
+out:
+    if (first)
+        cgp_plan_destroy(first);
+    if (again)
+        cgp_plan_destroy(again);
+    if (created)
+        cgp_plan_destroy(created);
+    if (s)
+        cudaStreamDestroy(s);
+    free(ref), free(y);
+    problem_destroy(&pr);
+}
+
+typedef struct thread_job {
+    const problem *pr;
+    cgp_status status;
+    int version;
+} thread_job;
+
+static void *measure_thread(void *arg)
+{
+    thread_job *j = arg;
+    cgp_options o = cgp_default_options();
+    o.precision = CGP_PRECISION_TF32;
+    cgp_plan *plan = NULL;
+    cudaStream_t s = NULL;
+    j->status = CGP_ERROR_CUDA;
+    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess) {
+        j->status = cgp_plan_create_measured(&plan, &j->pr->p.shape, &o, j->pr->p.x, j->pr->p.w, j->pr->p.b,
+                                             j->pr->p.y, s);
+        if (j->status == CGP_SUCCESS) {
+            cgp_plan_kernel(plan, &j->version, NULL);
+            cgp_plan_destroy(plan);
+        }
+        cudaStreamDestroy(s);
+    }
+    return NULL;
+}
+
+/* four threads measure one key at once, each on its own buffers and stream */
+static void test_threads(uint64_t seed)
+{
+    const char *name = "gpu_select four threads measure one key at once";
+    const cgp_shape shape = {2, 8, 48, 24, 36};
+    problem pr[4];
+    thread_job jobs[4];
+    pthread_t threads[4];
+    int made = 0, started = 0, ok = 1;
+    char err[512];
+    for (; made < 4; ++made)
+        if (problem_create(&pr[made], &shape, CGP_PADDING_VALID, seed + (uint64_t)made, 0, err, sizeof err) != 0)
+            break;
+    for (; made == 4 && started < 4; ++started) {
+        jobs[started] = (thread_job){&pr[started], CGP_ERROR_CUDA, 0};
+        if (pthread_create(&threads[started], NULL, measure_thread, &jobs[started]) != 0)
+            break;
+    }
+    for (int i = 0; i < started; ++i) {
+        pthread_join(threads[i], NULL);
+        ok &= jobs[i].status == CGP_SUCCESS;
+    }
+    cgp_plan *plan = NULL;
+    cgp_options o = cgp_default_options();
+    o.precision = CGP_PRECISION_TF32;
+    o.select = CGP_SELECT_MEASURED;
+    int version = 0, from_cache = 0, count = 0, one_of = 0;
+    const cgp_candidate *c = NULL;
+    const cgp_status st = started == 4 && ok ? cgp_plan_create(&plan, &shape, &o) : CGP_ERROR_CUDA;
+    if (st == CGP_SUCCESS) {
+        cgp_plan_kernel(plan, &version, NULL);
+        cgp_plan_candidates(plan, &c, &count, &from_cache);
+        for (int i = 0; i < 4; ++i)
+            one_of |= jobs[i].version == version;
+        cgp_plan_destroy(plan);
+    }
+    TEST_EXPECT(name, made == 4 && started == 4 && ok && st == CGP_SUCCESS && from_cache && one_of,
+                "%d problems, %d threads, all measured %d, then %s with version %d (one of theirs: %d) %s", made,
+                started, ok, cgp_status_string(st), version, one_of, made < 4 ? err : "");
+    for (int i = 0; i < made; ++i)
+        problem_destroy(&pr[i]);
+}
+
+static void test_misuse(uint64_t seed)
+{
+    const cgp_shape shape = {2, 8, 64, 20, 20};
+    problem pr;
+    char err[512];
+    if (problem_create(&pr, &shape, CGP_PADDING_VALID, seed, 0, err, sizeof err) != 0) {
+        TEST_FAIL("gpu_select misuse problem", "%s", err);
+        return;
+    }
+    cgp_options o = cgp_default_options();
+    cgp_plan *plan = (cgp_plan *)&o;
+    cgp_status st = cgp_plan_create_measured(&plan, &shape, &o, NULL, pr.p.w, pr.p.b, pr.p.y, 0);
+    TEST_EXPECT("gpu_select measured: NULL x", st == CGP_ERROR_NULL_POINTER && plan == NULL, "%s",
+                cgp_status_string(st));
+    st = cgp_plan_create_measured(&plan, &shape, &o, pr.p.x + 1, pr.p.w, pr.p.b, pr.p.y, 0);
+    TEST_EXPECT("gpu_select measured: x not 16-byte aligned", st == CGP_ERROR_MISALIGNED && plan == NULL, "%s",
+                cgp_status_string(st));
+    o.kernel = 1;
+    st = cgp_plan_create_measured(&plan, &shape, &o, pr.p.x, pr.p.w, pr.p.b, pr.p.y, 0);
+    TEST_EXPECT("gpu_select measured: kernel 1", st == CGP_ERROR_INVALID_OPTION && plan == NULL &&
+                                                      strstr(cgp_last_error_detail(), "kernel must be 0"),
+                "%s (%s)", cgp_status_string(st), cgp_last_error_detail());
+    o = cgp_default_options();
+    o.select = CGP_SELECT_MEASURED;
+    const cgp_shape never = {3, 5, 6, 7, 8};
+    st = cgp_plan_create(&plan, &never, &o);
+    TEST_EXPECT("gpu_select create select measured, a key never measured",
+                st == CGP_ERROR_INVALID_OPTION && plan == NULL && strstr(cgp_last_error_detail(), "cgp_plan_create_measured"),
+                "%s (%s)", cgp_status_string(st), cgp_last_error_detail());
+    problem_destroy(&pr);
+}
+
+int main(void)
+{
+    if (!test_gpu_available("gpu_select"))
+        return test_exit_code();
+    const uint64_t seed = test_seed("gpu_select");
+    const cgp_shape many = {2, 8, 64, 40, 40}; /* most versions run it */
+    const cgp_shape few = {3, 3, 7, 17, 13};   /* Cin = 3: only the generic versions run it */
+    for (int precision = 0; precision < 3; ++precision) {
+        test_heuristic(&many, CGP_PADDING_VALID, precision);
+        test_heuristic(&few, CGP_PADDING_SAME, precision);
+        test_measured(&many, CGP_PADDING_SAME, precision, seed + (uint64_t)precision);
+        test_measured(&few, CGP_PADDING_VALID, precision, seed + 10 + (uint64_t)precision);
+    }
+    test_threads(seed + 20);
+    test_misuse(seed + 30);
+    return test_exit_code();
+}

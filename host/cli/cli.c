@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <cuda_runtime_api.h>
 
 const char *const cli_padding_names[] = {"valid", "same", NULL};
@@ -58,11 +59,32 @@ cgp_shape cli_shape(const cli_problem_options *o)
     return s;
 }
 
-int cli_shape_given(const cli_problem_options *o)
+int cli_shape_given(const cli_problem_options *o, int with_padding)
 {
     cli_problem_options d;
     cli_problem_defaults(&d);
-    return o->n != d.n || o->cin != d.cin || o->cout != d.cout || o->h != d.h || o->w != d.w || o->padding != d.padding;
+    return o->n != d.n || o->cin != d.cin || o->cout != d.cout || o->h != d.h || o->w != d.w ||
+           (with_padding && o->padding != d.padding);
+}
+
+int cli_parse_shape(const char *command, const char *text, cli_problem_options *o, char *err, size_t errlen)
+{
+    static const int64_t limits[5] = {1 << 24, 1 << 16, 1 << 16, 1 << 20, 1 << 20}; /* as --n --cin --cout --h --w */
+    int64_t v[5];
+    const char *p = text;
+    for (int i = 0; i < 5; ++i) {
+        char *end = NULL;
+        const long long x = *p >= '0' && *p <= '9' ? strtoll(p, &end, 10) : -1;
+        if (x < 1 || x > limits[i] || (i < 4 ? *end != ',' : *end != '\0')) {
+            snprintf(err, errlen, "%s: --shape must be N,CIN,COUT,H,W (N <= 16777216, CIN and COUT <= 65536, H and W "
+                                  "<= 1048576, all >= 1), got '%s'", command, text);
+            return -1;
+        }
+        v[i] = x;
+        p = end + 1;
+    }
+    o->n = v[0], o->cin = v[1], o->cout = v[2], o->h = v[3], o->w = v[4];
+    return 0;
 }
 
 cgp_options cli_options(const cli_problem_options *o)

@@ -29,8 +29,11 @@ void cli_problem_defaults(cli_problem_options *o);
 void cli_add_shape_specs(option_spec *specs, int *count, cli_problem_options *o);
 void cli_add_kernel_specs(option_spec *specs, int *count, cli_problem_options *o);
 cgp_shape cli_shape(const cli_problem_options *o);
-/* 1 when a shape option (--n --cin --cout --h --w --padding) holds another value than its default. */
-int cli_shape_given(const cli_problem_options *o);
+/* 1 when a shape option (--n --cin --cout --h --w, and --padding if with_padding) holds another value than
+ * its default. */
+int cli_shape_given(const cli_problem_options *o, int with_padding);
+/* "N,CIN,COUT,H,W" into o's shape. Returns 0, or -1 with "<command>: --shape ..." in err. */
+int cli_parse_shape(const char *command, const char *text, cli_problem_options *o, char *err, size_t errlen);
 cgp_options cli_options(const cli_problem_options *o);
 
 /* Parses; on --help prints help and returns EXIT_OK via *exit_code; on an error prints the

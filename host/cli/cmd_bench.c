@@ -203,7 +203,7 @@ int cmd_bench(int argc, char **argv)
         fprintf(stderr, "cgp bench: --stages needs --precision tf32 or 3xtf32 (the fp32 kernels have no stage split)\n");
         return EXIT_BAD_INPUT;
     }
-    if (use_zoo && (sweep || cli_shape_given(&po))) {
+    if (use_zoo && (sweep || cli_shape_given(&po, 1))) {
         fprintf(stderr, "cgp bench: --zoo takes its shapes from the zoo: leave out --sweep and the shape options "
                         "(--n --cin --cout --h --w --padding)\n");
         return EXIT_BAD_INPUT;

@@ -1,44 +1,164 @@
 /*
  * cmd_kernels.c - `cgp kernels`: lists the numbered kernel versions (the values of --kernel),
  * their precision and what each does, and whether each runs the given shape.
+ * `cgp kernels --shape N,CIN,COUT,H,W` shows the kernel selection of a plan for that shape instead
+ * (host/lib/kernel_select.h): per precision every candidate, whether it runs the shape, and which one
+ * each selection mode picks and why; the measured mode is run on this device (random inputs, the
+ * library's cgp_plan_create_measured), the heuristic needs no device.
  */
 #include <stdio.h>
 
 #include "cli.h"
 #include "kernel_api.h"
+#include "kernel_select.h"
+#include "problem.h"
+
+/* The current device's limits, or an H200's when there is no device (*have_device 0). */
+static cgp_device_info device_limits(int *have_device, char *name, size_t cap)
+{
+    cgp_device_info d = {132, 9, 0, 227 * 1024};
+    struct cudaDeviceProp prop;
+    int dev = 0, v = 0;
+    *have_device = cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess;
+    snprintf(name, cap, "%s", *have_device ? prop.name : "no device: assuming an H200's limits");
+    if (!*have_device)
+        return d;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess)
+        d.sm_count = v;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess)
+        d.cc_major = v;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess)
+        d.cc_minor = v;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess)
+        d.smem_per_block_optin = (size_t)v;
+    return d;
+}
+
+static void list_versions(const cgp_problem *p, const cgp_device_info *d)
+{
+    int n = 0;
+    const cgp_kernel_desc *const *table = cgp_kernel_table(&n);
+    printf("kernel versions, most preferred first within a precision (--kernel 0 picks the first that runs the shape)\n");
+    for (int i = 0; i < n; ++i) {
+        const char *why = (p->hout >= 1 && p->wout >= 1) ? table[i]->unsupported(p, d) : "no output pixel";
+        printf("  %2d  %-10s %-7s %s\n      runs this shape: %s\n", table[i]->version, table[i]->name,
+               cli_precision_names[table[i]->precision], table[i]->summary, why ? why : "yes");
+    }
+}
+
+/* The measured selection of one precision on this device: its plan's candidates, or why it was not run. */
+static void print_measured(const cgp_shape *s, const cli_problem_options *po, int precision, int have_device)
+{
+    if (!have_device) {
+        printf("  measured:  not run (no CUDA device): it times every supported candidate on the device\n");
+        return;
+    }
+    problem pr;
+    char err[512];
+    const int rc = problem_create(&pr, s, (cgp_padding)po->padding, (uint64_t)po->seed, 0, err, sizeof err);
+    if (rc != 0) {
+        printf("  measured:  not run: %s\n", err);
+        return;
+    }
+    cgp_options o = cli_options(po);
+    o.precision = (cgp_precision)precision;
+    o.kernel = 0;
+    cgp_plan *plan = NULL;
+    const cgp_status st = cgp_plan_create_measured(&plan, s, &o, pr.p.x, pr.p.w, pr.p.b, pr.p.y, 0);
+    if (st != CGP_SUCCESS) {
+        printf("  measured:  failed: %s (%s)\n", cgp_status_string(st), cgp_last_error_detail());
+        problem_destroy(&pr);
+        return;
+    }
+    const cgp_candidate *c = NULL;
+    int count = 0, version = 0, supported = 0;
+    const char *name = "";
+    cgp_plan_candidates(plan, &c, &count, NULL);
+    cgp_plan_kernel(plan, &version, &name);
+    for (int i = 0; i < count; ++i)
+        if (c[i].median_ms >= 0.0f) {
+            printf("             %-10s median %.4f ms\n", c[i].name, c[i].median_ms);
+            ++supported;
+        }
+    printf("  measured:  %s (--kernel %d): the fastest median of the %d supported candidate%s (%d timed runs each "
+           "after a warm-up, on this device, %s reduction)\n",
+           name, version, supported, supported == 1 ? "" : "s", CGP_SELECT_TIMED_RUNS, cli_reduce_names[po->reduce]);
+    cgp_plan_destroy(plan);
+    problem_destroy(&pr);
+}
+
+static void print_selection(const cgp_shape *s, const cli_problem_options *po, int precision, const cgp_problem *p,
+                            const cgp_device_info *d, int have_device)
+{
+    const cgp_kernel_desc *kernels[64];
+    cgp_candidate c[64];
+    const int count = cgp_select_candidates(p, d, precision, kernels, c, 64);
+    printf("\n%s: %d candidates, in the preference order of kernels/fused/dispatch.cu\n", cli_precision_names[precision],
+           count);
+    for (int i = 0; i < count; ++i)
+        printf("  %2d  %-10s %s%s\n", c[i].version, c[i].name, c[i].unsupported ? "cannot run it: " : "runs it",
+               c[i].unsupported ? c[i].unsupported : "");
+    const char *reason = NULL;
+    const cgp_kernel_desc *h = cgp_select_heuristic(p, d, precision, &reason);
+    if (h)
+        printf("  heuristic: %s (--kernel %d): %s\n", h->name, h->version, reason);
+    else
+        printf("  heuristic: none: %s\n", reason);
+    if (h)
+        print_measured(s, po, precision, have_device);
+}
 
 int cmd_kernels(int argc, char **argv)
 {
     cli_problem_options po;
     cli_problem_defaults(&po);
+    const char *shape_text = NULL;
+    static const char *const precision_choices[] = {"all", "fp32", "tf32", "3xtf32", NULL};
+    int precision = 0;
     option_spec specs[OPTIONS_MAX];
     int count = 0;
     cli_add_shape_specs(specs, &count, &po);
+    specs[count++] = (option_spec)OPTION_STRING("--shape", &shape_text,
+                                                "N,CIN,COUT,H,W: show the kernel selection for this shape (each "
+                                                "candidate, and what the heuristic and the measured mode pick)");
+    specs[count++] = (option_spec)OPTION_CHOICE("--precision", &precision, precision_choices,
+                                                "with --shape: the precision whose selection to show");
+    specs[count++] = (option_spec)OPTION_CHOICE("--reduce", &po.reduce, cli_reduce_names,
+                                                "with --shape: the reduction the measured mode times");
     specs[count++] = (option_spec)OPTION_END;
     int code = EXIT_OK;
     if (!cli_parse("cgp kernels", "list the kernel versions and whether they run the given shape", specs, argc, argv,
                    &code))
         return code;
-    const cgp_shape s = cli_shape(&po);
-    cgp_problem p = {s.n, s.cin, s.cout, s.h, s.w, cgp_output_height(&s, (cgp_padding)po.padding),
-                     cgp_output_width(&s, (cgp_padding)po.padding), po.padding};
-    cgp_device_info d = {132, 9, 0, 227 * 1024}; /* an H200, when no device is present */
-    int dev = 0, v = 0;
-    const int have_device = cudaGetDevice(&dev) == cudaSuccess;
-    if (have_device && cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess)
-        d.sm_count = v;
-    if (have_device && cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess)
-        d.smem_per_block_optin = (size_t)v;
-    int n = 0;
-    const cgp_kernel_desc *const *table = cgp_kernel_table(&n);
-    printf("kernel versions, most preferred first within a precision (--kernel 0 picks the first that runs the shape)\n");
-    printf("shape N=%lld Cin=%lld Cout=%lld H=%lld W=%lld padding=%s%s\n", (long long)s.n, (long long)s.cin,
-           (long long)s.cout, (long long)s.h, (long long)s.w, cli_padding_names[po.padding],
-           have_device ? "" : " (no device: assuming an H200's limits)");
-    for (int i = 0; i < n; ++i) {
-        const char *why = (p.hout >= 1 && p.wout >= 1) ? table[i]->unsupported(&p, &d) : "no output pixel";
-        printf("  %2d  %-10s %-7s %s\n      runs this shape: %s\n", table[i]->version, table[i]->name,
-               cli_precision_names[table[i]->precision], table[i]->summary, why ? why : "yes");
+    char err[512];
+    if (shape_text && cli_shape_given(&po, 0)) {
+        fprintf(stderr, "cgp kernels: give the shape as --shape N,CIN,COUT,H,W or as --n --cin --cout --h --w, not "
+                        "both\n");
+        return EXIT_BAD_INPUT;
     }
+    if (shape_text && cli_parse_shape("cgp kernels", shape_text, &po, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    const cgp_shape s = cli_shape(&po);
+    const cgp_problem p = {s.n, s.cin, s.cout, s.h, s.w, cgp_output_height(&s, (cgp_padding)po.padding),
+                           cgp_output_width(&s, (cgp_padding)po.padding), po.padding};
+    if (shape_text && (p.hout < 1 || p.wout < 1)) {
+        fprintf(stderr, "cgp kernels: H=%lld W=%lld give no output pixel with padding %s\n", (long long)s.h,
+                (long long)s.w, cli_padding_names[po.padding]);
+        return EXIT_BAD_INPUT;
+    }
+    int have_device = 0;
+    char device[256];
+    const cgp_device_info d = device_limits(&have_device, device, sizeof device);
+    printf("shape N=%lld Cin=%lld Cout=%lld H=%lld W=%lld padding=%s (%s)\n", (long long)s.n, (long long)s.cin,
+           (long long)s.cout, (long long)s.h, (long long)s.w, cli_padding_names[po.padding], device);
+    if (!shape_text) {
+        list_versions(&p, &d);
+        return EXIT_OK;
+    }
+    for (int prec = CGP_PRECISION_FP32; prec <= CGP_PRECISION_TF32X3; ++prec)
+        if (precision == 0 || precision == prec + 1)
+            print_selection(&s, &po, prec, &p, &d, have_device);
     return EXIT_OK;
 }

@@ -113,6 +113,17 @@ int main(void)
     expect_bad("cli bench --zoo with --sweep", "bench --zoo --sweep n=1,2", "leave out --sweep");
     expect_bad("cli bench --zoo= empty", "bench --zoo=", "--zoo needs a value");
     expect_bad("cli bench --cold-l2 value", "bench --cold-l2=1", "--cold-l2 takes no value");
+    expect_bad("cli kernels --shape four numbers", "kernels --shape 8,512,512,7", "--shape must be N,CIN,COUT,H,W");
+    expect_bad("cli kernels --shape zero", "kernels --shape 8,0,512,7,7", "got '8,0,512,7,7'");
+    expect_bad("cli kernels --shape and --cin", "kernels --shape 8,512,512,7,7 --cin 4", "not both");
+    expect_bad("cli kernels --shape no output pixel", "kernels --shape 1,1,1,2,2", "H=2 W=2 give no output pixel");
+    const cli_result k = cli_run("kernels --shape 8,512,512,7,7 --padding same --precision fp32");
+    TEST_EXPECT("cli kernels --shape: each candidate and the heuristic's pick with its reason",
+                k.exit_code == 0 && strstr(k.out, "fp32-v9    cannot run it: needs Cin = 8") &&
+                    strstr(k.out, "heuristic: fp32-v1 (--kernel 1): first supported in the preference order of "
+                                  "kernels/fused/dispatch.cu") &&
+                    strstr(k.out, "  measured:  ") && !strstr(k.out, "tf32"),
+                "exit %d\n%s%s", k.exit_code, k.out, k.err);
     expect_bad("cli run missing --input", "run --weight w --bias b --output y", "--input is required");
     expect_bad("cli run missing file", RUN_ARGS(path("nope.npy"), path("w.npy"), path("b.npy"), ""),
                "nope.npy: No such file or directory");

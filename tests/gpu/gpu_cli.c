@@ -169,5 +169,10 @@ int main(void)
     TEST_EXPECT("cli bench small with csv", r.exit_code == 0 && strstr(csv, "date,device,") && strstr(csv, "fused fp32 det"),
                 "exit %d\n%s%s\ncsv: %s", r.exit_code, r.out, r.err, csv);
     bench_zoo_and_cold_l2(csv);
+    r = cli_run("kernels --shape 2,8,64,40,40 --precision tf32 --reduce atomic");
+    TEST_EXPECT("cli kernels --shape: the measured pick on this device",
+                r.exit_code == 0 && strstr(r.out, "heuristic: tf32-") && strstr(r.out, "measured:  tf32-") &&
+                    strstr(r.out, "the fastest median of the"),
+                "exit %d\n%s%s", r.exit_code, r.out, r.err);
     return test_exit_code();
 }

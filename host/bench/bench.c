@@ -17,9 +17,11 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Runs the variant once on poisoned output and checks it. Returns 0, or 1 on a CUDA error that
- * leaves the context unusable (then err is set). */
-static int check_row(bench_row *row, const problem *pr, const double *ref, float *y_host, char *err, size_t errlen)
+/* Runs the variant once on poisoned output and checks it against ref (and a fused tf32 row against ref_tf32,
+ * the reference of tf32-rounded operands, when given). Returns 0, or 1 on a CUDA error that leaves the
+ * context unusable (then err is set). */
+static int check_row(bench_row *row, const problem *pr, const double *ref, const double *ref_tf32, float *y_host,
+                     char *err, size_t errlen)
 {
     const cgp_shape *s = &pr->p.shape;
     const size_t outputs = (size_t)(s->n * s->cout);
@@ -38,9 +40,17 @@ static int check_row(bench_row *row, const problem *pr, const double *ref, float
     }
     row->check = check_compare(y_host, ref, (int64_t)outputs, precision_tolerance(row->v.precision, &pr->p));
     row->checked = 1;
-    if (!row->check.passed)
-        snprintf(row->failure, sizeof row->failure, "check failed: rel L2 error %.3g > %.1g, %lld non-finite mismatches",
-                 row->check.rel_l2_error, row->check.tolerance, (long long)row->check.nonfinite_mismatches);
+    const check_report *judged = &row->check;
+    if (ref_tf32 && row->v.precision == BENCH_PRECISION_TF32 && strcmp(row->v.family, "fused") == 0) {
+        row->check_tf32 = check_compare(y_host, ref_tf32, (int64_t)outputs, check_fp32_tolerance(s->cin));
+        row->checked_tf32 = 1;
+        judged = &row->check_tf32;
+    }
+    if (!judged->passed)
+        snprintf(row->failure, sizeof row->failure,
+                 "check failed: rel L2 error %.3g%s > %.1g, %lld non-finite mismatches", judged->rel_l2_error,
+                 row->checked_tf32 ? " against the reference of tf32-rounded operands" : "", judged->tolerance,
+                 (long long)judged->nonfinite_mismatches);
     return 0;
 }
 
@@ -165,13 +175,16 @@ int bench_run(const cgp_shape *shape, cgp_padding padding, const bench_options *
     r->problem = pr.p;
     int rc = 0;
     const size_t outputs = (size_t)(shape->n * shape->cout);
-    double *ref = malloc(outputs * sizeof(double));
+    const int tf32_rows = (o->fused.precisions >> CGP_PRECISION_TF32) & 1u; /* checked on tf32-rounded operands */
+    double *ref = malloc(outputs * sizeof(double)), *ref_tf32 = tf32_rows ? malloc(outputs * sizeof(double)) : NULL;
     float *y_host = malloc(outputs * sizeof(float));
-    if (!ref || !y_host) {
+    if (!ref || !y_host || (tf32_rows && !ref_tf32)) {
         snprintf(err, errlen, "out of host memory");
         rc = 1;
     } else {
         rc = problem_reference(&pr, ref, err, errlen);
+        if (rc == 0 && tf32_rows)
+            rc = problem_reference_tf32(&pr, ref_tf32, err, errlen);
     }
     bench_variant variants[BENCH_MAX_ROWS];
     int count = 0;
@@ -199,14 +212,15 @@ int bench_run(const cgp_shape *shape, cgp_padding padding, const bench_options *
             rc = bench_time_row(row, &pr.p, o, o->cold_l2 ? &flush : NULL, err, errlen);
             continue;
         }
-        rc = check_row(row, &pr, ref, y_host, err, errlen);
-        if (rc == 0 && row->checked && row->check.passed)
+        rc = check_row(row, &pr, ref, ref_tf32, y_host, err, errlen);
+        if (rc == 0 && bench_row_passed(row))
             rc = bench_time_row(row, &pr.p, o, o->cold_l2 ? &flush : NULL, err, errlen);
     }
     for (int i = 0; i < count; ++i)
         if (r->rows[i].v.destroy)
             r->rows[i].v.destroy(&r->rows[i].v);
     free(ref);
+    free(ref_tf32);
     free(y_host);
     l2_flusher_destroy(&flush);
     problem_destroy(&pr);

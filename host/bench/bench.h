@@ -30,7 +30,9 @@ typedef struct bench_options {
 typedef struct bench_row {
     bench_variant v;
     int checked;       /* it ran and its output was compared */
-    check_report check;
+    check_report check; /* against the fp64 reference of the operands as they are */
+    int checked_tf32;  /* a fused tf32 row: also against the reference of the operands rounded to tf32 ... */
+    check_report check_tf32; /* ... which is then its pass criterion (check.h) */
     int timed;         /* timing succeeded */
     double ms_median, ms_min, ms_max;
     char failure[256]; /* why it was not checked or timed, when it was available */
@@ -72,6 +74,9 @@ int bench_time_row(bench_row *row, const bench_problem *p, const bench_options *
 
 /* Number of available rows that failed their check or could not run. */
 int bench_failed_checks(const bench_result *r);
+
+/* Whether the row passed its check: check_tf32 for a fused tf32 row, else check. */
+int bench_row_passed(const bench_row *row);
 
 /* "pass", "check-failed", "failed", "timing-only" (a row with nothing to check) or "absent". */
 const char *bench_row_status(const bench_row *row);

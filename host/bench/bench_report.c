@@ -34,6 +34,7 @@ typedef enum column {
     COL_MOVED_GB,
     COL_GBPS,
     COL_REL_L2,
+    COL_REL_L2_TF32,
     COL_MAX_ABS,
     COL_SPEEDUP,
     COL_DETAIL
@@ -69,6 +70,7 @@ static const column_def columns[] = {
     [COL_MOVED_GB] = {"moved_gb", "moved GB", 9, 1, ""},
     [COL_GBPS] = {"gbps", "GB/s", 8, 1, ""},
     [COL_REL_L2] = {"rel_l2_error", "rel L2 err", 10, 1, ""},
+    [COL_REL_L2_TF32] = {"rel_l2_error_tf32_operands", "tf32-op err", 11, 1, ""},
     [COL_MAX_ABS] = {"max_abs_error", "max abs err", 0, 1, ""},
     [COL_SPEEDUP] = {"fused_speedup", "fused is", 9, 1, "x"},
     [COL_DETAIL] = {"detail", "detail", 0, 0, ""},
@@ -76,13 +78,18 @@ static const column_def columns[] = {
 
 static const char *padding_name(cgp_padding p) { return p == CGP_PADDING_SAME ? "same" : "valid"; }
 
+int bench_row_passed(const bench_row *row)
+{
+    return row->checked && (row->checked_tf32 ? row->check_tf32.passed : row->check.passed);
+}
+
 const char *bench_row_status(const bench_row *row)
 {
     if (!row->v.run)
         return "absent";
     if (!row->checked)
         return row->timed ? "timing-only" : "failed";
-    return row->check.passed ? (row->timed ? "pass" : "failed") : "check-failed";
+    return bench_row_passed(row) ? (row->timed ? "pass" : "failed") : "check-failed";
 }
 
 int bench_fused_row(const bench_result *r)
@@ -149,6 +156,10 @@ static const char *cell(const bench_result *r, const bench_row *row, column c, c
         if (row->checked)
             snprintf(buf, cap, "%.2e", row->check.rel_l2_error);
         break;
+    case COL_REL_L2_TF32:
+        if (row->checked_tf32)
+            snprintf(buf, cap, "%.2e", row->check_tf32.rel_l2_error);
+        break;
     case COL_MAX_ABS:
         if (row->checked)
             snprintf(buf, cap, "%.2e", row->check.max_abs_error);
@@ -165,9 +176,9 @@ static const char *cell(const bench_result *r, const bench_row *row, column c, c
 }
 
 /* ---- console ---- */
-static const column console_columns[] = {COL_SHAPE,  COL_VARIANT,  COL_PRECISION, COL_MEDIAN_MS,
-                                         COL_MIN_MS, COL_MAX_MS,   COL_TFLOPS,    COL_MOVED_GB,
-                                         COL_GBPS,   COL_REL_L2,   COL_SPEEDUP};
+static const column console_columns[] = {COL_SHAPE,    COL_VARIANT, COL_PRECISION, COL_MEDIAN_MS,
+                                         COL_MIN_MS,   COL_MAX_MS,  COL_TFLOPS,    COL_MOVED_GB,
+                                         COL_GBPS,     COL_REL_L2,  COL_REL_L2_TF32, COL_SPEEDUP};
 enum { CONSOLE_COLUMNS = sizeof console_columns / sizeof console_columns[0] };
 
 /* with_shape: the shape column first (a table of several shapes) */
@@ -249,8 +260,8 @@ static void json_string(outfile *o, const char *s)
 static const column csv_columns[] = {COL_N,         COL_CIN,         COL_COUT,   COL_H,       COL_W,
                                      COL_PADDING,   COL_SEED,        COL_L2,     COL_VARIANT, COL_FAMILY,
                                      COL_PRECISION, COL_STATUS,      COL_MEDIAN_MS, COL_MIN_MS, COL_MAX_MS,
-                                     COL_TFLOPS,    COL_BYTES_MOVED, COL_GBPS,   COL_REL_L2,  COL_MAX_ABS,
-                                     COL_SPEEDUP,   COL_DETAIL};
+                                     COL_TFLOPS,    COL_BYTES_MOVED, COL_GBPS,   COL_REL_L2,  COL_REL_L2_TF32,
+                                     COL_MAX_ABS,   COL_SPEEDUP,     COL_DETAIL};
 
 int bench_write_csv(const char *path, const sysinfo *si, const bench_result *results, int count, char *err,
                     size_t errlen)
@@ -277,9 +288,9 @@ int bench_write_csv(const char *path, const sysinfo *si, const bench_result *res
     return outfile_commit(&o, err, errlen);
 }
 
-static const column json_columns[] = {COL_VARIANT,    COL_FAMILY, COL_PRECISION, COL_STATUS,  COL_MEDIAN_MS,
-                                      COL_MIN_MS,     COL_MAX_MS, COL_TFLOPS,    COL_BYTES_MOVED, COL_GBPS,
-                                      COL_REL_L2,     COL_MAX_ABS, COL_SPEEDUP,  COL_DETAIL};
+static const column json_columns[] = {COL_VARIANT, COL_FAMILY,      COL_PRECISION,   COL_STATUS,  COL_MEDIAN_MS,
+                                      COL_MIN_MS,  COL_MAX_MS,      COL_TFLOPS,      COL_BYTES_MOVED, COL_GBPS,
+                                      COL_REL_L2,  COL_REL_L2_TF32, COL_MAX_ABS,     COL_SPEEDUP, COL_DETAIL};
 
 int bench_write_json(const char *path, const sysinfo *si, const bench_result *results, int count, char *err,
                      size_t errlen)
@@ -326,9 +337,9 @@ int bench_write_json(const char *path, const sysinfo *si, const bench_result *re
     return outfile_commit(&o, err, errlen);
 }
 
-static const column markdown_columns[] = {COL_SHAPE,  COL_VARIANT,  COL_PRECISION, COL_L2,     COL_MEDIAN_MS,
-                                          COL_MIN_MS, COL_MAX_MS,   COL_TFLOPS,    COL_MOVED_GB, COL_REL_L2,
-                                          COL_SPEEDUP, COL_DETAIL};
+static const column markdown_columns[] = {COL_SHAPE,  COL_VARIANT, COL_PRECISION, COL_L2,          COL_MEDIAN_MS,
+                                          COL_MIN_MS, COL_MAX_MS,  COL_TFLOPS,    COL_MOVED_GB,    COL_REL_L2,
+                                          COL_REL_L2_TF32, COL_SPEEDUP, COL_DETAIL};
 enum { MARKDOWN_COLUMNS = sizeof markdown_columns / sizeof markdown_columns[0] };
 
 /* One table; with several results (a sweep) the shape is its first column, with one it is the line above. */

@@ -35,6 +35,8 @@ check_report check_compare(const float *y, const double *ref, int64_t count, dou
 double check_tolerance(int precision, int64_t pixels, int64_t cin)
 {
     if (precision != 1) /* CGP_PRECISION_TF32 */
-        return 1e-6;
+        return check_fp32_tolerance(cin);
     return pixels >= 4096 && cin >= 8 ? 1e-4 : 3e-3;
 }
+
+double check_fp32_tolerance(int64_t cin) { return cin <= 64 ? 1e-6 : 1e-6 * sqrt((double)cin / 64.0); }

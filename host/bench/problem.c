@@ -10,6 +10,7 @@
 #include "rng.h"
 
 cudaError_t random_fill_uniform(float *out, int64_t count, float lo, float hi, uint64_t seed, cudaStream_t s);
+cudaError_t random_fill_normal(float *out, int64_t count, uint64_t seed, cudaStream_t s);
 
 const char *format_bytes(double bytes, char *buf, size_t cap)
 {
@@ -37,6 +38,20 @@ static int cuda_fail(char *err, size_t errlen, const char *what, cudaError_t e)
 
 int problem_create(problem *pr, const cgp_shape *s, cgp_padding padding, uint64_t seed, size_t extra_bytes,
                    char *err, size_t errlen)
+{
+    return problem_create_dist(pr, s, padding, seed, PROBLEM_DIST_UNIFORM, extra_bytes, err, errlen);
+}
+
+static cudaError_t fill_x(float *x, int64_t count, problem_dist dist, uint64_t seed)
+{
+    const float r3 = sqrtf(3.0f);
+    return dist == PROBLEM_DIST_NORMAL      ? random_fill_normal(x, count, seed, 0)
+           : dist == PROBLEM_DIST_UNIFORM01 ? random_fill_uniform(x, count, 0.0f, 1.0f, seed, 0)
+                                            : random_fill_uniform(x, count, -r3, r3, seed, 0);
+}
+
+int problem_create_dist(problem *pr, const cgp_shape *s, cgp_padding padding, uint64_t seed, problem_dist dist,
+                        size_t extra_bytes, char *err, size_t errlen)
 {
     memset(pr, 0, sizeof *pr);
     pr->seed = seed;
@@ -67,8 +82,8 @@ int problem_create(problem *pr, const cgp_shape *s, cgp_padding padding, uint64_
         cudaFree(x), cudaFree(w), cudaFree(b), cudaFree(y);
         return cuda_fail(err, errlen, "cudaMalloc of the problem tensors", e);
     }
-    const float k = 1.0f / sqrtf(9.0f * (float)s->cin), r3 = sqrtf(3.0f);
-    if ((e = random_fill_uniform(x, nx, -r3, r3, rng_seed_x(seed), 0)) != cudaSuccess ||
+    const float k = 1.0f / sqrtf(9.0f * (float)s->cin);
+    if ((e = fill_x(x, nx, dist, rng_seed_x(seed))) != cudaSuccess ||
         (e = random_fill_uniform(w, nw, -k, k, rng_seed_w(seed), 0)) != cudaSuccess ||
         (e = random_fill_uniform(b, s->cout, -k, k, rng_seed_b(seed), 0)) != cudaSuccess ||
         (e = cudaDeviceSynchronize()) != cudaSuccess) {
@@ -91,7 +106,8 @@ void problem_destroy(problem *pr)
     memset(pr, 0, sizeof *pr);
 }
 
-int problem_reference(const problem *pr, double *ref, char *err, size_t errlen)
+/* The fp64 reference of the given operands (device) into ref (host). */
+static int reference_of(const problem *pr, const float *x, const float *w, double *ref, char *err, size_t errlen)
 {
     const cgp_shape *s = &pr->p.shape;
     const size_t outputs = (size_t)(s->n * s->cout);
@@ -100,8 +116,8 @@ int problem_reference(const problem *pr, double *ref, char *err, size_t errlen)
     cudaError_t e;
     if ((e = cudaMalloc((void **)&y_ref, outputs * sizeof(double))) != cudaSuccess ||
         (e = cudaMalloc(&scratch, reference_gpu_scratch_bytes(s->n, s->cout, pr->p.hout, pr->p.wout))) != cudaSuccess ||
-        (e = reference_gpu_forward(pr->p.x, pr->p.w, pr->p.b, s->n, s->cin, s->cout, s->h, s->w, (int)pr->p.padding,
-                                   y_ref, scratch, 0)) != cudaSuccess ||
+        (e = reference_gpu_forward(x, w, pr->p.b, s->n, s->cin, s->cout, s->h, s->w, (int)pr->p.padding, y_ref, scratch,
+                                   0)) != cudaSuccess ||
         (e = cudaMemcpy(ref, y_ref, outputs * sizeof(double), cudaMemcpyDeviceToHost)) != cudaSuccess) {
         cudaFree(y_ref);
         cudaFree(scratch);
@@ -110,6 +126,31 @@ int problem_reference(const problem *pr, double *ref, char *err, size_t errlen)
     cudaFree(y_ref);
     cudaFree(scratch);
     return 0;
+}
+
+int problem_reference(const problem *pr, double *ref, char *err, size_t errlen)
+{
+    return reference_of(pr, pr->p.x, pr->p.w, ref, err, errlen);
+}
+
+int problem_reference_tf32(const problem *pr, double *ref, char *err, size_t errlen)
+{
+    const cgp_shape *s = &pr->p.shape;
+    const int64_t nx = s->n * s->cin * s->h * s->w, nw = s->cout * s->cin * 9;
+    float *x = NULL, *w = NULL;
+    cudaError_t e;
+    if ((e = cudaMalloc((void **)&x, (size_t)nx * sizeof(float))) != cudaSuccess ||
+        (e = cudaMalloc((void **)&w, (size_t)nw * sizeof(float))) != cudaSuccess ||
+        (e = reference_gpu_round_tf32(pr->p.x, x, nx, 0)) != cudaSuccess ||
+        (e = reference_gpu_round_tf32(pr->p.w, w, nw, 0)) != cudaSuccess) {
+        cudaFree(x);
+        cudaFree(w);
+        return cuda_fail(err, errlen, "the operands rounded to tf32", e);
+    }
+    const int rc = reference_of(pr, x, w, ref, err, errlen);
+    cudaFree(x);
+    cudaFree(w);
+    return rc;
 }
 
 int problem_download(const problem *pr, float **x, float **w, float **b, char *err, size_t errlen)

@@ -1,8 +1,12 @@
 /*
- * cmd_check.c - `cgp check`: runs the fused kernel on random inputs (fixed, printed seed) and
- * compares with an fp64 reference: the GPU one always, the CPU one too when the problem is
- * small enough (or --reference cpu). Prints max abs error, relative L2 error, pass/fail.
+ * cmd_check.c - `cgp check`: runs the fused kernel on random inputs (fixed, printed seed; x from
+ * --dist) and compares with an fp64 reference: the GPU one always, the CPU one too when the problem
+ * is small enough (or --reference cpu). Prints max abs error, relative L2 error, pass/fail.
+ * tf32 is judged against the reference of the operands rounded to tf32 as the kernel rounds them
+ * (check.h: what is left is the kernel's own error), and its error against the exact operands is
+ * printed beside it, not judged: that is TF32's rounding, which no TF32 kernel avoids.
  *     cgp check [--n 128 --cin 8 --cout 64 --h 256 --w 256 --padding valid --reduce det ...]
+ *               [--dist uniform|normal|uniform01]
  * Exit 0 on pass, 1 on fail, 2 on bad options.
  */
 #include <stdio.h>
@@ -13,14 +17,23 @@
 #include "cuda_util.h"
 #include "problem.h"
 #include "reference.h"
+#include "tf32_round.h"
 
 static const char *const reference_names[] = {"auto", "gpu", "cpu", "both", NULL};
 enum { REF_AUTO, REF_GPU, REF_CPU, REF_BOTH };
+static const char *const dist_names[] = {"uniform", "normal", "uniform01", NULL}; /* problem_dist */
 
-static int report(const char *what, const float *y, const double *ref, int64_t count, double tol)
+/* judged: the comparison decides pass or fail (else its error is only printed, with `why`) */
+static int report(const char *what, const float *y, const double *ref, int64_t count, double tol, int judged,
+                  const char *why)
 {
     const check_report r = check_compare(y, ref, count, tol);
-    printf("  vs %-14s max abs error %.3e, relative L2 error %.3e (tolerance %.0e), %lld non-finite mismatches: %s\n",
+    if (!judged) {
+        printf("  vs %-40s max abs error %.3e, relative L2 error %.3e (%s)\n", what, r.max_abs_error, r.rel_l2_error,
+               why);
+        return 1;
+    }
+    printf("  vs %-40s max abs error %.3e, relative L2 error %.3e (tolerance %.0e), %lld non-finite mismatches: %s\n",
            what, r.max_abs_error, r.rel_l2_error, tol, (long long)r.nonfinite_mismatches, r.passed ? "PASS" : "FAIL");
     if (!r.passed && r.worst_index >= 0)
         printf("  worst element y[%lld] = %.9g, reference %.17g\n", (long long)r.worst_index, (double)y[r.worst_index],
@@ -32,13 +45,16 @@ int cmd_check(int argc, char **argv)
 {
     cli_problem_options po;
     cli_problem_defaults(&po);
-    int reference = REF_AUTO;
+    int reference = REF_AUTO, dist = PROBLEM_DIST_UNIFORM;
     option_spec specs[OPTIONS_MAX];
     int count = 0;
     cli_add_shape_specs(specs, &count, &po);
     cli_add_kernel_specs(specs, &count, &po);
     specs[count++] = (option_spec)OPTION_CHOICE("--reference", &reference, reference_names,
                                                 "auto: GPU fp64, plus CPU fp64 for small problems");
+    specs[count++] = (option_spec)OPTION_CHOICE("--dist", &dist, dist_names,
+                                                "x: uniform in [-sqrt 3, sqrt 3] (unit variance), normal N(0, 1), or "
+                                                "uniform01 in [0, 1] (an image's pixels)");
     specs[count++] = (option_spec)OPTION_END;
     int code = EXIT_OK;
     if (!cli_parse("cgp check", "check the fused kernel against an fp64 reference on random inputs", specs, argc,
@@ -53,11 +69,15 @@ int cmd_check(int argc, char **argv)
     }
     if (!cli_require_device("cgp check"))
         return EXIT_FAIL;
-    /* the inputs and the plan's own state (n * cout doubles, n counters) must fit */
+    /* the inputs and the plan's own state (n * cout doubles, n counters) must fit, and for tf32 the operands
+     * rounded to tf32 for the reference */
     char err[512];
     problem pr;
+    const int tf32 = po.precision == CGP_PRECISION_TF32;
     const size_t plan_state = (size_t)(s.n * s.cout) * sizeof(double) + (size_t)s.n * sizeof(unsigned);
-    int rc = problem_create(&pr, &s, o.padding, (uint64_t)po.seed, plan_state, err, sizeof err);
+    const size_t rounded = tf32 ? (size_t)(s.n * s.cin * s.h * s.w + s.cout * s.cin * 9) * sizeof(float) : 0;
+    int rc = problem_create_dist(&pr, &s, o.padding, (uint64_t)po.seed, (problem_dist)dist, plan_state + rounded, err,
+                                 sizeof err);
     if (rc != 0) {
         fprintf(stderr, "cgp check: %s\n", err);
         return rc;
@@ -79,10 +99,10 @@ int cmd_check(int argc, char **argv)
     const int use_cpu = reference == REF_CPU || reference == REF_BOTH || (reference == REF_AUTO && macs <= 2e9);
     const int use_gpu = reference != REF_CPU;
     printf("cgp check: N=%lld Cin=%lld Cout=%lld H=%lld W=%lld padding=%s reduce=%s precision=%s kernel %s (%d), "
-           "seed %lld\n",
+           "seed %lld, x %s\n",
            (long long)s.n, (long long)s.cin, (long long)s.cout, (long long)s.h, (long long)s.w,
            cli_padding_names[po.padding], cli_reduce_names[po.reduce], cli_precision_names[po.precision], kname, version,
-           (long long)po.seed);
+           (long long)po.seed, dist_names[dist]);
 
     float *y = malloc((size_t)outputs * sizeof(float));
     double *ref = malloc((size_t)outputs * sizeof(double));
@@ -103,14 +123,23 @@ int cmd_check(int argc, char **argv)
     }
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(y, pr.p.y, (size_t)outputs * sizeof(float), cudaMemcpyDeviceToHost));
-    const double tol = check_tolerance(po.precision, pr.p.hout * pr.p.wout, s.cin);
+    /* tf32: judged against the reference of tf32-rounded operands, the exact error printed only */
+    const double tol = tf32 ? check_fp32_tolerance(s.cin) : check_tolerance(po.precision, pr.p.hout * pr.p.wout, s.cin);
+    const char *exact_note = "TF32's own rounding of the operands: not the kernel's error, not judged";
     int passed = 1;
     if (use_gpu) {
         if (problem_reference(&pr, ref, err, sizeof err) != 0) {
             fprintf(stderr, "cgp check: %s\n", err);
             return EXIT_FAIL;
         }
-        passed &= report("fp64 GPU ref:", y, ref, outputs, tol);
+        passed &= report("fp64 GPU ref:", y, ref, outputs, tol, !tf32, exact_note);
+        if (tf32) {
+            if (problem_reference_tf32(&pr, ref, err, sizeof err) != 0) {
+                fprintf(stderr, "cgp check: %s\n", err);
+                return EXIT_FAIL;
+            }
+            passed &= report("fp64 GPU ref of the tf32-rounded operands:", y, ref, outputs, tol, 1, NULL);
+        }
     }
     if (use_cpu) {
         float *xh, *wh, *bh;
@@ -119,7 +148,16 @@ int cmd_check(int argc, char **argv)
             return EXIT_FAIL;
         }
         reference_forward(xh, wh, bh, s.n, s.cin, s.cout, s.h, s.w, po.padding, ref, 0);
-        passed &= report("fp64 CPU ref:", y, ref, outputs, tol);
+        passed &= report("fp64 CPU ref:", y, ref, outputs, tol, !tf32, exact_note);
+        if (tf32) {
+            const int64_t nx = s.n * s.cin * s.h * s.w, nw = s.cout * s.cin * 9;
+            for (int64_t i = 0; i < nx; ++i)
+                xh[i] = tf32_round(xh[i]);
+            for (int64_t i = 0; i < nw; ++i)
+                wh[i] = tf32_round(wh[i]);
+            reference_forward(xh, wh, bh, s.n, s.cin, s.cout, s.h, s.w, po.padding, ref, 0);
+            passed &= report("fp64 CPU ref of the tf32-rounded operands:", y, ref, outputs, tol, 1, NULL);
+        }
         free(xh);
         free(wh);
         free(bh);

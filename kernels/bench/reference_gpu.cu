@@ -3,8 +3,10 @@
  * Kernel 1: a block sums GELU(conv + bias) in double over one chunk of the output pixels of one
  * (n, c) plane, one thread per pixel, then a fixed-order tree reduction in shared memory.
  * Kernel 2: adds the chunks of each (n, c) in order and divides by the pixel count.
+ * round_tf32: the operands of the tf32 rows' reference, rounded as the kernels round them.
  */
 #include "reference_gpu.h"
+#include "tf32_round.h"
 
 #define REF_THREADS 256
 #define REF_PIXELS_PER_THREAD 8
@@ -94,5 +96,18 @@ extern "C" cudaError_t reference_gpu_forward(const float *x, const float *w, con
     const int64_t finish_blocks = (planes + 255) / 256;
     ref_finish<<<(unsigned)(finish_blocks < 65535 ? finish_blocks : 65535), 256, 0, stream>>>(
         static_cast<const double *>(scratch), planes, chunks, 1.0 / ((double)hout * (double)wout), y);
+    return cudaGetLastError();
+}
+
+__global__ void round_tf32_kernel(const float *in, float *out, int64_t count)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += (int64_t)gridDim.x * blockDim.x)
+        out[i] = tf32_round(in[i]);
+}
+
+extern "C" cudaError_t reference_gpu_round_tf32(const float *in, float *out, int64_t count, cudaStream_t stream)
+{
+    const int64_t blocks = (count + 255) / 256;
+    round_tf32_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), 256, 0, stream>>>(in, out, count);
     return cudaGetLastError();
 }

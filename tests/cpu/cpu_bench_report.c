@@ -3,7 +3,8 @@
  * Markdown) agree on every value of a made-up result: a timing-only row (a layout conversion) has no
  * TFLOP/s and no error in any of them (the Markdown table once showed one at "355 TFLOP/s" with a zero
  * error), a row that failed its check shows its error and no time in any of them, an absent row no
- * number, and the values of a passing row are the same text everywhere.
+ * number, the values of a passing row are the same text everywhere, and a fused tf32 row shows both its
+ * error against exact fp64 and the one against the reference of tf32-rounded operands.
  *     make build/tests/cpu_bench_report && build/tests/cpu_bench_report
  */
 #include <stdio.h>
@@ -92,6 +93,15 @@ int main(void)
     set_checked(fused, 3.25e-8);
     set_timed(fused, 0.5);
     set_timed(add_row(&r, "cudnn graph layout", "cudnn-graph", BENCH_PRECISION_NONE), 0.00125);
+    bench_row *tf32 = add_row(&r, "fused tf32 det", "fused", BENCH_PRECISION_TF32);
+    set_checked(tf32, 4.75e-5); /* exact fp64: TF32's rounding, not judged */
+    tf32->check.passed = 0;
+    tf32->failure[0] = '\0';
+    tf32->checked_tf32 = 1;
+    tf32->check_tf32.rel_l2_error = 2.5e-7;
+    tf32->check_tf32.tolerance = 1e-6;
+    tf32->check_tf32.passed = 1;
+    set_timed(tf32, 0.25);
     set_checked(add_row(&r, "unfused cuda fp32", "unfused", BENCH_PRECISION_FP32), 4.5e-3);
     bench_row *absent = add_row(&r, "cudnn legacy tf32", "cudnn", BENCH_PRECISION_TF32);
     absent->v.run = NULL;
@@ -137,6 +147,12 @@ int main(void)
         line_of(text[k], "unfused cuda fp32", line, sizeof line);
         TEST_EXPECT(name, strstr(line, "4.50e-03") && !strstr(line, "0.5") && !strstr(line, "median_ms"),
                     "line: %s", line);
+        snprintf(name, sizeof name, "bench report %s: the tf32 row's errors 4.75e-05 (exact) and 2.50e-07 (tf32 "
+                 "operands), and it passes", out);
+        line_of(text[k], "fused tf32 det", line, sizeof line);
+        TEST_EXPECT(name, strstr(line, "4.75e-05") && strstr(line, "2.50e-07") && !strstr(line, "check failed") &&
+                          (k == OUT_CONSOLE || k == OUT_MARKDOWN || strstr(line, "pass")),
+                    "line: %s", line);
         snprintf(name, sizeof name, "bench report %s: the absent row has no number", out);
         line_of(text[k], "cudnn legacy tf32", line, sizeof line);
         TEST_EXPECT(name, k == OUT_CONSOLE ? strstr(line, "built without cuDNN") != NULL
@@ -150,10 +166,10 @@ int main(void)
     } else {
         const int tflops = csv_column(&t, "tflops"), rel = csv_column(&t, "rel_l2_error"), st = csv_column(&t, "status");
         TEST_EXPECT("bench report csv reads back, empty fields where a row has no value",
-                    t.rows == 4 && tflops >= 0 && rel >= 0 && st >= 0 && strcmp(csv_cell(&t, 0, tflops), flops) == 0 &&
+                    t.rows == 5 && tflops >= 0 && rel >= 0 && st >= 0 && strcmp(csv_cell(&t, 0, tflops), flops) == 0 &&
                         !csv_cell(&t, 1, tflops)[0] && !csv_cell(&t, 1, rel)[0] &&
-                        strcmp(csv_cell(&t, 1, st), "timing-only") == 0 && strcmp(csv_cell(&t, 2, st), "check-failed") == 0 &&
-                        strcmp(csv_cell(&t, 3, st), "absent") == 0,
+                        strcmp(csv_cell(&t, 1, st), "timing-only") == 0 && strcmp(csv_cell(&t, 2, st), "pass") == 0 &&
+                        strcmp(csv_cell(&t, 3, st), "check-failed") == 0 && strcmp(csv_cell(&t, 4, st), "absent") == 0,
                     "%d rows; row 1 tflops '%s'", t.rows, t.rows > 1 && tflops >= 0 ? csv_cell(&t, 1, tflops) : "?");
         csv_free(&t);
     }

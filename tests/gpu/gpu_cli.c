@@ -158,6 +158,22 @@ int main(void)
     r = cli_run("check --n 4 --cin 3 --cout 5 --h 20 --w 9 --padding same --reduce atomic --reference both");
     TEST_EXPECT("cli check small, both references", r.exit_code == 0 && strstr(r.out, "CPU ref") && strstr(r.out, "PASS"),
                 "exit %d\n%s%s", r.exit_code, r.out, r.err);
+    /* tf32 on an image-like input: judged on the tf32-rounded operands; the exact error (TF32's rounding,
+     * which need not stay under 1e-4 when the inputs are not centred) only printed */
+    r = cli_run("check --precision tf32 --dist uniform01 --n 8 --cin 8 --cout 64 --h 64 --w 64 --reference both");
+    TEST_EXPECT("cli check tf32 --dist uniform01: judged on tf32-rounded operands, the exact error printed",
+                r.exit_code == 0 && strstr(r.out, "x uniform01") &&
+                    strstr(r.out, "vs fp64 GPU ref of the tf32-rounded operands:") &&
+                    strstr(r.out, "vs fp64 CPU ref of the tf32-rounded operands:") && strstr(r.out, "not judged") &&
+                    strstr(r.out, "cgp check: PASS"),
+                "exit %d\n%s%s", r.exit_code, r.out, r.err);
+    for (int dist = 0; dist < 2; ++dist) {
+        const char *args3 = dist ? "check --precision 3xtf32 --dist normal --n 4 --h 40 --w 40 --padding same"
+                                 : "check --precision fp32 --dist uniform01 --n 4 --cin 16 --h 40 --w 40";
+        r = cli_run(args3);
+        TEST_EXPECT(dist ? "cli check 3xtf32 --dist normal" : "cli check fp32 --dist uniform01",
+                    r.exit_code == 0 && strstr(r.out, "cgp check: PASS"), "exit %d\n%s%s", r.exit_code, r.out, r.err);
+    }
     r = cli_run("check --n 16777216 --h 1024 --w 1024");
     TEST_EXPECT("cli check too large for the device", r.exit_code == 2 && strstr(r.err, "free"),
                 "exit %d, stderr %s", r.exit_code, r.err);

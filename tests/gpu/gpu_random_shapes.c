@@ -1,0 +1,191 @@
+/*
+ * gpu_random_shapes.c - the kernels on shapes nobody listed: for every precision and both paddings,
+ * SHAPES_EACH random shapes (Cin and Cout anywhere in 1..1024, H and W in 3..600, all log-uniform, N from
+ * what the work bound leaves), drawn from the printed seed (CGP_TEST_SEED=<seed> replays a run), and on
+ * each every kernel version of the precision that accepts it, with both reductions, against fp64:
+ *   fp32, 3xtf32: relative L2 error against the exact reference <= check_fp32_tolerance(Cin) (1e-6 up to
+ *                 Cin = 64, growing as sqrt(Cin) above: the rounding of a sum of 9 Cin fp32 products);
+ *   tf32:         the same bound against the reference of the operands rounded to tf32 as the kernels
+ *                 round them (tf32_round.h), which leaves only the kernel's own error; the error against the
+ *                 exact reference (TF32's rounding) is printed;
+ *   every one:    max abs error <= 10 x that tolerance x max(RMS of the reference, 0.05), no NaN left from the
+ *                 poisoned output, det bit-identical over 3 runs.
+ * N * Cout >= 32, so that the relative L2 error averages over at least 32 outputs.
+ * GPU time: each shape's work is bounded by what fp32-v1, the slowest kernel that runs any shape, does with
+ * its padding (Cout and Cin to multiples of 8, Hout and Wout to multiples of 16): N x 8[Cout/8] x 16[Hout/16]
+ * x 16[Wout/16] x 8[Cin/8] x 9 <= 2^32 multiply-adds, and x to 2^26 elements. fp32-v1 did the default
+ * problem's 3.8e10 multiply-adds in 10.5 ms (docs/perf-log.md), so a run takes at most ~1.2 ms; with 4 runs
+ * per version and reduction pair, at most 8 versions of a precision, 3 x 2 x SHAPES_EACH shapes and the
+ * references, the test stays within a few seconds of GPU time, far under 20 s, even if the tensor-core
+ * versions ran their generic paths no faster than fp32-v1.
+ * Without a GPU: one SKIP (a FAIL with CGP_TEST_REQUIRE_GPU=1).
+ * Run: CGP_TEST_REQUIRE_GPU=1 make test CGP_TEST_FILTER=gpu_random_shapes
+ */
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "gpulib.h"
+#include "problem.h"
+#include "rng.h"
+
+#define SHAPES_EACH 6                          /* shapes per precision and padding */
+#define WORK_MAX ((double)((int64_t)1 << 32))   /* fp32-v1's padded multiply-adds per shape */
+#define INPUT_MAX ((double)((int64_t)1 << 26))  /* elements of x */
+#define MIN_OUTPUTS 32                          /* N * Cout */
+#define MAX_ABS_FACTOR 10.0
+
+static const char *const precision_names[] = {"fp32", "tf32", "3xtf32"};
+
+typedef struct draw {
+    uint64_t seed, count;
+} draw;
+
+/* log-uniform integer in [lo, hi] */
+static int64_t draw_log(draw *d, int64_t lo, int64_t hi)
+{
+    const double u = (double)(rng_bits(d->seed, d->count++) >> 11) * (1.0 / 9007199254740992.0);
+    const int64_t v = (int64_t)floor(exp(log((double)lo) + u * (log((double)hi + 1.0) - log((double)lo))));
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+static double round_up(int64_t v, int64_t m) { return (double)((v + m - 1) / m * m); }
+
+/* fp32-v1's multiply-adds for one image, its tiles padded */
+static double padded_work(int64_t cin, int64_t cout, int64_t hout, int64_t wout)
+{
+    return round_up(cout, 8) * round_up(hout, 16) * round_up(wout, 16) * round_up(cin, 8) * 9.0;
+}
+
+static cgp_shape draw_shape(draw *d, cgp_padding pad)
+{
+    cgp_shape s = {1, draw_log(d, 1, 1024), draw_log(d, 1, 1024), 3, 3};
+    const int64_t n_min = (MIN_OUTPUTS + s.cout - 1) / s.cout;
+    for (int tries = 0; tries < 1000; ++tries) { /* H = W = 3 fits any channels: 2.4e9 multiply-adds per image */
+        const int64_t h = draw_log(d, 3, 600), w = draw_log(d, 3, 600);
+        const int64_t hout = h - 2 + 2 * (int64_t)pad, wout = w - 2 + 2 * (int64_t)pad;
+        if ((double)n_min * padded_work(s.cin, s.cout, hout, wout) <= WORK_MAX &&
+            (double)n_min * (double)(s.cin * h * w) <= INPUT_MAX) {
+            s.h = h, s.w = w;
+            break;
+        }
+    }
+    const int64_t hout = s.h - 2 + 2 * (int64_t)pad, wout = s.w - 2 + 2 * (int64_t)pad;
+    double n_max = floor(WORK_MAX / padded_work(s.cin, s.cout, hout, wout));
+    if (n_max > floor(INPUT_MAX / (double)(s.cin * s.h * s.w)))
+        n_max = floor(INPUT_MAX / (double)(s.cin * s.h * s.w));
+    if (n_max > 64)
+        n_max = 64;
+    s.n = n_max > (double)n_min ? draw_log(d, n_min, (int64_t)n_max) : n_min;
+    return s;
+}
+
+/* one version, one reduction: det 3 runs bit-identical, atomic 1 */
+static void test_version(const problem *pr, const cgp_kernel_desc *k, int reduce, const double *ref,
+                         const double *ref_exact, double tolerance, double max_abs, float *y, float *y_first)
+{
+    const cgp_shape *s = &pr->p.shape;
+    char name[200];
+    snprintf(name, sizeof name, "gpu_random_shapes %s %s %s %lldx%lldx%lldx%lldx%lld", k->name,
+             reduce ? "atomic" : "det", pr->p.padding ? "same" : "valid", (long long)s->n, (long long)s->cin,
+             (long long)s->cout, (long long)s->h, (long long)s->w);
+    cgp_plan *plan = NULL;
+    void *ws = NULL;
+    size_t ws_bytes = 0;
+    cgp_status st = test_plan_with_workspace(s, pr->p.padding, reduce, k->precision, k->version, &plan, &ws, &ws_bytes);
+    const int64_t outputs = s->n * s->cout;
+    for (int r = 0; st == CGP_SUCCESS && r < (reduce ? 1 : 3); ++r) {
+        st = run_poisoned(plan, pr->p.x, pr->p.w, pr->p.b, pr->p.y, outputs, ws, ws_bytes, r ? y : y_first);
+        if (st == CGP_SUCCESS && r > 0 && memcmp(y, y_first, (size_t)outputs * sizeof(float)) != 0) {
+            TEST_FAIL(name, "det run %d differs from run 0 (not bit-identical)", r);
+            goto out;
+        }
+    }
+    if (st != CGP_SUCCESS) {
+        TEST_FAIL(name, "%s: %s (%s)", plan ? "run" : "plan and workspace", cgp_status_string(st),
+                  cgp_last_error_detail());
+        goto out;
+    }
+    const check_report c = check_compare(y_first, ref, outputs, tolerance);
+    if (ref_exact) {
+        const check_report e = check_compare(y_first, ref_exact, outputs, 1.0);
+        printf("# %s: rel L2 error %.2e against tf32-rounded operands, %.2e against the exact ones (printed only)\n",
+               name, c.rel_l2_error, e.rel_l2_error);
+    } else {
+        printf("# %s: rel L2 error %.2e, max abs %.2e\n", name, c.rel_l2_error, c.max_abs_error);
+    }
+    TEST_EXPECT(name, c.passed && c.max_abs_error <= max_abs,
+                "rel L2 error %.3e (tolerance %.2e), max abs %.3e (bound %.2e), %lld non-finite mismatches, "
+                "worst y[%lld] = %.9g vs %.17g",
+                c.rel_l2_error, tolerance, c.max_abs_error, max_abs, (long long)c.nonfinite_mismatches,
+                (long long)c.worst_index, c.worst_index >= 0 ? (double)y_first[c.worst_index] : 0.0,
+                c.worst_index >= 0 ? ref[c.worst_index] : 0.0);
+out:
+    cudaFree(ws);
+    if (plan)
+        cgp_plan_destroy(plan);
+}
+
+static void test_shape(const cgp_shape *s, cgp_padding pad, int precision, uint64_t seed, const cgp_device_info *dev)
+{
+    problem pr;
+    char err[512];
+    const int rc = problem_create(&pr, s, pad, seed, 0, err, sizeof err);
+    if (rc != 0) {
+        TEST_FAIL("gpu_random_shapes problem", "%s", err);
+        return;
+    }
+    const int64_t outputs = s->n * s->cout;
+    double *ref = malloc((size_t)outputs * sizeof *ref), *exact = malloc((size_t)outputs * sizeof *exact);
+    float *y = malloc((size_t)outputs * sizeof *y), *y_first = malloc((size_t)outputs * sizeof *y_first);
+    if (!ref || !exact || !y || !y_first) {
+        TEST_FAIL("gpu_random_shapes", "out of host memory");
+        goto out;
+    }
+    const int tf32 = precision == CGP_PRECISION_TF32;
+    if (problem_reference(&pr, exact, err, sizeof err) != 0 ||
+        (tf32 ? problem_reference_tf32(&pr, ref, err, sizeof err) : problem_reference(&pr, ref, err, sizeof err)) != 0) {
+        TEST_FAIL("gpu_random_shapes reference", "%s", err);
+        goto out;
+    }
+    double sum2 = 0.0;
+    for (int64_t i = 0; i < outputs; ++i)
+        sum2 += ref[i] * ref[i];
+    const double rms = sqrt(sum2 / (double)outputs), tolerance = check_fp32_tolerance(s->cin);
+    const double max_abs = MAX_ABS_FACTOR * tolerance * (rms > 0.05 ? rms : 0.05);
+    const cgp_problem cp = {s->n, s->cin, s->cout, s->h, s->w, pr.p.hout, pr.p.wout, (int)pad};
+    int count = 0, tested = 0;
+    const cgp_kernel_desc *const *table = cgp_kernel_table(&count);
+    for (int i = 0; i < count; ++i) {
+        if (table[i]->precision != precision || table[i]->unsupported(&cp, dev))
+            continue;
+        ++tested;
+        for (int reduce = 0; reduce <= 1; ++reduce)
+            test_version(&pr, table[i], reduce, ref, tf32 ? exact : NULL, tolerance, max_abs, y, y_first);
+    }
+    if (!tested)
+        TEST_FAIL("gpu_random_shapes", "no %s version runs %lldx%lldx%lldx%lldx%lld", precision_names[precision],
+                  (long long)s->n, (long long)s->cin, (long long)s->cout, (long long)s->h, (long long)s->w);
+out:
+    free(ref), free(exact), free(y), free(y_first);
+    problem_destroy(&pr);
+}
+
+int main(void)
+{
+    if (!test_gpu_available("gpu_random_shapes"))
+        return test_exit_code();
+    const uint64_t seed = test_seed("gpu_random_shapes");
+    const cgp_device_info dev = test_device_info();
+    draw d = {seed, 0};
+    for (int precision = 0; precision < 3; ++precision)
+        for (int pad = 0; pad <= 1; ++pad)
+            for (int k = 0; k < SHAPES_EACH; ++k) {
+                const cgp_shape s = draw_shape(&d, (cgp_padding)pad);
+                printf("# %s, %s padding: N=%lld Cin=%lld Cout=%lld H=%lld W=%lld\n", precision_names[precision],
+                       pad ? "same" : "valid", (long long)s.n, (long long)s.cin, (long long)s.cout, (long long)s.h,
+                       (long long)s.w);
+                test_shape(&s, (cgp_padding)pad, precision, rng_bits(seed, 1000 + d.count), &dev);
+            }
+    return test_exit_code();
+}

@@ -1,14 +1,15 @@
 # Makefile - builds the cgp command-line program, the libcgp library and the tests.
 #
 #   make            build/cgp, build/libcgp.a, build/libcgp.so (kernels for sm_$(SM) + PTX)
-#   make run        build, then `cgp bench` and `cgp check` on the default problem (needs a GPU)
+#   make run        build, then `cgp bench` and `cgp check` of every precision on the default problem, and the
+#                   zoo summary of build/zoo.csv (ZOO_CSV) if it was measured on this GPU (needs a GPU)
 #   make test       build everything and run the whole test suite (GPU tests skip without a GPU)
 #   make ptxas      registers, shared memory and spills of every kernel (nvcc -Xptxas -v)
 #   make sass       SASS of the library kernels into build/sass.txt
 #   make install    PREFIX=/usr/local: include/cgp.h, libcgp.a, libcgp.so (mk/install.mk)
 #   make help       this list and the variables you can set
 #
-# Variables: SM=90 (GPU architecture), USE_CUDNN=auto|0|1, CUDNN_HOME=dir, CUDA_HOME=dir.
+# Variables: SM=90 (GPU architecture), USE_CUDNN=auto|0|1, CUDNN_HOME=dir, CUDA_HOME=dir, ZOO_CSV=file.
 # More targets live in mk/*.mk: fuzz, profile, sanitize, install.
 
 SM ?= 90
@@ -186,9 +187,17 @@ $(EXAMPLE): docs/example.c $(BUILD)/libcgp.a
 test: all $(CPU_TESTS) $(CPU_TESTS_ASAN) $(GPU_TESTS) $(if $(wildcard docs/example.c),$(EXAMPLE))
 	@CGP=$(BUILD)/cgp BUILD=$(BUILD) tests/run_tests.sh
 
+# the results of `cgp bench --zoo --precision all --csv $(ZOO_CSV)` that `make run` summarises
+ZOO_CSV ?= $(BUILD)/zoo.csv
+
 run: $(BUILD)/cgp
-	$(BUILD)/cgp bench
-	$(BUILD)/cgp check
+	$(BUILD)/cgp bench --precision all
+	$(BUILD)/cgp check --precision fp32
+	$(BUILD)/cgp check --precision tf32
+	$(BUILD)/cgp check --precision 3xtf32
+	@if [ -f $(ZOO_CSV) ]; then $(BUILD)/cgp bench --zoo-summary $(ZOO_CSV); else \
+	  echo "no zoo results in $(ZOO_CSV): '$(BUILD)/cgp bench --zoo --precision all --csv $(ZOO_CSV)' measures every" \
+	       "shape of the public zoo (host/bench/zoo.csv) on this GPU, and 'make run' then summarises them"; fi
 
 ptxas:
 	@for f in $(LIB_CU) $(TOOL_CU); do echo "== $$f"; \

@@ -5,7 +5,8 @@
  * faster the fused kernel is than each row. --csv/--json/--markdown write the same rows with
  * the machine's identity. --sweep KEY=V1,V2,... repeats it over one dimension (n, h (H=W),
  * cin, cout) into one file; --zoo over the shapes of the zoo (host/bench/zoo.h), as one table
- * followed by where the fused rows stand against cuDNN (zoo_summary.h).
+ * followed by where the fused rows stand against cuDNN (zoo_summary.h); --zoo-summary FILE prints that
+ * summary again from the CSV of a zoo run on this device (`make run` does).
  *     cgp bench [shape options | --zoo [FILE]] [--precision fp32,tf32,3xtf32|all] [--reduce det,atomic]
  *               [--baselines all|none|cudnn,cudnn-graph,unfused] [--warmup 5 --iters 30] [--cold-l2]
  *               [--stages]   (tensor-core precisions: time the MMAs and the epilogue apart, variants_stages.c)
@@ -154,13 +155,40 @@ static void print_zoo_summary(const bench_result *results, int count)
     zoo_timings_free(&t);
 }
 
+/* --zoo-summary: the summary of a zoo CSV measured on this device, or how to measure one here. */
+static int zoo_summary_of_file(const char *path)
+{
+    char err[512];
+    zoo_timings t;
+    if (zoo_summary_read_csv(path, &t, err, sizeof err) != 0) {
+        fprintf(stderr, "cgp bench: %s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    if (!cli_require_device("cgp bench")) {
+        zoo_timings_free(&t);
+        return EXIT_FAIL;
+    }
+    sysinfo si;
+    sysinfo_collect(&si);
+    if (strcmp(t.device, si.device) != 0) {
+        printf("%s was measured on %s, not on this %s: `cgp bench --zoo --precision all --csv %s` measures the zoo "
+               "here\n", path, t.device[0] ? t.device : "no device (no rows)", si.device, path);
+    } else {
+        printf("the zoo on this %s (%d shapes, %s; `cgp bench --zoo --precision all --csv %s` measures it again):\n",
+               si.device, t.shape_count, path, path);
+        zoo_summary_print(stdout, &t);
+    }
+    zoo_timings_free(&t);
+    return EXIT_OK;
+}
+
 int cmd_bench(int argc, char **argv)
 {
     cli_problem_options po;
     cli_problem_defaults(&po);
     int64_t warmup = 5, iters = 30;
     const char *precisions = "fp32", *reduces = "det,atomic", *baselines = "all";
-    const char *csv = NULL, *json = NULL, *markdown = NULL, *sweep = NULL, *zoo_file = NULL;
+    const char *csv = NULL, *json = NULL, *markdown = NULL, *sweep = NULL, *zoo_file = NULL, *zoo_summary = NULL;
     int stages = 0, use_zoo = 0, cold_l2 = 0;
     option_spec specs[OPTIONS_MAX];
     int count = 0;
@@ -183,11 +211,20 @@ int cmd_bench(int argc, char **argv)
     specs[count++] = (option_spec)OPTION_FLAG_OR_STRING("--zoo", &use_zoo, &zoo_file,
                                                         "every shape of the public zoo (host/bench/zoo.csv), or of "
                                                         "this CSV file (n,cin,cout,h,w,padding[,label])");
+    specs[count++] = (option_spec)OPTION_STRING("--zoo-summary", &zoo_summary,
+                                                "only print where the fused rows stand, from the CSV of a zoo run "
+                                                "(`--zoo --csv FILE`) if it was measured on this device");
     specs[count++] = (option_spec)OPTION_END;
     int code = EXIT_OK;
     if (!cli_parse("cgp bench", "time the fused kernel and the baselines side by side", specs, argc, argv, &code))
         return code;
 
+    if (zoo_summary && (use_zoo || sweep)) {
+        fprintf(stderr, "cgp bench: --zoo-summary reads the results of an earlier run: leave out --zoo and --sweep\n");
+        return EXIT_BAD_INPUT;
+    }
+    if (zoo_summary)
+        return zoo_summary_of_file(zoo_summary);
     char err[512];
     bench_options bo = {(int)warmup, (int)iters, (uint64_t)po.seed, {0, 0, (int)po.kernel}, 0, stages, cold_l2};
     int sweep_key = -1, sweep_count = 1;

@@ -114,6 +114,10 @@ int main(void)
     expect_bad("cli bench --zoo with --sweep", "bench --zoo --sweep n=1,2", "leave out --sweep");
     expect_bad("cli bench --zoo= empty", "bench --zoo=", "--zoo needs a value");
     expect_bad("cli bench --cold-l2 value", "bench --cold-l2=1", "--cold-l2 takes no value");
+    expect_bad("cli bench --zoo-summary missing file", "bench --zoo-summary no/such/zoo.csv",
+               "no/such/zoo.csv: No such file");
+    expect_bad("cli bench --zoo-summary not a zoo CSV", "bench --zoo-summary tests/data/README.md", "README.md");
+    expect_bad("cli bench --zoo-summary with --zoo", "bench --zoo-summary x.csv --zoo", "leave out --zoo");
     expect_bad("cli kernels --shape four numbers", "kernels --shape 8,512,512,7", "--shape must be N,CIN,COUT,H,W");
     expect_bad("cli kernels --shape zero", "kernels --shape 8,0,512,7,7", "got '8,0,512,7,7'");
     expect_bad("cli kernels --shape and --cin", "kernels --shape 8,512,512,7,7 --cin 4", "not both");

@@ -113,6 +113,24 @@ static void bench_zoo_and_cold_l2(const char *warm_csv)
                     strstr(r.out, "fused tf32 det vs cuDNN legacy tf32: ") &&
                     strstr(r.out, "fused 3xtf32 atomic vs cuDNN legacy fp32: "),
                 "exit %d\n%s%s\ncsv: %s", r.exit_code, r.out, r.err, csv);
+    snprintf(args, sizeof args, "bench --zoo-summary %s", path("zoo_out.csv"));
+    r = cli_run(args);
+    TEST_EXPECT("cli bench --zoo-summary of this device's zoo CSV (what make run prints)",
+                r.exit_code == 0 && strstr(r.out, "the zoo on this ") && strstr(r.out, "(2 shapes, ") &&
+                    strstr(r.out, "fused fp32 det vs cuDNN legacy fp32: "),
+                "exit %d\n%s%s", r.exit_code, r.out, r.err);
+    f = fopen(path("zoo_other.csv"), "w");
+    if (f) {
+        fputs("device,n,cin,cout,h,w,padding,variant,family,precision,median_ms\n"
+              "Another GPU,1,8,64,9,9,valid,fused fp32 det,fused,fp32,0.5\n", f);
+        fclose(f);
+    }
+    snprintf(args, sizeof args, "bench --zoo-summary %s", path("zoo_other.csv"));
+    r = cli_run(args);
+    TEST_EXPECT("cli bench --zoo-summary of another device's CSV says how to measure here",
+                r.exit_code == 0 && strstr(r.out, "was measured on Another GPU, not on this") &&
+                    strstr(r.out, "measures the zoo here") && !strstr(r.out, "vs cuDNN"),
+                "exit %d\n%s%s", r.exit_code, r.out, r.err);
 
     snprintf(args, sizeof args, "bench --n 2 --h 40 --w 40 --warmup 1 --iters 3 --cold-l2 --csv %s",
              path("bench_cold.csv"));

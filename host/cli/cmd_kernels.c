@@ -16,22 +16,14 @@
 /* The current device's limits, or an H200's when there is no device (*have_device 0). */
 static cgp_device_info device_limits(int *have_device, char *name, size_t cap)
 {
-    cgp_device_info d = {132, 9, 0, 227 * 1024};
+    const cgp_device_info h200 = {132, 9, 0, 227 * 1024};
+    cgp_device_info d = h200;
     struct cudaDeviceProp prop;
-    int dev = 0, v = 0;
-    *have_device = cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess;
+    int dev = 0;
+    *have_device = cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess &&
+                   cgp_select_device_info(dev, &d) == cudaSuccess;
     snprintf(name, cap, "%s", *have_device ? prop.name : "no device: assuming an H200's limits");
-    if (!*have_device)
-        return d;
-    if (cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess)
-        d.sm_count = v;
-    if (cudaDeviceGetAttribute(&v, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess)
-        d.cc_major = v;
-    if (cudaDeviceGetAttribute(&v, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess)
-        d.cc_minor = v;
-    if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess)
-        d.smem_per_block_optin = (size_t)v;
-    return d;
+    return *have_device ? d : h200;
 }
 
 static void list_versions(const cgp_problem *p, const cgp_device_info *d)

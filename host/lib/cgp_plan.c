@@ -213,16 +213,8 @@ static cgp_status query_device(int *ordinal, cgp_device_info *d)
     cudaError_t err = cudaGetDevice(ordinal);
     if (err != cudaSuccess)
         return fail_cuda("cudaGetDevice", err);
-    int sms = 0, major = 0, minor = 0, smem = 0;
-    if ((err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, *ordinal)) != cudaSuccess ||
-        (err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, *ordinal)) != cudaSuccess ||
-        (err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, *ordinal)) != cudaSuccess ||
-        (err = cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, *ordinal)) != cudaSuccess)
+    if ((err = cgp_select_device_info(*ordinal, d)) != cudaSuccess)
         return fail_cuda("cudaDeviceGetAttribute", err);
-    d->sm_count = sms;
-    d->cc_major = major;
-    d->cc_minor = minor;
-    d->smem_per_block_optin = (size_t)smem;
     return CGP_SUCCESS;
 }
 
@@ -325,6 +317,24 @@ static cgp_status plan_make(const plan_setup *s, const cgp_kernel_desc *kernel, 
     return CGP_SUCCESS;
 }
 
+/* A launch of the plan's problem on these tensors, with the plan's device state. */
+static cgp_launch_args launch_args(const cgp_plan *p, const float *x, const float *weight, const float *bias, float *y,
+                                   void *workspace)
+{
+    cgp_launch_args a;
+    memset(&a, 0, sizeof a);
+    a.x = x;
+    a.weight = weight;
+    a.bias = bias;
+    a.y = y;
+    a.workspace = workspace;
+    a.accum = p->accum;
+    a.counters = p->counters;
+    a.atomic = p->options.reduce == CGP_REDUCE_ATOMIC;
+    a.p = p->problem;
+    return a;
+}
+
 cgp_status cgp_plan_create(cgp_plan **plan, const cgp_shape *shape, const cgp_options *options)
 {
     if (!plan || !shape || !options)
@@ -376,16 +386,7 @@ cgp_status cgp_plan_create_measured(cgp_plan **plan, const cgp_shape *shape, con
     cgp_plan *p = NULL;
     if ((st = plan_make(&s, kernel, 0, stream, &p)) != CGP_SUCCESS) /* the state the timed runs use */
         return st;
-    cgp_launch_args args;
-    memset(&args, 0, sizeof args);
-    args.x = x;
-    args.weight = weight;
-    args.bias = bias;
-    args.y = y;
-    args.accum = p->accum;
-    args.counters = p->counters;
-    args.atomic = o.reduce == CGP_REDUCE_ATOMIC;
-    args.p = s.problem;
+    const cgp_launch_args args = launch_args(p, x, weight, bias, y, NULL);
     cudaError_t cuda_error = cudaSuccess;
     char why[400];
     const int best = cgp_select_measure(s.kernels, p->candidates, p->candidate_count, &s.device, args, stream,
@@ -467,16 +468,7 @@ static cgp_status plan_launch(const char *caller, cgp_plan *plan, const float *x
     if (current != plan->device_ordinal)
         return fail(CGP_ERROR_CUDA, "%s: the plan was created on device %d, the current device is %d", caller,
                     plan->device_ordinal, current);
-    cgp_launch_args args;
-    args.x = x;
-    args.weight = weight;
-    args.bias = bias;
-    args.y = y;
-    args.workspace = workspace;
-    args.accum = plan->accum;
-    args.counters = plan->counters;
-    args.atomic = plan->options.reduce == CGP_REDUCE_ATOMIC;
-    args.p = plan->problem;
+    const cgp_launch_args args = launch_args(plan, x, weight, bias, y, workspace);
     if (stages == CGP_STAGE_ALL) {
         err = plan->kernel->launch(&args, &plan->device, stream);
     } else {

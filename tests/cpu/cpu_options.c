@@ -250,6 +250,25 @@ static void test_errors(void)
                 "got \"%s\"", err);
 }
 
+/* a table with an integer and a flag-or-string option, and its targets */
+typedef struct zoo_settings {
+    int64_t n;
+    int flag;
+    const char *value;
+    option_spec specs[3];
+} zoo_settings;
+
+static void zoo_settings_init(zoo_settings *z)
+{
+    z->n = 128;
+    z->flag = 0;
+    z->value = NULL;
+    const option_spec specs[] = {OPTION_INT("--n", &z->n, 1, 1000, "batch size"),
+                                 OPTION_FLAG_OR_STRING("--zoo", &z->flag, &z->value, "the zoo, or the zoo of FILE"),
+                                 OPTION_END};
+    memcpy(z->specs, specs, sizeof specs);
+}
+
 /* "--zoo" alone sets the flag; "--zoo FILE" and "--zoo=FILE" also the string; refusals leave both alone */
 static void test_flag_or_string(void)
 {
@@ -267,36 +286,28 @@ static void test_flag_or_string(void)
         {"flag_or_string_empty", ARGS("--zoo="), OPTIONS_ERROR, 0, 128, "cgp bench: --zoo needs a value"},
         {"flag_or_string_twice", ARGS("--zoo", "--zoo", "x.csv"), OPTIONS_ERROR, 0, 128, "cgp bench: --zoo given twice"},
     };
+    zoo_settings z;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        int64_t n = 128;
-        int flag = 0;
-        const char *value = NULL;
-        const option_spec specs[] = {OPTION_INT("--n", &n, 1, 1000, "batch size"),
-                                     OPTION_FLAG_OR_STRING("--zoo", &flag, &value, "the zoo, or the zoo of FILE"),
-                                     OPTION_END};
+        zoo_settings_init(&z);
         int argc = 0;
         while (cases[i].args[argc])
             argc++;
         char err[512];
-        const int rc = options_parse("cgp bench", specs, argc, cases[i].args, err, sizeof err);
+        const int rc = options_parse("cgp bench", z.specs, argc, cases[i].args, err, sizeof err);
         const int ok = cases[i].rc == OPTIONS_OK
-                           ? rc == OPTIONS_OK && flag == cases[i].flag && n == cases[i].n &&
-                                 (cases[i].value ? value && strcmp(value, cases[i].value) == 0 : value == NULL)
-                           : rc == OPTIONS_ERROR && strcmp(err, cases[i].value) == 0 && flag == 0 && !value && n == 128;
-        TEST_EXPECT(cases[i].name, ok, "rc %d, flag %d, n %lld, value %s, message \"%s\"", rc, flag, (long long)n,
-                    value ? value : "(none)", rc == OPTIONS_ERROR ? err : "");
+                           ? rc == OPTIONS_OK && z.flag == cases[i].flag && z.n == cases[i].n &&
+                                 (cases[i].value ? z.value && strcmp(z.value, cases[i].value) == 0 : z.value == NULL)
+                           : rc == OPTIONS_ERROR && strcmp(err, cases[i].value) == 0 && z.flag == 0 && !z.value &&
+                                 z.n == 128;
+        TEST_EXPECT(cases[i].name, ok, "rc %d, flag %d, n %lld, value %s, message \"%s\"", rc, z.flag, (long long)z.n,
+                    z.value ? z.value : "(none)", rc == OPTIONS_ERROR ? err : "");
     }
-    int64_t n = 128;
-    int flag = 0;
-    const char *value = NULL;
-    const option_spec specs[] = {OPTION_INT("--n", &n, 1, 1000, "batch size"),
-                                 OPTION_FLAG_OR_STRING("--zoo", &flag, &value, "the zoo, or the zoo of FILE"),
-                                 OPTION_END};
+    zoo_settings_init(&z);
     char *buf = NULL;
     size_t size = 0;
     FILE *f = open_memstream(&buf, &size);
     if (f) {
-        options_print_help(f, "cgp bench", NULL, specs);
+        options_print_help(f, "cgp bench", NULL, z.specs);
         fclose(f);
     }
     TEST_EXPECT("flag_or_string_help", buf && strstr(buf, "  --zoo [<text>]  the zoo, or the zoo of FILE\n"), "help: %s",

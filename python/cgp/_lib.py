@@ -20,7 +20,12 @@ class Options(ctypes.Structure):  # enums are int-sized
                 ("kernel", ctypes.c_int), ("select", ctypes.c_int)]
 
 
-STRUCTS = {"cgp_shape": Shape, "cgp_options": Options}
+class Candidate(ctypes.Structure):  # what a plan's kernel selection considered (cgp_plan_candidates)
+    _fields_ = [("version", ctypes.c_int), ("name", ctypes.c_char_p), ("unsupported", ctypes.c_char_p),
+                ("median_ms", ctypes.c_float)]
+
+
+STRUCTS = {"cgp_shape": Shape, "cgp_options": Options, "cgp_candidate": Candidate}
 
 ENUMS = {
     "cgp_status": {"CGP_SUCCESS": 0, "CGP_ERROR_NULL_POINTER": 1, "CGP_ERROR_INVALID_SHAPE": 2,
@@ -54,6 +59,7 @@ FUNCTIONS = {  # name: (restype, argtypes)
     "cgp_plan_create_measured": (ctypes.c_int, [_p(_ptr), _p(Shape), _p(Options), _ptr, _ptr, _ptr, _ptr, _ptr]),
     "cgp_plan_workspace_size": (ctypes.c_int, [_ptr, _p(ctypes.c_size_t)]),
     "cgp_plan_kernel": (ctypes.c_int, [_ptr, _p(ctypes.c_int), _p(ctypes.c_char_p)]),
+    "cgp_plan_candidates": (ctypes.c_int, [_ptr, _p(_p(Candidate)), _p(ctypes.c_int), _p(ctypes.c_int)]),
     "cgp_plan_run": (ctypes.c_int, [_ptr, _ptr, _ptr, _ptr, _ptr, _ptr, ctypes.c_size_t, _ptr]),
     "cgp_plan_destroy": (ctypes.c_int, [_ptr]),
     "cgp_status_string": (ctypes.c_char_p, [ctypes.c_int]),
@@ -179,7 +185,8 @@ def _ctype(text, enums):
     elif base in STRUCTS:
         kind = STRUCTS[base]
     else:
-        kind = {"int": ctypes.c_int, "int64_t": ctypes.c_int64, "size_t": ctypes.c_size_t}.get(base)
+        kind = {"int": ctypes.c_int, "int64_t": ctypes.c_int64, "size_t": ctypes.c_size_t,
+                "float": ctypes.c_float}.get(base)
         if kind is None:
             return None
     for _ in range(stars):

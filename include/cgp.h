@@ -69,7 +69,7 @@ typedef struct cgp_shape {
     int64_t n, cin, cout, h, w;
 } cgp_shape;
 
-/* How kernel 0 picks the version: HEURISTIC (no timing, no GPU work, the same version for the same
+/* How kernel 0 picks the version: HEURISTIC (nothing run or timed to choose, the same version for the same
  * shape, options and device); MEASURED (the fastest on this device, timed by cgp_plan_create_measured). */
 typedef enum cgp_select { CGP_SELECT_HEURISTIC = 0, CGP_SELECT_MEASURED = 1 } cgp_select;
 

@@ -1,7 +1,7 @@
 /*
  * kernel_select.h - which kernel version a plan runs when options.kernel is 0 (host/lib/cgp_plan.c), and
  * what it considered (cgp_candidate, include/cgp.h). Two modes:
- *   heuristic: cgp_select_heuristic, no timing and no GPU work, the same answer for the same problem and
+ *   heuristic: cgp_select_heuristic, nothing run or timed (no GPU work), the same answer for the same problem and
  *              device. It is the one place that maps a problem to a version: new kernel families plug in
  *              here (today: the first supported version in the preference order of kernels/fused/dispatch.cu);
  *   measured:  cgp_select_measure times the supported candidates on the caller's buffers; the winners are

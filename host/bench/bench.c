@@ -42,7 +42,7 @@ static int check_row(bench_row *row, const problem *pr, const double *ref, const
     row->checked = 1;
     const check_report *judged = &row->check;
     if (ref_tf32 && row->v.precision == BENCH_PRECISION_TF32 && strcmp(row->v.family, "fused") == 0) {
-        row->check_tf32 = check_compare(y_host, ref_tf32, (int64_t)outputs, check_fp32_tolerance(s->cin));
+        row->check_tf32 = check_compare(y_host, ref_tf32, (int64_t)outputs, check_tf32_operands_tolerance(s->cin));
         row->checked_tf32 = 1;
         judged = &row->check_tf32;
     }

@@ -40,3 +40,10 @@ double check_tolerance(int precision, int64_t pixels, int64_t cin)
 }
 
 double check_fp32_tolerance(int64_t cin) { return cin <= 64 ? 1e-6 : 1e-6 * sqrt((double)cin / 64.0); }
+
+double check_tf32_operands_tolerance(int64_t cin)
+{
+    const double chain = 2.0 * 9.0 * (double)((cin + 7) / 8) / 16777216.0;
+    const double fp32 = check_fp32_tolerance(cin);
+    return chain > fp32 ? chain : fp32;
+}

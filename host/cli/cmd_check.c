@@ -124,7 +124,8 @@ int cmd_check(int argc, char **argv)
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(y, pr.p.y, (size_t)outputs * sizeof(float), cudaMemcpyDeviceToHost));
     /* tf32: judged against the reference of tf32-rounded operands, the exact error printed only */
-    const double tol = tf32 ? check_fp32_tolerance(s.cin) : check_tolerance(po.precision, pr.p.hout * pr.p.wout, s.cin);
+    const double tol =
+        tf32 ? check_tf32_operands_tolerance(s.cin) : check_tolerance(po.precision, pr.p.hout * pr.p.wout, s.cin);
     const char *exact_note = "TF32's own rounding of the operands: not the kernel's error, not judged";
     int passed = 1;
     if (use_gpu) {

@@ -2,16 +2,11 @@
  * gpu_random_shapes.c - the kernels on shapes nobody listed: for every precision and both paddings,
  * SHAPES_EACH random shapes (Cin and Cout anywhere in 1..1024, H and W in 3..600, all log-uniform, N from
  * what the work bound leaves), drawn from the printed seed (CGP_TEST_SEED=<seed> replays a run), and on
- * each every kernel version of the precision that accepts it, with both reductions, against fp64:
- *   fp32, 3xtf32: relative L2 error against the exact reference <= check_fp32_tolerance(Cin) (1e-6 up to
- *                 Cin = 64, growing as sqrt(Cin) above: the rounding of a sum of 9 Cin fp32 products);
- *   tf32:         <= check_tf32_operands_tolerance(Cin) against the reference of the operands rounded to tf32
- *                 as the kernels round them (tf32_round.h), which leaves only the kernel's own error (its
- *                 accumulator's, growing linearly with Cin: check.h); the error against the exact reference
- *                 (TF32's rounding) is printed;
- *   every one:    max abs error <= 10 x that tolerance x max(RMS of the reference, 0.05), no NaN left from the
- *                 poisoned output, det bit-identical over 3 runs.
- * N * Cout >= 32, so that the relative L2 error averages over at least 32 outputs.
+ * each every kernel version of the precision that accepts it, with both reductions (one case per shape and
+ * reduction, naming the versions), against fp64 under the bounds of tests/lib/tolerance.h: fp32 and 3xtf32
+ * against the exact reference, tf32 against the reference of the operands rounded to tf32 as the kernels
+ * round them (what is left is the kernel's own error; its accumulator's grows linearly with Cin); every
+ * output NaN-poisoned first, det bit-identical over 3 runs. N * Cout >= 32.
  * GPU time: each shape's work is bounded by what fp32-v1, the slowest kernel that runs any shape, does with
  * its padding (Cout and Cin to multiples of 8, Hout and Wout to multiples of 16): N x 8[Cout/8] x 16[Hout/16]
  * x 16[Wout/16] x 8[Cin/8] x 9 <= 2^32 multiply-adds, and x to 2^26 elements. fp32-v1 did the default
@@ -25,16 +20,15 @@
 #include <math.h>
 #include <string.h>
 
-#include "check.h"
 #include "gpulib.h"
 #include "problem.h"
 #include "rng.h"
+#include "tolerance.h"
 
 #define SHAPES_EACH 6                          /* shapes per precision and padding */
 #define WORK_MAX ((double)((int64_t)1 << 32))   /* fp32-v1's padded multiply-adds per shape */
 #define INPUT_MAX ((double)((int64_t)1 << 26))  /* elements of x */
 #define MIN_OUTPUTS 32                          /* N * Cout */
-#define MAX_ABS_FACTOR 10.0
 
 static const char *const precision_names[] = {"fp32", "tf32", "3xtf32"};
 
@@ -81,9 +75,10 @@ static cgp_shape draw_shape(draw *d, cgp_padding pad)
     return s;
 }
 
-/* one version, one reduction: det 3 runs bit-identical, atomic 1 */
-static void test_version(const problem *pr, const cgp_kernel_desc *k, int reduce, const double *ref,
-                         const double *ref_exact, double tolerance, double max_abs, float *y, float *y_first)
+/* One version, one reduction: det 3 runs bit-identical, atomic 1; y_first is left with run 0's y. Returns 1 when
+ * it passed, else 0 with why[] set. */
+static int test_version(const problem *pr, const cgp_kernel_desc *k, int reduce, const double *ref, test_arith arith,
+                        float *y, float *y_first, char *why, size_t cap)
 {
     const cgp_shape *s = &pr->p.shape;
     char name[200];
@@ -93,83 +88,86 @@ static void test_version(const problem *pr, const cgp_kernel_desc *k, int reduce
     cgp_plan *plan = NULL;
     void *ws = NULL;
     size_t ws_bytes = 0;
+    int ok = 0;
     cgp_status st = test_plan_with_workspace(s, pr->p.padding, reduce, k->precision, k->version, &plan, &ws, &ws_bytes);
     const int64_t outputs = s->n * s->cout;
     for (int r = 0; st == CGP_SUCCESS && r < (reduce ? 1 : 3); ++r) {
         st = run_poisoned(plan, pr->p.x, pr->p.w, pr->p.b, pr->p.y, outputs, ws, ws_bytes, r ? y : y_first);
         if (st == CGP_SUCCESS && r > 0 && memcmp(y, y_first, (size_t)outputs * sizeof(float)) != 0) {
-            TEST_FAIL(name, "det run %d differs from run 0 (not bit-identical)", r);
+            snprintf(why, cap, "%s: det run %d differs from run 0 (not bit-identical)", name, r);
             goto out;
         }
     }
     if (st != CGP_SUCCESS) {
-        TEST_FAIL(name, "%s: %s (%s)", plan ? "run" : "plan and workspace", cgp_status_string(st),
-                  cgp_last_error_detail());
+        snprintf(why, cap, "%s: %s: %s (%s)", name, plan ? "run" : "plan and workspace", cgp_status_string(st),
+                 cgp_last_error_detail());
         goto out;
     }
-    const check_report c = check_compare(y_first, ref, outputs, tolerance);
-    if (ref_exact) {
-        const check_report e = check_compare(y_first, ref_exact, outputs, 1.0);
-        printf("# %s: rel L2 error %.2e against tf32-rounded operands, %.2e against the exact ones (printed only)\n",
-               name, c.rel_l2_error, e.rel_l2_error);
-    } else {
-        printf("# %s: rel L2 error %.2e, max abs %.2e\n", name, c.rel_l2_error, c.max_abs_error);
-    }
-    TEST_EXPECT(name, c.passed && c.max_abs_error <= max_abs,
-                "rel L2 error %.3e (tolerance %.2e), max abs %.3e (bound %.2e), %lld non-finite mismatches, "
-                "worst y[%lld] = %.9g vs %.17g",
-                c.rel_l2_error, tolerance, c.max_abs_error, max_abs, (long long)c.nonfinite_mismatches,
-                (long long)c.worst_index, c.worst_index >= 0 ? (double)y_first[c.worst_index] : 0.0,
-                c.worst_index >= 0 ? ref[c.worst_index] : 0.0);
+    const test_result t = test_evaluate_y(y_first, ref, outputs, arith, pr->p.hout * pr->p.wout, s->cin);
+    printf("# %s: rel L2 %.2e (bound %.2e), max abs %.2e (bound %.2e), %s model\n", name, t.r.rel_l2_error,
+           t.bounds.rel_l2, t.r.max_abs_error, t.bounds.max_abs, test_error_models[arith].name);
+    test_note_ratio(arith, 0, t.r.rel_l2_error / t.bounds.rel_l2, name); /* for test_tolerance_summary */
+    test_note_ratio(arith, 1, t.r.max_abs_error / t.bounds.max_abs, name);
+    if (!t.passed)
+        snprintf(why, cap, "%s: rel L2 %.3e (bound %.3e), max abs %.3e (bound %.3e)", name, t.r.rel_l2_error,
+                 t.bounds.rel_l2, t.r.max_abs_error, t.bounds.max_abs);
+    ok = t.passed;
 out:
     cudaFree(ws);
     if (plan)
         cgp_plan_destroy(plan);
+    return ok;
 }
 
+/* One case per reduction: every version of the precision that accepts the shape. */
 static void test_shape(const cgp_shape *s, cgp_padding pad, int precision, uint64_t seed, const cgp_device_info *dev)
 {
+    char name[200];
+    snprintf(name, sizeof name, "gpu_random_shapes %s %s %lldx%lldx%lldx%lldx%lld", precision_names[precision],
+             pad ? "same" : "valid", (long long)s->n, (long long)s->cin, (long long)s->cout, (long long)s->h,
+             (long long)s->w);
     problem pr;
-    char err[512];
-    const int rc = problem_create(&pr, s, pad, seed, 0, err, sizeof err);
-    if (rc != 0) {
-        TEST_FAIL("gpu_random_shapes problem", "%s", err);
+    char err[512], names[160] = "";
+    if (problem_create(&pr, s, pad, seed, 0, err, sizeof err) != 0) {
+        for (int reduce = 0; reduce <= 1; ++reduce)
+            TEST_FAIL(name, "problem: %s", err);
         return;
     }
     const int64_t outputs = s->n * s->cout;
-    double *ref = malloc((size_t)outputs * sizeof *ref), *exact = malloc((size_t)outputs * sizeof *exact);
+    double *exact = malloc((size_t)outputs * sizeof *exact), *rounded = malloc((size_t)outputs * sizeof *rounded);
     float *y = malloc((size_t)outputs * sizeof *y), *y_first = malloc((size_t)outputs * sizeof *y_first);
-    if (!ref || !exact || !y || !y_first) {
-        TEST_FAIL("gpu_random_shapes", "out of host memory");
-        goto out;
-    }
-    const int tf32 = precision == CGP_PRECISION_TF32;
-    if (problem_reference(&pr, exact, err, sizeof err) != 0 ||
-        (tf32 ? problem_reference_tf32(&pr, ref, err, sizeof err) : problem_reference(&pr, ref, err, sizeof err)) != 0) {
-        TEST_FAIL("gpu_random_shapes reference", "%s", err);
-        goto out;
-    }
-    double sum2 = 0.0;
-    for (int64_t i = 0; i < outputs; ++i)
-        sum2 += ref[i] * ref[i];
-    const double rms = sqrt(sum2 / (double)outputs);
-    const double tolerance = tf32 ? check_tf32_operands_tolerance(s->cin) : check_fp32_tolerance(s->cin);
-    const double max_abs = MAX_ABS_FACTOR * tolerance * (rms > 0.05 ? rms : 0.05);
-    const cgp_problem cp = {s->n, s->cin, s->cout, s->h, s->w, pr.p.hout, pr.p.wout, (int)pad};
-    int count = 0, tested = 0;
-    const cgp_kernel_desc *const *table = cgp_kernel_table(&count);
-    for (int i = 0; i < count; ++i) {
-        if (table[i]->precision != precision || table[i]->unsupported(&cp, dev))
-            continue;
-        ++tested;
+    if (!exact || !rounded || !y || !y_first || test_problem_references(&pr, exact, rounded, err, sizeof err) != 0) {
         for (int reduce = 0; reduce <= 1; ++reduce)
-            test_version(&pr, table[i], reduce, ref, tf32 ? exact : NULL, tolerance, max_abs, y, y_first);
+            TEST_FAIL(name, "%s", !exact || !rounded || !y || !y_first ? "out of host memory" : err);
+        goto out;
     }
-    if (!tested)
-        TEST_FAIL("gpu_random_shapes", "no %s version runs %lldx%lldx%lldx%lldx%lld", precision_names[precision],
-                  (long long)s->n, (long long)s->cin, (long long)s->cout, (long long)s->h, (long long)s->w);
+    /* tf32 against its tf32-rounded operands (the exact error is TF32's), the others against the exact y */
+    const test_arith arith = test_arith_of_precision(precision);
+    const double *ref = arith == TEST_ARITH_TF32_ROUNDED ? rounded : exact;
+    const cgp_problem cp = {s->n, s->cin, s->cout, s->h, s->w, pr.p.hout, pr.p.wout, (int)pad};
+    int count = 0;
+    const cgp_kernel_desc *const *table = cgp_kernel_table(&count);
+    for (int reduce = 0; reduce <= 1; ++reduce) {
+        char case_name[240], why[400] = "";
+        int tested = 0, ok = 1;
+        names[0] = '\0';
+        for (int i = 0; i < count; ++i) {
+            if (table[i]->precision != precision || table[i]->unsupported(&cp, dev))
+                continue;
+            ++tested;
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", tested > 1 ? ", " : "",
+                     table[i]->name);
+            if (!test_version(&pr, table[i], reduce, ref, arith, y, y_first, why, sizeof why))
+                ok = 0;
+        }
+        snprintf(case_name, sizeof case_name, "%s %s (%s)", name, reduce ? "atomic" : "det", names);
+        if (!tested)
+            TEST_FAIL(case_name, "no %s version runs it", precision_names[precision]);
+        else
+            TEST_EXPECT(case_name, ok, "%s", why);
+    }
 out:
-    free(ref), free(exact), free(y), free(y_first);
+    free(exact), free(rounded), free(y), free(y_first);
     problem_destroy(&pr);
 }
 
@@ -189,5 +187,6 @@ int main(void)
                        (long long)s.w);
                 test_shape(&s, (cgp_padding)pad, precision, rng_bits(seed, 1000 + d.count), &dev);
             }
+    test_tolerance_summary("gpu_random_shapes");
     return test_exit_code();
 }

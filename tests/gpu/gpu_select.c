@@ -18,9 +18,9 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "check.h"
 #include "gpulib.h"
 #include "problem.h"
+#include "tolerance.h"
 
 static const char *const precision_names[] = {"fp32", "tf32", "3xtf32"};
 
@@ -113,7 +113,7 @@ out:
         cudaStreamDestroy(s);
 }
 
-/* The plan's first run against the fp64 reference (NaN-poisoned y). */
+/* The plan's first run against the fp64 reference ref (NaN-poisoned y) under tolerance.h's bounds. */
 static int plan_is_right(cgp_plan *plan, const problem *pr, int precision, const double *ref, float *y, char *why,
                          size_t cap)
 {
@@ -131,11 +131,12 @@ static int plan_is_right(cgp_plan *plan, const problem *pr, int precision, const
         snprintf(why, cap, "run: %s (%s)", cgp_status_string(st), cgp_last_error_detail());
         return 0;
     }
-    const check_report r =
-        check_compare(y, ref, s->n * s->cout, check_tolerance(precision, pr->p.hout * pr->p.wout, s->cin));
-    snprintf(why, cap, "rel L2 error %.3e (tolerance %.0e), %lld non-finite mismatches", r.rel_l2_error, r.tolerance,
-             (long long)r.nonfinite_mismatches);
-    return r.passed;
+    const test_result t =
+        test_evaluate_y(y, ref, s->n * s->cout, test_arith_of_precision(precision), pr->p.hout * pr->p.wout, s->cin);
+    snprintf(why, cap, "rel L2 error %.3e (bound %.2e), max abs %.3e (bound %.2e), %lld non-finite mismatches",
+             t.r.rel_l2_error, t.bounds.rel_l2, t.r.max_abs_error, t.bounds.max_abs,
+             (long long)t.r.nonfinite_mismatches);
+    return t.passed;
 }
 
 /* cgp_plan_create_measured on the problem; checks what every measured plan must satisfy. Returns the plan or
@@ -183,23 +184,26 @@ static void test_measured(const cgp_shape *shape, cgp_padding pad, int precision
         return;
     }
     const int64_t outputs = shape->n * shape->cout;
-    double *ref = malloc((size_t)outputs * sizeof *ref);
+    double *ref = malloc((size_t)outputs * sizeof *ref), *rounded = malloc((size_t)outputs * sizeof *rounded);
     float *y = malloc((size_t)outputs * sizeof *y);
     cgp_plan *first = NULL, *again = NULL, *created = NULL;
     cudaStream_t s = NULL;
     cgp_options o = cgp_default_options();
     o.padding = pad;
     o.precision = (cgp_precision)precision;
-    if (!ref || !y || problem_reference(&pr, ref, err, sizeof err) != 0 ||
+    if (!ref || !rounded || !y || test_problem_references(&pr, ref, rounded, err, sizeof err) != 0 ||
         cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
-        TEST_FAIL("gpu_select setup", "%s", !ref || !y ? "out of host memory" : err);
+        TEST_FAIL("gpu_select setup", "%s", !ref || !rounded || !y ? "out of host memory" : err);
         goto out;
     }
     snprintf(name, sizeof name, "gpu_select measured %s %s: the fastest supported, the plan's first run right",
              precision_names[precision], text);
     if (!(first = measure(name, &pr, &o, s, 0)))
         goto out;
-    TEST_EXPECT(name, plan_is_right(first, &pr, precision, ref, y, why, sizeof why), "%s", why);
+    /* tf32 against its tf32-rounded operands (tolerance.h) */
+    TEST_EXPECT(name,
+                plan_is_right(first, &pr, precision, precision == CGP_PRECISION_TF32 ? rounded : ref, y, why, sizeof why),
+                "%s", why);
 
     snprintf(name, sizeof name, "gpu_select measured %s %s again: from the cache, no kernel run",
              precision_names[precision], text);
@@ -248,7 +252,7 @@ out:
         cgp_plan_destroy(created);
     if (s)
         cudaStreamDestroy(s);
-    free(ref), free(y);
+    free(ref), free(rounded), free(y);
     problem_destroy(&pr);
 }
 

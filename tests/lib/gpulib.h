@@ -23,6 +23,7 @@
 #include "problem.h"
 #include "reference_gpu.h"
 #include "testlib.h"
+#include "tf32_round.h"
 
 /* The first path matching pattern into found (empty if none); 1 when there is one. */
 static inline int test_first_match(const char *pattern, char *found, size_t cap)
@@ -149,16 +150,8 @@ static inline cgp_status run_poisoned(cgp_plan *plan, const float *x, const floa
 
 /* Round to nearest, ties away from zero, to 10 mantissa bits: cvt.rna.tf32.f32, which every TF32 kernel
  * applies to x and w (or does the same with the bits it keeps: gpu_tensorcore checks it bit for bit).
- * Infinities and NaN stay as they are. */
-static inline float test_tf32_round(float v)
-{
-    uint32_t u;
-    memcpy(&u, &v, sizeof u);
-    if ((u & 0x7f800000u) != 0x7f800000u)
-        u = (u + 0x1000u) & 0xffffe000u;
-    memcpy(&v, &u, sizeof v);
-    return v;
-}
+ * Infinities and NaN stay as they are. The tools' rounding (host/bench/tf32_round.h), for the tests. */
+static inline float test_tf32_round(float v) { return tf32_round(v); }
 
 /* A device copy of count floats of src (device), each rounded by test_tf32_round; NULL on failure. */
 static inline float *test_tf32_rounded_copy(const float *src, int64_t count)

@@ -107,7 +107,7 @@ def framework(name):
 def _native(obj):
     """The framework that owns obj, among those already imported; else None."""
     for name, module in (("torch", "torch"), ("cupy", "cupy")):
-        if module in sys.modules and framework(name).owns(obj):
+        if sys.modules.get(module) is not None and framework(name).owns(obj):
             return framework(name)
     return None
 

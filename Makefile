@@ -88,15 +88,16 @@ CFLAGS_BASE := -std=c11 -O2 -g -fPIC -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200
 CFLAGS = $(CFLAGS_BASE) $(LAYER_INC)
 NVCCFLAGS = -O3 -std=c++17 -lineinfo -Xcompiler -fPIC,-Wall -MMD -MP $(LAYER_INC)
 GENCODE := -gencode arch=compute_$(SM),code=sm_$(SM) -gencode arch=compute_$(SM),code=compute_$(SM)
-# kernels/fused/fused_wgmma.cu: wgmma exists for sm_90a only (no PTX for later GPUs), so with SM=90 that file is
-# built for sm_90a alone; with any other SM it builds without its kernels and its versions run the
+# the wgmma files (WGMMA_CU): wgmma exists for sm_90a only (no PTX for later GPUs), so with SM=90 they are
+# built for sm_90a alone; with any other SM they build without their kernels and their versions run the
 # previous ones
 comma := ,
 WGMMA_GENCODE := $(if $(filter 90,$(SM)),-gencode arch=compute_90a$(comma)code=sm_90a -DCGP_HAVE_WGMMA=1,$(GENCODE))
 LDLIBS := -L$(CUDA_LIB) -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm
 
 # ---- sources ----
-LIB_CU := $(sort $(wildcard kernels/fused/*.cu))
+LIB_CU := $(sort $(wildcard kernels/fused/*.cu kernels/fused/history/*.cu))
+WGMMA_CU := kernels/fused/fused_wgmma.cu kernels/fused/history/fused_wgmma.cu
 LIB_C := $(sort $(wildcard host/lib/*.c))
 TOOL_CU := $(sort $(wildcard kernels/bench/*.cu))
 TOOL_C := $(filter-out host/cli/main.c,$(sort $(wildcard host/io/*.c host/plot/*.c host/bench/*.c host/cli/*.c reference/*.c)))
@@ -121,7 +122,7 @@ $(BUILD)/obj/%.cu.o: %.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) $(GENCODE) -c $< -o $@
 
-$(BUILD)/obj/kernels/fused/fused_wgmma.cu.o: GENCODE = $(WGMMA_GENCODE)
+$(call obj,$(WGMMA_CU)): GENCODE = $(WGMMA_GENCODE)
 
 $(BUILD)/obj/%.c.o: %.c
 	@mkdir -p $(dir $@)
@@ -189,7 +190,7 @@ run: $(BUILD)/cgp
 
 ptxas:
 	@for f in $(LIB_CU) $(TOOL_CU); do echo "== $$f"; \
-	  if [ $$f = kernels/fused/fused_wgmma.cu ]; then g='$(WGMMA_GENCODE)'; else g='$(GENCODE)'; fi; \
+	  case " $(WGMMA_CU) " in *" $$f "*) g='$(WGMMA_GENCODE)';; *) g='$(GENCODE)';; esac; \
 	  $(NVCC) $(filter-out -MMD -MP,$(NVCCFLAGS)) $$g -Xptxas -v -c $$f -o /dev/null 2>&1 | \
 	  grep -E "Compiling entry|Used|spill|stack frame" | sed 's/ptxas info    : //'; done
 

@@ -85,7 +85,7 @@ for s in "${steps[@]}"; do
                --sweep n=1,2,4,8,16,32,64,128,256,512 --csv $RES/sweep_n.csv --iters 20 &&
              build/cgp bench --baselines none --precision all --reduce det \
                --sweep h=16,32,64,128,256,512,1024 --csv $RES/sweep_h.csv --iters 20" ;;
-    sass) step sass bash -c 'for o in build/obj/kernels/fused/*.cu.o; do cuobjdump --dump-sass "$o" | python3 scripts/sass_loops.py; done' ;;
+    sass) step sass bash -c 'for o in build/obj/kernels/fused/*.cu.o build/obj/kernels/fused/history/*.cu.o; do cuobjdump --dump-sass "$o" | python3 scripts/sass_loops.py; done' ;;
     *) echo "unknown step $s" ;;
     esac
 done

@@ -1,7 +1,7 @@
 /*
- * kernel_api.h - the contract between the plan code (host/lib/cgp_plan.c, C) and the numbered
- * kernel versions in kernels/ (CUDA). Every fused kernel version describes itself with a
- * cgp_kernel_desc; kernels/fused/dispatch.cu lists them in order of preference.
+ * kernel_api.h - the contract between the plan code (host/lib/cgp_plan.c, C) and the numbered kernel versions
+ * in kernels/fused/ (CUDA; library layer). Every fused kernel version describes itself with a cgp_kernel_desc
+ * (kernel_desc.cuh makes them); kernels/fused/dispatch.cu lists them in order of preference.
  */
 #ifndef CGP_KERNEL_API_H
 #define CGP_KERNEL_API_H

@@ -97,14 +97,7 @@ fused_fp32_generic(const float *__restrict__ x, const float *__restrict__ weight
         if (lane == 0)
             warp_sums[warp][c] = g_val;
     }
-    __syncthreads();
-    if (threadIdx.x < kChannels) {
-        double s = 0.0;
-        for (int wi = 0; wi < kWarps; ++wi)
-            s += (double)warp_sums[wi][threadIdx.x];
-        block_sums[threadIdx.x] = s;
-    }
-    __syncthreads();
+    sum_slots<kChannels, kWarps, kChannels>([&](int c) { return &warp_sums[0][c]; }, block_sums);
     ImageSlots slots;
     slots.slot = n * g.tiles_per_image + tile;
     slots.first = n * g.tiles_per_image;

@@ -200,7 +200,7 @@ fused_fp32_winograd_f4x4(const float *__restrict__ x, const float *__restrict__ 
     __shared__ double image_sums[kCout];
 
     const int t = threadIdx.x;
-    const auto [tile_begin, tile_end, vector_ok] =
+    const auto [tile_begin, tile_end] =
         start_block<kThreads, WinogradF4x4, kSums, kTileH, kTileW, kInRows, kInPitch>(x, weight, bias, p, g, smem,
                                                                                       u_s, bias_s, dsum);
 
@@ -215,7 +215,7 @@ fused_fp32_winograd_f4x4(const float *__restrict__ x, const float *__restrict__ 
         cp_async_wait<0>();
         __syncthreads(); /* window of this tile landed; everyone is done with V of the previous tile */
         prefetch_window<kThreads, kTileH, kTileW, kInRows, kInPitch>(smem + (buf ^ 1) * kInFloats, x, p, g, tile + 1,
-                                                                     tile_end, vector_ok);
+                                                                     tile_end);
         input_patch_transform(smem + buf * kInFloats, v_s, slice, w); /* A */
         __syncthreads();
 
@@ -259,7 +259,7 @@ fused_fp32_winograd_f4x4(const float *__restrict__ x, const float *__restrict__ 
         const int64_t next_n = tile + 1 < tile_end ? (tile + 1) / g.tiles_per_image : -1;
         if (next_n != n) { /* last tile of image n in this block: publish its 64 channel sums */
             /* channel c = 8 s + k: slot k of the 32 threads of warp s */
-            publish_slot_sums<kThreads, kSums, kWinogradTiles>(dsum, image_sums, red, n, g, [](int c) {
+            publish_image<kThreads, kSums, kWinogradTiles>(dsum, image_sums, red, n, g, [](int c) {
                 return (c % kSums) * kThreads + (c / kSums) * kWinogradTiles;
             });
         }

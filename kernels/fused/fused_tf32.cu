@@ -48,6 +48,7 @@
  */
 #include <stdint.h>
 
+#include "async_copy.cuh"
 #include "cgp.h"
 #include "kernel_api.h"
 #include "kernel_desc.cuh"
@@ -210,13 +211,13 @@ __device__ __forceinline__ void copy_input_rows(const float *x0, int64_t x1_off,
         const float *src1 = src0 + x1_off;
         const uint32_t b0 = row_ok && ch0_ok ? 4u : 0u, b1 = row_ok && ch1_ok ? 4u : 0u;
         constexpr int kRowBytes = kRow * kInW * 8 * 4;
-        cp_async_f32<kRowBytes, 0>(dst, src0, b0 & col_bytes[0]);
-        cp_async_f32<kRowBytes + 4, 0>(dst, src1, b1 & col_bytes[0]);
-        cp_async_f32<kRowBytes + 8 * 32, 8 * 4>(dst, src0, b0 & col_bytes[1]);
-        cp_async_f32<kRowBytes + 8 * 32 + 4, 8 * 4>(dst, src1, b1 & col_bytes[1]);
+        cp_async_4<kRowBytes, 0>(dst, src0, b0 & col_bytes[0]);
+        cp_async_4<kRowBytes + 4, 0>(dst, src1, b1 & col_bytes[0]);
+        cp_async_4<kRowBytes + 8 * 32, 8 * 4>(dst, src0, b0 & col_bytes[1]);
+        cp_async_4<kRowBytes + 8 * 32 + 4, 8 * 4>(dst, src1, b1 & col_bytes[1]);
         if (q < kInW - 16) {
-            cp_async_f32<kRowBytes + 16 * 32, 16 * 4>(dst, src0, b0 & col_bytes[2]);
-            cp_async_f32<kRowBytes + 16 * 32 + 4, 16 * 4>(dst, src1, b1 & col_bytes[2]);
+            cp_async_4<kRowBytes + 16 * 32, 16 * 4>(dst, src0, b0 & col_bytes[2]);
+            cp_async_4<kRowBytes + 16 * 32 + 4, 16 * 4>(dst, src1, b1 & col_bytes[2]);
         }
         copy_input_rows<kRow + 1, kRows>(x0, x1_off, iy + 1, h, wd, ix, ch0_ok, ch1_ok, col_bytes, dst, q);
     }

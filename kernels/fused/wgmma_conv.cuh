@@ -63,6 +63,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "async_copy.cuh"
 #include "cgp.h"
 #include "kernel_api.h"
 #include "kernel_desc.cuh"
@@ -114,15 +115,9 @@ template <int P, int R, bool kTma, int kOperandTiles> constexpr size_t smem_byte
            sizeof(float) * (kRawFloats<R> + kOperandTiles * kTileFloats<P, R> + kWeightFloats<P> + 2 * kTapFloats);
 }
 
-/* ---- wgmma primitives (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate") ---- */
-
-/* These instructions exist for sm_90a only: a device build for anything else (SM != 90) compiles a
- * trap in their place, and the host never launches those kernels (wgmma_path_unsupported). */
-#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define SM90A_ASM(...) asm volatile(__VA_ARGS__)
-#else
-#define SM90A_ASM(...) __trap()
-#endif
+/* ---- wgmma primitives (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate") ----
+ * sm_90a only: SM90A_ASM (async_copy.cuh) makes them a trap in a build for anything else, and the host never
+ * launches those kernels (wgmma_path_unsupported). */
 
 /* Shared-memory matrix descriptor, no swizzle, K-major: the start address, LBO = bytes to the core
  * matrix holding the next 4 K (input channels), SBO = 128 bytes to the next 8 rows (pixels or channels). */
@@ -143,39 +138,6 @@ template <int kPending> __device__ __forceinline__ void wgmma_wait()
 
 /* Orders this thread's generic-proxy shared-memory writes before later async-proxy (wgmma) reads. */
 __device__ __forceinline__ void fence_proxy_async() { SM90A_ASM("fence.proxy.async.shared::cta;" ::: "memory"); }
-
-/* ---- TMA primitives (PTX ISA, "cp.async.bulk.tensor", "mbarrier") ---- */
-
-__device__ __forceinline__ void mbarrier_init(uint32_t bar)
-{
-    SM90A_ASM("mbarrier.init.shared::cta.b64 [%0], 1;\nfence.mbarrier_init.release.cluster;" ::"r"(bar) : "memory");
-}
-
-/* The one arrival of this phase, expecting `bytes` from the copies that complete on it */
-__device__ __forceinline__ void mbarrier_arrive_expect(uint32_t bar, uint32_t bytes)
-{
-    SM90A_ASM("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-}
-
-__device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity)
-{
-    uint32_t done = 0;
-    while (!done)
-        SM90A_ASM("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}"
-                  : "=r"(done)
-                  : "r"(bar), "r"(parity)
-                  : "memory");
-}
-
-/* The box of the tensor map at (x, y, 0, n) into shared memory at dst (128-byte aligned), completing on bar;
- * the parts outside the tensor arrive as zeros */
-__device__ __forceinline__ void tma_load_4d(uint32_t dst, const CUtensorMap *map, int x, int y, int n, uint32_t bar)
-{
-    SM90A_ASM("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes "
-              "[%0], [%1, {%2, %3, %4, %5}], [%6];" ::"r"(dst),
-              "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(0), "r"(n), "r"(bar)
-              : "memory");
-}
 
 /* Ties the accumulators to this point, so their reads after a wgmma_wait stay after it. */
 __device__ __forceinline__ void hold(float (&d)[32])
@@ -363,46 +325,14 @@ __device__ __forceinline__ TileAt next_tile(const PersistentSchedule &g, TileAt 
 }
 
 /* Starts the copies of the tile's input window into raw [ci][row][column]: 8 channels x (R + 2) rows x
- * kPitch columns from input pixel (oy0 - pad, ox0 - pad), zeros outside the image. In 16-byte chunks
- * where the rows are 16-byte aligned (pad 0, W a multiple of 4), else in 4-byte elements. Offsets within
- * an image are 32-bit (wgmma_path_unsupported: Cin H W < 2^31). */
+ * kPitch columns from input pixel (oy0 - pad, ox0 - pad), zeros outside the image (tile_loader.cuh), and
+ * commits them. Offsets within an image are 32-bit (wgmma_path_unsupported: Cin H W < 2^31). */
 template <int R>
 __device__ __forceinline__ void copy_tile(const float *x, const cgp_problem &p, int64_t n, TileAt at, float *raw)
 {
-    const int h = (int)p.h, w = (int)p.w, iy0 = (int)(at.oy0 - p.pad), ix0 = (int)(at.ox0 - p.pad);
-    const float *image = x + n * kCin * p.h * p.w;
-    const uint32_t raw_addr = shared_address(raw);
-    if (p.pad == 0 && w % 4 == 0) {
-        constexpr int kLineChunks = kPitch / 4, kChunks = kCin * (R + 2) * kLineChunks;
-        /* unrolled fully up to 8-row tiles; 16-row tiles (tf32-v8) unrolled fully spill (make ptxas) */
-        constexpr int kUnroll = R <= 8 ? (kChunks + kThreads - 1) / kThreads : 4;
-#pragma unroll kUnroll
-        for (int j = 0; j < (kChunks + kThreads - 1) / kThreads; ++j) {
-            const int i = (int)threadIdx.x + j * kThreads;
-            const int line = i / kLineChunks, col = 4 * (i % kLineChunks); /* line = ci * (R + 2) + row */
-            const int ci = line / (R + 2), iy = iy0 + line % (R + 2), ix = ix0 + col;
-            const float *src = image + ci * h * w + iy * w + ix;
-            const uint32_t dst = raw_addr + 4u * (uint32_t)(line * kPitch + col);
-            const bool row_ok = i < kChunks && (unsigned)iy < (unsigned)h;
-            if (row_ok && ix + 4 <= w) {
-                cp_async_16(dst, src);
-            } else if (i < kChunks) {
-#pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    const bool ok = row_ok && ix + e < w;
-                    cp_async_f32<0, 0>(dst + 4 * e, ok ? src + e : x, ok ? 4u : 0u);
-                }
-            }
-        }
-    } else {
-        constexpr int kElems = kCin * (R + 2) * kPitch;
-        for (int i = threadIdx.x; i < kElems; i += kThreads) {
-            const int line = i / kPitch, col = i % kPitch;
-            const int ci = line / (R + 2), iy = iy0 + line % (R + 2), ix = ix0 + col;
-            const bool ok = (unsigned)iy < (unsigned)h && (unsigned)ix < (unsigned)w;
-            cp_async_f32<0, 0>(raw_addr + 4u * (uint32_t)i, ok ? image + ci * h * w + iy * w + ix : x, ok ? 4u : 0u);
-        }
-    }
+    /* unrolled fully up to 8-row tiles; 16-row tiles (tf32-v8) unrolled fully spill (make ptxas) */
+    constexpr int kMaxUnroll = R <= 8 ? 1 << 30 : 4;
+    load_window_async<kThreads, kCin, R + 2, kPitch, int, kMaxUnroll>(raw, x, p, n, at.oy0 - p.pad, at.ox0 - p.pad);
     cp_async_commit();
 }
 

@@ -8,7 +8,7 @@
  *                                 F::kBiasElement and F::filter_transform
  *   prefetch_window               starts the copies of a block tile's input window
  *   start_block                   what a block of fp32-v8 or v9 does before its first tile
- *   publish_slot_sums             image n's channel sums from the per-thread double slots (fp32-v8, v9)
+ *   publish_image                 image n's channel sums from the per-thread double slots (fp32-v8, v9)
  *   WinogradVersion<V>            the hooks of a version (kernel_desc.cuh): V::kernel, V::kThreads,
  *                                 V::kSmemBytes and its block tile, V::kTileH x V::kTileW outputs
  */
@@ -51,21 +51,20 @@ __device__ __forceinline__ void stage_filters(const float *__restrict__ weight, 
  * outputs) into buf, if the block has that tile, and commits. */
 template <int kBlockThreads, int kTileH, int kTileW, int kRows, int kPitch>
 __device__ __forceinline__ void prefetch_window(float *buf, const float *__restrict__ x, const cgp_problem &p,
-                                                const PersistentSchedule &g, int64_t tile, int64_t tile_end,
-                                                bool vector_ok)
+                                                const PersistentSchedule &g, int64_t tile, int64_t tile_end)
 {
     if (tile < tile_end) {
         int64_t n, oy0, ox0;
         persistent_tile_origin(g, tile, kTileH, kTileW, n, oy0, ox0);
-        load_window_async<kBlockThreads, kCin, kRows, kPitch>(buf, x, p, n, oy0 - p.pad, ox0 - p.pad, vector_ok);
+        /* 64-bit offsets (any H, W); the chunk loop rolled, as the kernels' code is large already */
+        load_window_async<kBlockThreads, kCin, kRows, kPitch, int64_t, 1>(buf, x, p, n, oy0 - p.pad, ox0 - p.pad);
     }
     cp_async_commit();
 }
 
-/* A block's tiles [begin, end) and whether its windows load in 16-byte chunks */
+/* A block's tiles [begin, end) */
 struct BlockTiles {
     int64_t begin, end;
-    bool vector_ok;
 };
 
 /* What a block of fp32-v8 or v9 does before its first tile: U and the bias into shared memory, its kSums double
@@ -76,31 +75,23 @@ __device__ __forceinline__ BlockTiles start_block(const float *__restrict__ x, c
                                                   const PersistentSchedule &g, float *window, float *u_s,
                                                   float *bias_s, double *dsum)
 {
-    const BlockTiles b = {persistent_tile_begin(g), persistent_tile_end(g), (p.w % 4 == 0) && (p.pad == 0)};
+    const BlockTiles b = {persistent_tile_begin(g), persistent_tile_end(g)};
     stage_filters<kBlockThreads, F>(weight, bias, u_s, bias_s);
 #pragma unroll
     for (int k = 0; k < kSums; ++k)
         dsum[k * kBlockThreads + threadIdx.x] = 0.0;
-    prefetch_window<kBlockThreads, kTileH, kTileW, kRows, kPitch>(window, x, p, g, b.begin, b.end, b.vector_ok);
+    prefetch_window<kBlockThreads, kTileH, kTileW, kRows, kPitch>(window, x, p, g, b.begin, b.end);
     return b;
 }
 
 /* Publishes image n's 64 channel sums from the per-thread double slots: channel c is the sum of the kSlots
- * slots from dsum + first_slot(c); then clears this thread's kSums slots (dsum[k * kBlockThreads + t]). Called
- * by every thread of the block after its last tile of image n. */
+ * slots from dsum + first_slot(c) (reduction.cuh); then clears this thread's kSums slots
+ * (dsum[k * kBlockThreads + t]). Called by every thread of the block after its last tile of image n. */
 template <int kBlockThreads, int kSums, int kSlots, class FirstSlot>
-__device__ __forceinline__ void publish_slot_sums(double *dsum, double *image_sums, const ReduceArgs &red, int64_t n,
-                                                  const PersistentSchedule &g, FirstSlot first_slot)
+__device__ __forceinline__ void publish_image(double *dsum, double *image_sums, const ReduceArgs &red, int64_t n,
+                                              const PersistentSchedule &g, FirstSlot first_slot)
 {
-    __syncthreads();
-    if (threadIdx.x < kCout) {
-        const double *slot = dsum + first_slot((int)threadIdx.x);
-        double total = 0.0;
-        for (int i = 0; i < kSlots; ++i)
-            total += slot[i];
-        image_sums[threadIdx.x] = total;
-    }
-    __syncthreads();
+    sum_slots<kCout, kSlots, 1>([&](int c) { return dsum + first_slot(c); }, image_sums);
     publish_image_sums(red, n, 0, kCout, image_sums, persistent_image_slots(g, n));
 #pragma unroll
     for (int k = 0; k < kSums; ++k) /* read by the sums above, before publish's barriers */

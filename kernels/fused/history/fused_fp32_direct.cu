@@ -48,9 +48,9 @@ constexpr size_t kStageBytes = (size_t)kCout * 32 * kRows * kPx * sizeof(float);
 /* the input window of a tile: 8 x 18 x 36 (34 columns used) */
 template <int kThreads>
 __device__ __forceinline__ void load_tile_async(float *buf, const float *__restrict__ x, const cgp_problem &p,
-                                                int64_t n, int64_t iy0, int64_t ix0, bool vector_ok)
+                                                int64_t n, int64_t iy0, int64_t ix0)
 {
-    load_window_async<kThreads, kCin, kInH, kInPitch>(buf, x, p, n, iy0, ix0, vector_ok);
+    load_window_async<kThreads, kCin, kInH, kInPitch, int64_t, 1>(buf, x, p, n, iy0, ix0); /* as winograd.cuh's */
 }
 
 /* acc[j][r][px] += sum over (kh, kw) of in[ci][2ty + r + kh][8tx + px + kw] * w[ci][8warp + j][kh][kw] */
@@ -129,7 +129,6 @@ fused_fp32_direct(const float *__restrict__ x, const float *__restrict__ weight,
     const int tx = lane % 4, ty = lane / 4;
     const int64_t tile_begin = persistent_tile_begin(g);
     const int64_t tile_end = persistent_tile_end(g);
-    const bool vector_ok = (p.w % 4 == 0) && (p.pad == 0);
 
     /* weights as [ci][co][kh][4] (the 4th slot unused), bias beside them */
     for (int i = threadIdx.x; i < kCin * kCout * 9; i += kThreads) {
@@ -146,7 +145,7 @@ fused_fp32_direct(const float *__restrict__ x, const float *__restrict__ weight,
     if (tile_begin < tile_end) {
         int64_t n, oy0, ox0;
         tile_origin(tile_begin, n, oy0, ox0);
-        load_tile_async<kThreads>(smem, x, p, n, oy0 - p.pad, ox0 - p.pad, vector_ok);
+        load_tile_async<kThreads>(smem, x, p, n, oy0 - p.pad, ox0 - p.pad);
     }
     cp_async_commit();
 
@@ -162,7 +161,7 @@ fused_fp32_direct(const float *__restrict__ x, const float *__restrict__ weight,
         if (t + 1 < tile_end) {
             int64_t n1, oy1, ox1;
             tile_origin(t + 1, n1, oy1, ox1);
-            load_tile_async<kThreads>(smem + (buf ^ 1) * kInFloats, x, p, n1, oy1 - p.pad, ox1 - p.pad, vector_ok);
+            load_tile_async<kThreads>(smem + (buf ^ 1) * kInFloats, x, p, n1, oy1 - p.pad, ox1 - p.pad);
         }
         cp_async_commit();
         if (!kOneBarrier) {

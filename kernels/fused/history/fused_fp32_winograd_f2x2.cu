@@ -137,10 +137,9 @@ fused_fp32_winograd(const float *__restrict__ x, const float *__restrict__ weigh
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
     const int64_t tile_begin = persistent_tile_begin(g);
     const int64_t tile_end = persistent_tile_end(g);
-    const bool vector_ok = (p.w % 4 == 0) && (p.pad == 0);
 
     stage_filters<kThreads, WinogradF2x2>(weight, bias, u_s, bias_s);
-    prefetch_window<kThreads, kTile, kTile, kInRows, kInPitch>(smem, x, p, g, tile_begin, tile_end, vector_ok);
+    prefetch_window<kThreads, kTile, kTile, kInRows, kInPitch>(smem, x, p, g, tile_begin, tile_end);
 
     /* stage B mapping: warp = xi, 8 tiles (tg) x 8 chunk channels (cg) per thread */
     const int xi = warp, tg = lane % 8, cg = lane / 8;
@@ -155,7 +154,7 @@ fused_fp32_winograd(const float *__restrict__ x, const float *__restrict__ weigh
         cp_async_wait<0>();
         __syncthreads(); /* window of this tile landed; everyone is done with the previous tile */
         prefetch_window<kThreads, kTile, kTile, kInRows, kInPitch>(smem + (buf ^ 1) * kInFloats, x, p, g, tile + 1,
-                                                                   tile_end, vector_ok);
+                                                                   tile_end);
 
         { /* A: input transform of (ci, w) = (t / 64, t % 64) */
             const int ci = t / kTiles, w = t % kTiles;
@@ -290,7 +289,7 @@ fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ w
     __shared__ double image_sums[kCout];
 
     const int t = threadIdx.x;
-    const auto [tile_begin, tile_end, vector_ok] =
+    const auto [tile_begin, tile_end] =
         start_block<kRegThreads, WinogradF2x2, kRegSums, kTile, kTile, kInRows, kInPitch>(x, weight, bias, p, g, smem,
                                                                                           u_s, bias_s, dsum);
 
@@ -307,7 +306,7 @@ fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ w
         cp_async_wait<0>();
         __syncthreads(); /* window of this tile landed; everyone is done with V of the previous tile */
         prefetch_window<kRegThreads, kTile, kTile, kInRows, kInPitch>(smem + (buf ^ 1) * kInFloats, x, p, g, tile + 1,
-                                                                      tile_end, vector_ok);
+                                                                      tile_end);
 
 #pragma unroll
         for (int half = 0; half < 2; ++half) { /* A: input transform of (ci, w), ci = slice + 4 half */
@@ -387,7 +386,7 @@ fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ w
         }
         if (next_n != n) { /* last tile of image n in this block: publish its 64 channel sums */
             /* channel c: group c / 8 = slice + 4 pass, held by threads slice * 64 + (0..63) */
-            publish_slot_sums<kRegThreads, kRegSums, kTiles>(dsum, image_sums, red, n, g, [](int c) {
+            publish_image<kRegThreads, kRegSums, kTiles>(dsum, image_sums, red, n, g, [](int c) {
                 const int group = c / kRegChannels;
                 return ((group / kRegSlices) * kRegChannels + c % kRegChannels) * kRegThreads +
                        (group % kRegSlices) * kTiles;

@@ -92,7 +92,8 @@ GENCODE := -gencode arch=compute_$(SM),code=sm_$(SM) -gencode arch=compute_$(SM)
 # built for sm_90a alone; with any other SM they build without their kernels and their versions run the
 # previous ones
 comma := ,
-WGMMA_GENCODE := $(if $(filter 90,$(SM)),-gencode arch=compute_90a$(comma)code=sm_90a -DCGP_HAVE_WGMMA=1,$(GENCODE))
+WGMMA_BUILT := $(if $(filter 90,$(SM)),1,0)
+WGMMA_GENCODE := $(if $(filter 1,$(WGMMA_BUILT)),-gencode arch=compute_90a$(comma)code=sm_90a -DCGP_HAVE_WGMMA=1,$(GENCODE))
 LDLIBS := -L$(CUDA_LIB) -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm
 
 # ---- sources ----
@@ -171,9 +172,10 @@ $(BUILD)/asan/cpu_%: tests/cpu/cpu_%.c $(CPU_SRCS)
 	$(CC) $(filter-out -MMD -MP -O2,$(CFLAGS)) -O1 -fsanitize=address,undefined \
 	    -fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ $^ -lm -lpthread
 
+# the GPU tests know whether the wgmma versions have their kernels (which shapes they must run)
 $(BUILD)/tests/gpu_%: tests/gpu/gpu_%.c $(BUILD)/libcgp_tool.a $(BUILD)/libcgp.a
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $< $(TOOL_LINK)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -DCGP_WGMMA_BUILT=$(WGMMA_BUILT) -o $@ $< $(TOOL_LINK)
 
 # the example is another program: it sees include/cgp.h alone
 $(EXAMPLE): LAYER_INC = -Iinclude

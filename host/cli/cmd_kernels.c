@@ -1,6 +1,6 @@
 /*
  * cmd_kernels.c - `cgp kernels`: lists the numbered kernel versions (the values of --kernel),
- * their precision and what each does, and whether each runs the given shape.
+ * their precision and what each does, and whether each runs the given shape (and on which of its paths).
  */
 #include <stdio.h>
 
@@ -23,12 +23,7 @@ int cmd_kernels(int argc, char **argv)
     cgp_problem p = {s.n, s.cin, s.cout, s.h, s.w, cgp_output_height(&s, (cgp_padding)po.padding),
                      cgp_output_width(&s, (cgp_padding)po.padding), po.padding};
     cgp_device_info d = {132, 9, 0, 227 * 1024}; /* an H200, when no device is present */
-    int dev = 0, v = 0;
-    const int have_device = cudaGetDevice(&dev) == cudaSuccess;
-    if (have_device && cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess)
-        d.sm_count = v;
-    if (have_device && cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess)
-        d.smem_per_block_optin = (size_t)v;
+    const int have_device = cgp_current_device_info(&d) == cudaSuccess;
     int n = 0;
     const cgp_kernel_desc *const *table = cgp_kernel_table(&n);
     printf("kernel versions, most preferred first within a precision (--kernel 0 picks the first that runs the shape)\n");
@@ -37,8 +32,12 @@ int cmd_kernels(int argc, char **argv)
            have_device ? "" : " (no device: assuming an H200's limits)");
     for (int i = 0; i < n; ++i) {
         const char *why = (p.hout >= 1 && p.wout >= 1) ? table[i]->unsupported(&p, &d) : "no output pixel";
-        printf("  %2d  %-10s %-7s %s\n      runs this shape: %s\n", table[i]->version, table[i]->name,
-               cli_precision_names[table[i]->precision], table[i]->summary, why ? why : "yes");
+        printf("  %2d  %-10s %-7s %s\n", table[i]->version, table[i]->name, cli_precision_names[table[i]->precision],
+               table[i]->summary);
+        if (why)
+            printf("      runs this shape: no, %s\n", why);
+        else
+            printf("      runs this shape: yes, path %s\n", table[i]->path(&p, &d));
     }
     return EXIT_OK;
 }

@@ -2,7 +2,8 @@
  * dispatch.cu - the table of fused kernel versions the plan chooses from (library layer, kernel_api.h).
  * Within each precision the most preferred version comes first: version 0 ("best") takes the first one whose
  * `unsupported` hook accepts the problem. Superseded versions (kernels/fused/history/) stay selectable with
- * `--kernel N` so the history in docs/perf-log.md can be re-measured.
+ * `--kernel N` so the history in docs/perf-log.md can be re-measured. Beside the table, what the tools need
+ * to ask a version about a plan's problem: the version by number and the current device's info.
  */
 #include "kernel_api.h"
 
@@ -49,4 +50,29 @@ extern "C" const cgp_kernel_desc *const *cgp_kernel_table(int *count)
 {
     *count = (int)(sizeof(kernel_table) / sizeof(kernel_table[0]));
     return kernel_table;
+}
+
+extern "C" const cgp_kernel_desc *cgp_kernel_find(int version)
+{
+    for (const cgp_kernel_desc *k : kernel_table)
+        if (k->version == version)
+            return k;
+    return NULL;
+}
+
+extern "C" cudaError_t cgp_current_device_info(cgp_device_info *d)
+{
+    int device = 0, sms = 0, major = 0, minor = 0, smem = 0;
+    cudaError_t err;
+    if ((err = cudaGetDevice(&device)) != cudaSuccess ||
+        (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess ||
+        (err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device)) != cudaSuccess ||
+        (err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device)) != cudaSuccess ||
+        (err = cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)) != cudaSuccess)
+        return err;
+    d->sm_count = sms;
+    d->cc_major = major;
+    d->cc_minor = minor;
+    d->smem_per_block_optin = (size_t)smem;
+    return cudaSuccess;
 }

@@ -127,6 +127,8 @@ struct GenericVersion : NoStageSplit {
         return (size_t)(p->n * generic_geometry(p).tiles_per_image * p->cout) * sizeof(double);
     }
 
+    static const char *path(const cgp_problem *, const cgp_device_info *) { return "generic"; }
+
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *, cudaStream_t s)
     {
         const GenericGeometry g = generic_geometry(&a->p);

@@ -273,6 +273,7 @@ struct WinogradF4x4Kernel {
     static constexpr WinogradKernel kernel = fused_fp32_winograd_f4x4;
     static constexpr int kThreads = ::kThreads, kTileH = ::kTileH, kTileW = ::kTileW;
     static constexpr size_t kSmemBytes = ::kSmemBytes;
+    static constexpr const char *kPath = "winograd-f4x4";
 };
 
 } // namespace

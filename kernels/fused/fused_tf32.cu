@@ -878,6 +878,11 @@ template <class C> struct MmaSyncVersion {
         return (bytes + 15) / 16 * 16;
     }
 
+    static const char *path(const cgp_problem *p, const cgp_device_info *d)
+    {
+        return use_fast_path<C>(p, d) ? "fast" : "generic";
+    }
+
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
     {
         if (use_fast_path<C>(&a->p, d))

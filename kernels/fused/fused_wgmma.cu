@@ -14,8 +14,9 @@
  *               fp32-level accuracy from 28 wgmmas a row chained in one accumulator, the corrections first.
  *               D = W X^T (channels x pixels), so the big weights are wgmma's A operand in registers, loaded
  *               once; tiles of 8 rows; gelu_x2_fine.
- * Both need Cin = 8 and Cout <= 64 on an sm_90 GPU with a build for sm_90a (SM=90); other problems and GPUs run
- * tf32-v3 / 3xtf32-v2 (fused_tf32.cu). The versions they replaced are in history/fused_wgmma.cu.
+ * Both run Cin = 8 and Cout <= 64 on an sm_90 GPU with a build for sm_90a (SM=90) and refuse anything else, with
+ * the reason; for those problems version 0 ("best") takes tf32-v3 / 3xtf32-v2 (fused_tf32.cu). The versions they
+ * replaced are in history/fused_wgmma.cu.
  */
 #include "wgmma_conv.cuh"
 
@@ -43,10 +44,10 @@ extern "C" const cgp_kernel_desc cgp_kernel_tf32_v8 = kernel_desc<WgmmaVersion<T
     18, "tf32-v8",
     "Hopper wgmma (sm_90a, m64n64k8 tf32, operands from shared memory), one warpgroup per block, 2 blocks per SM, "
     "16-row x 64-column tiles by TMA (else cp.async) into one operand tile, gelu_x2; one output row's GELU/mean "
-    "runs while the tensor cores compute the next (Cin = 8, Cout <= 64; other shapes run tf32-v3)");
+    "runs while the tensor cores compute the next (Cin = 8, Cout <= 64, sm_90a)");
 
 extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v8 = kernel_desc<WgmmaVersion<Tf32x3V8>>(
     28, "3xtf32-v8",
     "Hopper wgmma with the 3xTF32 split (fp32-level accuracy): D = W X^T with the big weights in registers, 28 "
-    "wgmmas a row chained in one accumulator, 8-row tiles staged as tf32-v8's, gelu_x2_fine (Cin = 8, Cout <= 64; "
-    "other shapes run 3xtf32-v2)");
+    "wgmmas a row chained in one accumulator, 8-row tiles staged as tf32-v8's, gelu_x2_fine (Cin = 8, Cout <= 64, "
+    "sm_90a)");

@@ -3,7 +3,7 @@
  * its hooks, and the sentences its unsupported() returns about shared memory, computed from the bytes.
  *
  *   kernel_desc<Hooks>(version, name, summary)   the cgp_kernel_desc of one version, Hooks a struct with
- *       precision (a cgp_precision) and the static functions unsupported, workspace_bytes and launch, and
+ *       precision (a cgp_precision) and the static functions unsupported, workspace_bytes, launch and path, and
  *       either stages_unsupported and launch_stages or, deriving from NoStageSplit, neither
  *   kSharedMemoryNeed<kBytes>.text               "needs N KiB of shared memory per block", N = kBytes in
  *       KiB rounded up, made at compile time
@@ -23,9 +23,9 @@ struct NoStageSplit {
 
 template <class Hooks> constexpr cgp_kernel_desc kernel_desc(int version, const char *name, const char *summary)
 {
-    return cgp_kernel_desc{version,           name,          Hooks::precision,        summary,
-                           Hooks::unsupported, Hooks::workspace_bytes, Hooks::launch, Hooks::stages_unsupported,
-                           Hooks::launch_stages};
+    return cgp_kernel_desc{version,       name,         Hooks::precision,          summary,
+                           Hooks::unsupported, Hooks::workspace_bytes, Hooks::launch, Hooks::path,
+                           Hooks::stages_unsupported, Hooks::launch_stages};
 }
 
 struct SharedMemoryText {

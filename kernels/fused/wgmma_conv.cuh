@@ -50,9 +50,9 @@
  * The superseded versions differ in what they set: two operand tiles, cp.async staging only, conversion per
  * pixel or in 4 x 4 blocks with cvt.rna, gelu_tf32 (TF32) or gelu_fast (3xTF32), D = X W for 3xTF32, tiles of
  * 8 (TF32) or 4 (3xTF32) rows.
- * The wgmma path needs Cin = 8 and Cout <= 64 on an sm_90 GPU with a build for sm_90a (SM=90); every other
- * problem or GPU runs the previous version of the same precision (tf32-v3, 3xtf32-v2), so each version runs
- * any shape. Tested by tests/gpu/gpu_tensorcore.c.
+ * A version runs Cin = 8 and Cout <= 64 on an sm_90 GPU with a build for sm_90a (SM=90) and refuses every other
+ * problem or GPU with the reason (wgmma_unsupported); version 0 ("best") then takes the mma.sync versions
+ * (fused_tf32.cu), which run any shape. Tested by tests/gpu/gpu_tensorcore.c.
  */
 #ifndef CGP_WGMMA_CONV_CUH
 #define CGP_WGMMA_CONV_CUH
@@ -75,8 +75,6 @@
 #ifndef CGP_HAVE_WGMMA
 #define CGP_HAVE_WGMMA 0 /* the Makefile sets 1 where it builds the wgmma files for sm_90a */
 #endif
-
-extern "C" const cgp_kernel_desc cgp_kernel_tf32_v3, cgp_kernel_tf32x3_v2;
 
 namespace {
 
@@ -117,7 +115,7 @@ template <int P, int R, bool kTma, int kOperandTiles> constexpr size_t smem_byte
 
 /* ---- wgmma primitives (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate") ----
  * sm_90a only: SM90A_ASM (async_copy.cuh) makes them a trap in a build for anything else, and the host never
- * launches those kernels (wgmma_path_unsupported). */
+ * launches those kernels (wgmma_unsupported). */
 
 /* Shared-memory matrix descriptor, no swizzle, K-major: the start address, LBO = bytes to the core
  * matrix holding the next 4 K (input channels), SBO = 128 bytes to the next 8 rows (pixels or channels). */
@@ -326,7 +324,7 @@ __device__ __forceinline__ TileAt next_tile(const PersistentSchedule &g, TileAt 
 
 /* Starts the copies of the tile's input window into raw [ci][row][column]: 8 channels x (R + 2) rows x
  * kPitch columns from input pixel (oy0 - pad, ox0 - pad), zeros outside the image (tile_loader.cuh), and
- * commits them. Offsets within an image are 32-bit (wgmma_path_unsupported: Cin H W < 2^31). */
+ * commits them. Offsets within an image are 32-bit (wgmma_unsupported: Cin H W < 2^31). */
 template <int R>
 __device__ __forceinline__ void copy_tile(const float *x, const cgp_problem &p, int64_t n, TileAt at, float *raw)
 {
@@ -569,7 +567,7 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
     constexpr float kMaskIn = C::gelu == kGeluLog ? 1.0f : 0.5f; /* the x2 forms return twice the GELU */
     /* rows between flushes of the float sums into doubles: 16 in the TMA versions (32 sums a thread) */
     constexpr int kFlushRows = C::staged_by_tma ? 16 : 8;
-    const int rows = (int)(t1 - t0) * R; /* 32-bit: wgmma_path_unsupported */
+    const int rows = (int)(t1 - t0) * R; /* 32-bit: wgmma_unsupported */
     int k = 0;                           /* the next row to issue */
     TileAt at = tile_at(g, t0, R);       /* the tile of row k */
     TileAt next = next_tile(g, at, R);   /* the tile after it */
@@ -760,23 +758,20 @@ __global__ void __launch_bounds__(kThreads, C::blocks_per_sm)
 
 /* ---- host side ---- */
 
-template <class C> const cgp_kernel_desc &previous_version()
-{
-    return C::precision == CGP_PRECISION_TF32 ? cgp_kernel_tf32_v3 : cgp_kernel_tf32x3_v2;
-}
-
-/* NULL when the problem runs on the wgmma path */
-template <class C> const char *wgmma_path_unsupported(const cgp_problem *p, const cgp_device_info *d)
+/* NULL when version C runs the problem, else why not */
+template <class C> const char *wgmma_unsupported(const cgp_problem *p, const cgp_device_info *d)
 {
     constexpr size_t kSmemBytes = smem_bytes<C::precision, C::rows, C::staged_by_tma, C::operand_tiles>();
     if (!CGP_HAVE_WGMMA)
         return "this build has no sm_90a code (make SM=90 builds it)";
     if (d->cc_major != 9 || d->cc_minor != 0)
         return "wgmma needs a GPU of compute capability 9.0 (H100, H200)";
-    if (p->cin != kCin || p->cout > kN)
-        return "the wgmma path needs Cin = 8 and Cout <= 64";
+    if (p->cin != kCin)
+        return "needs Cin = 8 (one k8 step of the MMA per filter tap)";
+    if (p->cout > kN)
+        return "needs Cout <= 64 (one m64n64 tile of channels)";
     if (p->h * p->w > INT32_MAX / kCin)
-        return "the wgmma path needs Cin x H x W < 2^31 (32-bit offsets within an image)";
+        return "needs Cin x H x W < 2^31 (32-bit offsets within an image)";
     if (kSmemBytes > d->smem_per_block_optin)
         return kSharedMemoryNeed<kSmemBytes>.text;
     return NULL;
@@ -803,23 +798,28 @@ PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder()
     return encode;
 }
 
-/* The tensor map of x for tma_tile: dims (W, H, 8, N), box (kPitch, R + 2, 8, 1), zeros outside. False where
- * TMA cannot read x: rows not a multiple of 16 bytes (W % 4), x not 16-byte aligned, padding 1 (a box must
- * start at a column that is a multiple of 4: on the H200 a box at column -1 or 1 is an illegal instruction,
- * while -4, 0 and row -1 work), or no encoder. */
+/* Whether version C stages this problem's tiles by TMA (else by cp.async): where it is a TMA version and TMA can
+ * read x, i.e. rows a multiple of 16 bytes (W % 4 = 0), padding 0 (a box must start at a column that is a
+ * multiple of 4: on the H200 a box at column -1 or 1 is an illegal instruction, while -4, 0 and row -1 work),
+ * image coordinates that fit TMA's 32-bit ones, and a driver with the encoder. x is 16-byte aligned (the plan
+ * checks it). */
+template <class C> bool stages_by_tma(const cgp_problem *p)
+{
+    return C::staged_by_tma && p->w % 4 == 0 && p->pad == 0 && p->n <= INT32_MAX && tensor_map_encoder() != NULL;
+}
+
+/* The tensor map of x for tma_tile: dims (W, H, 8, N), box (kPitch, R + 2, 8, 1), zeros outside; false where the
+ * encoder refuses it. */
 template <int R> bool make_tensor_map(CUtensorMap *map, const cgp_launch_args *a)
 {
     const cgp_problem &p = a->p;
-    PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
-    if (p.w % 4 != 0 || p.pad != 0 || reinterpret_cast<uintptr_t>(a->x) % 16 != 0 || encode == NULL)
-        return false;
     const cuuint64_t dims[4] = {(cuuint64_t)p.w, (cuuint64_t)p.h, (cuuint64_t)kCin, (cuuint64_t)p.n};
     const cuuint64_t strides[3] = {(cuuint64_t)p.w * 4, (cuuint64_t)(p.h * p.w) * 4,
                                    (cuuint64_t)(kCin * p.h * p.w) * 4};
     const cuuint32_t box[4] = {kPitch, R + 2, kCin, 1}, unit[4] = {1, 1, 1, 1};
-    return encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, const_cast<float *>(a->x), dims, strides, box, unit,
-                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+    return tensor_map_encoder()(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, const_cast<float *>(a->x), dims, strides,
+                                box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                                CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 template <class C, int S, bool kTma>
@@ -839,46 +839,49 @@ cudaError_t launch_kernel(const cgp_launch_args *a, const cgp_device_info *d, cu
     return cudaLaunchKernel(kernel, dim3((unsigned)g.blocks), dim3(kThreads), args, smem, s);
 }
 
-/* C::staged_by_tma: by TMA where the problem allows it, else by cp.async */
+/* The stages S of version C, its tiles staged as stages_by_tma says (path() reports the same) */
 template <class C, int S>
 cudaError_t launch_with_staging(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
 {
     CUtensorMap map = {};
-    if (C::staged_by_tma && make_tensor_map<C::rows>(&map, a))
-        return launch_kernel<C, S, C::staged_by_tma>(a, d, s, map);
+    if constexpr (C::staged_by_tma) {
+        if (stages_by_tma<C>(&a->p)) {
+            if (!make_tensor_map<C::rows>(&map, a))
+                return cudaErrorInvalidValue; /* the encoder refused a map of x: no other staging under this path */
+            return launch_kernel<C, S, true>(a, d, s, map);
+        }
+    }
     return launch_kernel<C, S, false>(a, d, s, map);
 }
 
-/* The hooks of version C (kernel_desc.cuh). Where the problem does not run on the wgmma path, they run the
- * previous version of the same precision (tf32-v3, 3xtf32-v2). */
+/* The hooks of version C (kernel_desc.cuh) */
 template <class C> struct WgmmaVersion {
     static constexpr cgp_precision precision = C::precision;
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
-        return wgmma_path_unsupported<C>(p, d) ? previous_version<C>().unsupported(p, d) : NULL;
+        return wgmma_unsupported<C>(p, d);
     }
 
     static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
     {
-        if (wgmma_path_unsupported<C>(p, d))
-            return previous_version<C>().workspace_bytes(p, d);
         return persistent_workspace_bytes(p, wgmma_schedule<C>(p, d));
     }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
     {
-        if (wgmma_path_unsupported<C>(&a->p, d))
-            return previous_version<C>().launch(a, d, s);
         return launch_with_staging<C, CGP_STAGE_ALL>(a, d, s);
     }
 
-    /* The stage split (kernel_api.h), on the wgmma path */
+    static const char *path(const cgp_problem *p, const cgp_device_info *)
+    {
+        return stages_by_tma<C>(p) ? "tma" : "cp.async";
+    }
+
+    /* The stage split (kernel_api.h): every problem the version runs */
     static const char *stages_unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
-        return wgmma_path_unsupported<C>(p, d) ? "the stage split runs on the wgmma path only (Cin = 8, Cout <= 64, "
-                                                 "an sm_90 GPU)"
-                                               : NULL;
+        return wgmma_unsupported<C>(p, d);
     }
 
     static cudaError_t launch_stages(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s, int stages)

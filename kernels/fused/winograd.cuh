@@ -10,7 +10,8 @@
  *   start_block                   what a block of fp32-v8 or v9 does before its first tile
  *   publish_image                 image n's channel sums from the per-thread double slots (fp32-v8, v9)
  *   WinogradVersion<V>            the hooks of a version (kernel_desc.cuh): V::kernel, V::kThreads,
- *                                 V::kSmemBytes and its block tile, V::kTileH x V::kTileW outputs
+ *                                 V::kSmemBytes, its block tile, V::kTileH x V::kTileW outputs, and its path's
+ *                                 name, V::kPath
  */
 #ifndef CGP_WINOGRAD_CUH
 #define CGP_WINOGRAD_CUH
@@ -121,6 +122,8 @@ template <class V> struct WinogradVersion : NoStageSplit {
     {
         return persistent_workspace_bytes(p, persistent_schedule(p, d, V::kTileH, V::kTileW));
     }
+
+    static const char *path(const cgp_problem *, const cgp_device_info *) { return V::kPath; }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
     {

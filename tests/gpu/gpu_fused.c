@@ -4,6 +4,10 @@
  * Fresh random inputs each run (seed printed), outputs poisoned with NaN before every run so an
  * unwritten element fails, det mode bit-identical over 3 runs. Tolerance: relative L2 error
  * 1e-6 (fp32, 3xtf32) or 1e-4 (tf32).
+ * Which version takes which shape is the test's own rule (expected_support): a version that refuses a shape
+ * it must run fails, one that accepts a shape it must refuse fails, an expected refusal passes as
+ * "PASS <case> refused: <the version's reason>". Kernel 0 ("best") must be the first version of its precision
+ * in the table that accepts the shape, and cgp_plan_kernel must name it.
  */
 #include <string.h>
 
@@ -11,6 +15,10 @@
 #include "gpulib.h"
 #include "kernel_api.h"
 #include "problem.h"
+
+#ifndef CGP_WGMMA_BUILT
+#define CGP_WGMMA_BUILT 0 /* the Makefile sets 1 where it builds the wgmma kernels (SM=90, for sm_90a) */
+#endif
 
 static const cgp_shape shapes[] = {
     {128, 8, 64, 256, 256}, /* the default problem */
@@ -38,6 +46,85 @@ static const cgp_shape shapes[] = {
 };
 
 static const char *precision_name(int p) { return p == 1 ? "tf32" : p == 2 ? "3xtf32" : "fp32"; }
+
+enum { MUST_REFUSE, MUST_RUN, MAY_RUN };
+
+/* What version must do with the shape, read from each version's documented limits: fp32-v1 and the mma.sync
+ * versions (11-13, 21, 22; compute capability 8.0 on) run every shape; fp32-v2..v9 only Cin = 8 and Cout = 64,
+ * and they need up to 215 KiB of shared memory a block (an H100/H200 has 227: elsewhere they may refuse); the
+ * wgmma versions (14-18, 23-28) only Cin = 8 and Cout <= 64, on compute capability 9.0 with a build for sm_90a. */
+static int expected_support(int version, const cgp_shape *s, const cgp_device_info *d)
+{
+    const int wgmma = (version >= 14 && version <= 18) || version >= 23;
+    if (version == 1)
+        return MUST_RUN;
+    if (version <= 9) {
+        if (s->cin != 8 || s->cout != 64)
+            return MUST_REFUSE;
+        return d->smem_per_block_optin >= 227 * 1024 ? MUST_RUN : MAY_RUN;
+    }
+    if (!wgmma)
+        return d->cc_major >= 8 ? MUST_RUN : MUST_REFUSE;
+    return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && s->cin == 8 && s->cout <= 64 ? MUST_RUN
+                                                                                                  : MUST_REFUSE;
+}
+
+/* Whether the table's answer for version k on the shape is the expected one; reports the refusals. */
+static int support_as_expected(const cgp_kernel_desc *k, const problem *pr, const cgp_problem *cp,
+                               const cgp_device_info *dev)
+{
+    const cgp_shape *s = &pr->p.shape;
+    char name[160];
+    snprintf(name, sizeof name, "fused v%d %s %s %lldx%lldx%lldx%lldx%lld refused", k->version,
+             precision_name(k->precision), pr->p.padding ? "same" : "valid", (long long)s->n, (long long)s->cin,
+             (long long)s->cout, (long long)s->h, (long long)s->w);
+    const char *why = k->unsupported(cp, dev);
+    const int expected = expected_support(k->version, s, dev);
+    if (why && expected == MUST_RUN)
+        TEST_FAIL(name, "%s refuses a shape it must run: %s", k->name, why);
+    else if (why)
+        test_report("PASS", name, "%s", why);
+    else if (expected == MUST_REFUSE)
+        TEST_FAIL(name, "%s accepts a shape it must refuse (expected_support)", k->name);
+    return !why && expected != MUST_REFUSE;
+}
+
+/* Kernel 0 of each precision is the first version of that precision in the table that accepts the shape, and
+ * cgp_plan_kernel names it. */
+static void test_kernel_zero(const problem *pr, const cgp_problem *cp, const cgp_device_info *dev,
+                             const cgp_kernel_desc *const *table, int count)
+{
+    const cgp_shape *s = &pr->p.shape;
+    for (int precision = 0; precision < 3; ++precision) {
+        const cgp_kernel_desc *first = NULL;
+        for (int k = 0; k < count && !first; ++k)
+            if (table[k]->precision == precision && !table[k]->unsupported(cp, dev))
+                first = table[k];
+        char name[160];
+        snprintf(name, sizeof name, "fused kernel 0 %s %s %lldx%lldx%lldx%lldx%lld", precision_name(precision),
+                 pr->p.padding ? "same" : "valid", (long long)s->n, (long long)s->cin, (long long)s->cout,
+                 (long long)s->h, (long long)s->w);
+        cgp_plan *plan = NULL;
+        void *ws = NULL;
+        size_t ws_bytes = 0;
+        const cgp_status st = test_plan_with_workspace(s, pr->p.padding, 0, precision, 0, &plan, &ws, &ws_bytes);
+        int version = 0;
+        const char *kname = "?";
+        if (!first)
+            TEST_FAIL(name, "no %s version accepts the shape", precision_name(precision));
+        else if (st != CGP_SUCCESS)
+            TEST_FAIL(name, "%s: %s", cgp_status_string(st), cgp_last_error_detail());
+        else if (cgp_plan_kernel(plan, &version, &kname) != CGP_SUCCESS || version != first->version ||
+                 strcmp(kname, first->name) != 0)
+            TEST_FAIL(name, "the plan names %s (%d), the first version accepting the shape is %s (%d)", kname,
+                      version, first->name, first->version);
+        else
+            test_report("PASS", name, "%s, path %s", kname, first->path(cp, dev));
+        cudaFree(ws);
+        if (plan)
+            cgp_plan_destroy(plan);
+    }
+}
 
 /* one kernel version, one reduction, on one problem */
 static void test_version(const problem *pr, const double *ref, int version, int precision, int reduce,
@@ -114,11 +201,12 @@ int main(void)
                 const cgp_problem cp = {shapes[i].n, shapes[i].cin, shapes[i].cout, shapes[i].h, shapes[i].w,
                                         pr.p.hout, pr.p.wout, pad};
                 for (int k = 0; k < count; ++k) {
-                    if (table[k]->unsupported(&cp, &dev))
+                    if (!support_as_expected(table[k], &pr, &cp, &dev))
                         continue;
                     for (int reduce = 0; reduce <= 1; ++reduce)
                         test_version(&pr, ref, table[k]->version, table[k]->precision, reduce, y_host, y_first);
                 }
+                test_kernel_zero(&pr, &cp, &dev, table, count);
             }
             free(ref);
             free(y_host);

@@ -300,6 +300,8 @@ template <int kVersion> struct DirectVersion : NoStageSplit {
         return persistent_workspace_bytes(p, persistent_schedule(p, d, kTileH, kTileW));
     }
 
+    static const char *path(const cgp_problem *, const cgp_device_info *) { return "direct"; }
+
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
     {
         const PersistentSchedule g = persistent_schedule(&a->p, d, kTileH, kTileW);

@@ -401,12 +401,14 @@ struct WinogradF2x2SmemKernel {
     static constexpr WinogradKernel kernel = fused_fp32_winograd;
     static constexpr int kThreads = ::kThreads, kTileH = kTile, kTileW = kTile;
     static constexpr size_t kSmemBytes = ::kSmemBytes;
+    static constexpr const char *kPath = "winograd-f2x2";
 };
 
 struct WinogradF2x2RegisterKernel {
     static constexpr WinogradKernel kernel = fused_fp32_winograd_reg;
     static constexpr int kThreads = kRegThreads, kTileH = kTile, kTileW = kTile;
     static constexpr size_t kSmemBytes = kRegSmemBytes;
+    static constexpr const char *kPath = "winograd-f2x2";
 };
 
 } // namespace

@@ -2,8 +2,8 @@
  * history/fused_wgmma.cu - the superseded wgmma versions (library layer), kept selectable so that
  * docs/perf-log.md can be re-measured: tf32-v4..v7 (versions 14-17) and 3xtf32-v3..v7 (23-27), each the
  * one before it with one change, up to tf32-v8 and 3xtf32-v8 (fused_wgmma.cu). The kernel is wgmma_conv.cuh's;
- * only what a version sets differs. Like the current versions, they need Cin = 8 and Cout <= 64 on an sm_90
- * GPU with a build for sm_90a, and other problems run tf32-v3 / 3xtf32-v2.
+ * only what a version sets differs. Like the current versions, they run Cin = 8 and Cout <= 64 on an sm_90 GPU
+ * with a build for sm_90a and refuse anything else.
  */
 #include "wgmma_conv.cuh"
 
@@ -55,45 +55,44 @@ extern "C" const cgp_kernel_desc cgp_kernel_tf32_v4 = kernel_desc<WgmmaVersion<T
     14, "tf32-v4",
     "Hopper wgmma (sm_90a, m64n64k8 tf32, both operands from shared memory), one warpgroup per block, "
     "2 blocks per SM, 8-row tiles, gelu_tf32; the GELU/mean epilogue of one output row runs while the tensor "
-    "cores compute the next (Cin = 8, Cout <= 64; other shapes run tf32-v3)");
+    "cores compute the next (Cin = 8, Cout <= 64, sm_90a)");
 
 extern "C" const cgp_kernel_desc cgp_kernel_tf32_v5 = kernel_desc<WgmmaVersion<Tf32V5>>(
     15, "tf32-v5",
     "tf32-v4 with gelu_x2, the exponential-form GELU: 9 instructions and one MUFU per GELU instead of 14 and two "
-    "(Cin = 8, Cout <= 64; other shapes run tf32-v3)");
+    "(Cin = 8, Cout <= 64, sm_90a)");
 
 extern "C" const cgp_kernel_desc cgp_kernel_tf32_v6 = kernel_desc<WgmmaVersion<Tf32V6>>(
     16, "tf32-v6",
     "tf32-v5 with its input tiles loaded by TMA (one 4D box copy a tile, issued by one thread, where W % 4 = 0) "
-    "and converted in 4 x 4 blocks (Cin = 8, Cout <= 64; other shapes run tf32-v3)");
+    "and converted in 4 x 4 blocks (Cin = 8, Cout <= 64, sm_90a)");
 
 extern "C" const cgp_kernel_desc cgp_kernel_tf32_v7 = kernel_desc<WgmmaVersion<Tf32V7>>(
     17, "tf32-v7",
     "tf32-v6 with its tiles rounded as wgmma reads them (bits plus half a tf32 ulp, the low 13 bits left): 3 "
-    "instructions an element instead of cvt.rna's 4 (Cin = 8, Cout <= 64; other shapes run tf32-v3)");
+    "instructions an element instead of cvt.rna's 4 (Cin = 8, Cout <= 64, sm_90a)");
 
 extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v3 = kernel_desc<WgmmaVersion<Tf32x3V3>>(
     23, "3xtf32-v3",
     "tf32-v4's wgmma design with the 3xTF32 split: input split when staged, weights once, 27 product wgmmas "
-    "a row chained in the accumulator, 2 blocks per SM (Cin = 8, Cout <= 64; other shapes run 3xtf32-v2)");
+    "a row chained in the accumulator, 2 blocks per SM (Cin = 8, Cout <= 64, sm_90a)");
 
 extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v4 = kernel_desc<WgmmaVersion<Tf32x3V4>>(
     24, "3xtf32-v4",
     "3xtf32-v3 with tf32-v6's staging: input tiles by TMA (valid padding, W % 4 = 0), split in 4 x 4 blocks "
-    "(Cin = 8, Cout <= 64; other shapes run 3xtf32-v2)");
+    "(Cin = 8, Cout <= 64, sm_90a)");
 
 extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v5 = kernel_desc<WgmmaVersion<Tf32x3V5>>(
     25, "3xtf32-v5",
     "3xtf32-v4 with gelu_x2_fine, the exponential-form GELU with a degree-7 fit: 11 instructions and one MUFU per "
-    "GELU instead of gelu_fast's 16 and two (Cin = 8, Cout <= 64; other shapes run 3xtf32-v2)");
+    "GELU instead of gelu_fast's 16 and two (Cin = 8, Cout <= 64, sm_90a)");
 
 extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v6 = kernel_desc<WgmmaVersion<Tf32x3V6>>(
     26, "3xtf32-v6",
     "3xtf32-v5 with its tiles split as wgmma reads them (big truncated, small = v - big plus half a tf32 ulp): 3 "
-    "instructions an element instead of 9 (Cin = 8, Cout <= 64; other shapes run 3xtf32-v2)");
+    "instructions an element instead of 9 (Cin = 8, Cout <= 64, sm_90a)");
 
 extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v7 = kernel_desc<WgmmaVersion<Tf32x3V7>>(
     27, "3xtf32-v7",
     "3xtf32-v6 with D transposed (channels x pixels): the big weights are wgmma's A operand in registers, so 18 of "
-    "a row's 28 wgmmas read only the input window from shared memory (Cin = 8, Cout <= 64; other shapes run "
-    "3xtf32-v2)");
+    "a row's 28 wgmmas read only the input window from shared memory (Cin = 8, Cout <= 64, sm_90a)");

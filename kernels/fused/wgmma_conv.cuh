@@ -43,7 +43,7 @@
  *   pipeline       per row k: fence, issue row k's wgmmas into one set, commit; wait until only that group
  *                  is pending (row k - 1 done); GELU of row k - 1 (tf32-v8 gelu_x2, 3xtf32-v8 gelu_x2_fine),
  *                  masked outside the output, into 16 float sums (transposed: 4)
- *   reduction      the float sums go into per-thread doubles every 16 rows (8 without TMA staging); at each
+ *   reduction      the float sums go into per-thread doubles every 16 rows (8 in versions without TMA); at each
  *                  image's end the 8 lanes holding the same channels are added by shuffles, then the 4 warps in
  *                  a fixed order (transposed: the 4 lanes of a group, and each warp has its own 16 channels),
  *                  and publish_image_sums (reduction.cuh) does det or atomic. Deterministic.

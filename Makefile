@@ -89,17 +89,17 @@ CFLAGS_BASE := -std=c11 -O2 -g -fPIC -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200
 CFLAGS = $(CFLAGS_BASE) $(LAYER_INC)
 NVCCFLAGS = -O3 -std=c++17 -lineinfo -Xcompiler -fPIC,-Wall -MMD -MP $(LAYER_INC)
 GENCODE := -gencode arch=compute_$(SM),code=sm_$(SM) -gencode arch=compute_$(SM),code=compute_$(SM)
-# kernels/fused/fused_wgmma.cu: wgmma exists for sm_90a only (no PTX for later GPUs), so with SM=90 that file is
-# built for sm_90a alone; with any other SM it builds without its kernels and its versions run the
-# previous ones. The same holds for the wgmma ceiling probe, kernels/bench/probes_wgmma.cu (without sm_90a
-# code it refuses, saying why).
+# the wgmma files (WGMMA_CU): wgmma exists for sm_90a only (no PTX for later GPUs), so with SM=90 they are
+# built for sm_90a alone; with any other SM they build without their kernels, the library's wgmma versions
+# refuse every shape (saying why) and the wgmma ceiling probe, kernels/bench/probes_wgmma.cu, refuses too
 comma := ,
-WGMMA_GENCODE := $(if $(filter 90,$(SM)),-gencode arch=compute_90a$(comma)code=sm_90a -DCGP_HAVE_WGMMA=1,$(GENCODE))
-WGMMA_CU := kernels/fused/fused_wgmma.cu kernels/bench/probes_wgmma.cu
+WGMMA_BUILT := $(if $(filter 90,$(SM)),1,0)
+WGMMA_GENCODE := $(if $(filter 1,$(WGMMA_BUILT)),-gencode arch=compute_90a$(comma)code=sm_90a -DCGP_HAVE_WGMMA=1,$(GENCODE))
 LDLIBS := -L$(CUDA_LIB) -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm
 
 # ---- sources ----
-LIB_CU := $(sort $(wildcard kernels/fused/*.cu))
+LIB_CU := $(sort $(wildcard kernels/fused/*.cu kernels/fused/history/*.cu))
+WGMMA_CU := kernels/fused/fused_wgmma.cu kernels/fused/history/fused_wgmma.cu kernels/bench/probes_wgmma.cu
 LIB_C := $(sort $(wildcard host/lib/*.c))
 TOOL_CU := $(sort $(wildcard kernels/bench/*.cu))
 TOOL_C := $(filter-out host/cli/main.c,$(sort $(wildcard host/io/*.c host/plot/*.c host/bench/*.c host/cli/*.c reference/*.c)))
@@ -174,9 +174,10 @@ $(BUILD)/asan/cpu_%: tests/cpu/cpu_%.c $(CPU_SRCS)
 	$(CC) $(filter-out -MMD -MP -O2,$(CFLAGS)) -O1 -fsanitize=address,undefined \
 	    -fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ $^ -lm -lpthread
 
+# the GPU tests know whether the wgmma versions have their kernels (which shapes they must run)
 $(BUILD)/tests/gpu_%: tests/gpu/gpu_%.c $(BUILD)/libcgp_tool.a $(BUILD)/libcgp.a
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $< $(TOOL_LINK)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -DCGP_WGMMA_BUILT=$(WGMMA_BUILT) -o $@ $< $(TOOL_LINK)
 
 # the example is another program: it sees include/cgp.h alone
 $(EXAMPLE): LAYER_INC = -Iinclude

@@ -102,7 +102,7 @@ for s in "${steps[@]}"; do
              build/cgp plot --csv $RES/sweep_h.csv --svg $RES/sweep_h.svg" ;;
     layout) step layout env CGP_RESULTS_DIR="$RES" bash -c 'make build/tests/cpu_svg_layout >/dev/null &&
                build/tests/cpu_svg_layout | grep -E "committed|^FAIL"' ;;
-    sass) step sass bash -c 'for o in build/obj/kernels/fused/*.cu.o; do cuobjdump --dump-sass "$o" | python3 scripts/sass_loops.py; done' ;;
+    sass) step sass bash -c 'for o in build/obj/kernels/fused/*.cu.o build/obj/kernels/fused/history/*.cu.o; do cuobjdump --dump-sass "$o" | python3 scripts/sass_loops.py; done' ;;
     *) echo "unknown step $s" ;;
     esac
 done

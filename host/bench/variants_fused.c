@@ -83,11 +83,17 @@ int variants_fused(const bench_problem *p, const fused_selection *sel, bench_var
             if (!st)
                 continue;
             int version = 0;
-            const char *kname = "?";
+            const char *kname = "?", *path = "?";
             cgp_plan_kernel(st->plan, &version, &kname);
             snprintf(v->kernel, sizeof v->kernel, "%s", kname);
-            snprintf(v->detail, sizeof v->detail, "kernel %s (--kernel %d), workspace %zu B, no intermediate", kname,
-                     version, st->workspace_bytes);
+            const cgp_kernel_desc *k = cgp_kernel_find(version);
+            const cgp_shape *s = &p->shape;
+            const cgp_problem kp = {s->n, s->cin, s->cout, s->h, s->w, p->hout, p->wout, (int)p->padding};
+            cgp_device_info d;
+            if (k && cgp_current_device_info(&d) == cudaSuccess)
+                path = k->path(&kp, &d);
+            snprintf(v->detail, sizeof v->detail, "kernel %s (--kernel %d, path %s), workspace %zu B, no intermediate",
+                     kname, version, path, st->workspace_bytes);
             v->bytes_moved = problem_min_bytes(p) + 2.0 * (double)st->workspace_bytes;
             v->state = st;
             v->run = fused_run;

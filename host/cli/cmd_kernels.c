@@ -1,6 +1,6 @@
 /*
  * cmd_kernels.c - `cgp kernels`: lists the numbered kernel versions (the values of --kernel),
- * their precision and what each does, and whether each runs the given shape.
+ * their precision and what each does, and whether each runs the given shape (and on which of its paths).
  * `cgp kernels --shape N,CIN,COUT,H,W` shows the kernel selection of a plan for that shape instead
  * (host/lib/kernel_select.h): per precision every candidate, whether it runs the shape, and which one
  * each selection mode picks and why; the measured mode is run on this device (random inputs, the
@@ -21,7 +21,7 @@ static cgp_device_info device_limits(int *have_device, char *name, size_t cap)
     struct cudaDeviceProp prop;
     int dev = 0;
     *have_device = cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess &&
-                   cgp_select_device_info(dev, &d) == cudaSuccess;
+                   cgp_device_info_of(dev, &d) == cudaSuccess;
     snprintf(name, cap, "%s", *have_device ? prop.name : "no device: assuming an H200's limits");
     return *have_device ? d : h200;
 }
@@ -33,8 +33,12 @@ static void list_versions(const cgp_problem *p, const cgp_device_info *d)
     printf("kernel versions, most preferred first within a precision (--kernel 0 picks the first that runs the shape)\n");
     for (int i = 0; i < n; ++i) {
         const char *why = (p->hout >= 1 && p->wout >= 1) ? table[i]->unsupported(p, d) : "no output pixel";
-        printf("  %2d  %-10s %-7s %s\n      runs this shape: %s\n", table[i]->version, table[i]->name,
-               cli_precision_names[table[i]->precision], table[i]->summary, why ? why : "yes");
+        printf("  %2d  %-10s %-7s %s\n", table[i]->version, table[i]->name, cli_precision_names[table[i]->precision],
+               table[i]->summary);
+        if (why)
+            printf("      runs this shape: no, %s\n", why);
+        else
+            printf("      runs this shape: yes, path %s\n", table[i]->path(p, d));
     }
 }
 

@@ -213,7 +213,7 @@ static cgp_status query_device(int *ordinal, cgp_device_info *d)
     cudaError_t err = cudaGetDevice(ordinal);
     if (err != cudaSuccess)
         return fail_cuda("cudaGetDevice", err);
-    if ((err = cgp_select_device_info(*ordinal, d)) != cudaSuccess)
+    if ((err = cgp_device_info_of(*ordinal, d)) != cudaSuccess)
         return fail_cuda("cudaDeviceGetAttribute", err);
     return CGP_SUCCESS;
 }

@@ -6,22 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-cudaError_t cgp_select_device_info(int ordinal, cgp_device_info *d)
-{
-    int sms = 0, major = 0, minor = 0, smem = 0;
-    cudaError_t err;
-    if ((err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ordinal)) != cudaSuccess ||
-        (err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ordinal)) != cudaSuccess ||
-        (err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, ordinal)) != cudaSuccess ||
-        (err = cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, ordinal)) != cudaSuccess)
-        return err;
-    d->sm_count = sms;
-    d->cc_major = major;
-    d->cc_minor = minor;
-    d->smem_per_block_optin = (size_t)smem;
-    return cudaSuccess;
-}
-
 const cgp_kernel_desc *cgp_select_heuristic(const cgp_problem *p, const cgp_device_info *d, int precision,
                                             const char **reason)
 {

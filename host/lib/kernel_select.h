@@ -17,9 +17,6 @@
 /* timed runs per candidate, after one warm-up run */
 #define CGP_SELECT_TIMED_RUNS 5
 
-/* The limits of device `ordinal` that the versions' unsupported hooks read. */
-cudaError_t cgp_select_device_info(int ordinal, cgp_device_info *d);
-
 /* The heuristic's choice among the versions of `precision` for the problem, or NULL when none runs it;
  * *reason (may be NULL) says why that one. */
 const cgp_kernel_desc *cgp_select_heuristic(const cgp_problem *p, const cgp_device_info *d, int precision,

@@ -1,48 +1,84 @@
 /*
- * dispatch.cu - the table of fused kernel versions the plan chooses from (kernel_api.h).
- * Within each precision the most preferred version comes first: version 0 ("best") takes the
- * first one whose `unsupported` hook accepts the problem. Older versions stay selectable with
- * `--kernel N` so the history in docs/perf-log.md can be re-measured.
+ * dispatch.cu - the table of fused kernel versions the plan chooses from (library layer, kernel_api.h).
+ * Within each precision the most preferred version comes first: version 0 ("best") takes the first one whose
+ * `unsupported` hook accepts the problem. Superseded versions (kernels/fused/history/) stay selectable with
+ * `--kernel N` so the history in docs/perf-log.md can be re-measured. Beside the table, what the tools need
+ * to ask a version about a plan's problem: the version by number and the current device's info.
  */
 #include "kernel_api.h"
 
-extern "C" const cgp_kernel_desc cgp_kernel_fp32_v1, cgp_kernel_fp32_v2, cgp_kernel_fp32_v3, cgp_kernel_fp32_v4,
-    cgp_kernel_fp32_v5, cgp_kernel_fp32_v6, cgp_kernel_fp32_v7, cgp_kernel_fp32_v8, cgp_kernel_fp32_v9;
-extern "C" const cgp_kernel_desc cgp_kernel_tf32_v1, cgp_kernel_tf32_v2, cgp_kernel_tf32_v3, cgp_kernel_tf32_v4,
-    cgp_kernel_tf32_v5, cgp_kernel_tf32_v6, cgp_kernel_tf32_v7, cgp_kernel_tf32_v8, cgp_kernel_tf32x3_v1,
-    cgp_kernel_tf32x3_v2, cgp_kernel_tf32x3_v3, cgp_kernel_tf32x3_v4, cgp_kernel_tf32x3_v5, cgp_kernel_tf32x3_v6,
-    cgp_kernel_tf32x3_v7, cgp_kernel_tf32x3_v8;
+/* X(descriptor) for every version, in the table's order; a history version's comment says how it differs from
+ * the version above it */
+#define CGP_KERNEL_VERSIONS(X)                                                                                  \
+    /* fp32 */                                                                                                  \
+    X(cgp_kernel_fp32_v9)    /* Winograd F(4x4,3x3), GEMMs and output transform in registers */                 \
+    X(cgp_kernel_fp32_v8)    /* history: Winograd F(2x2,3x3), GEMMs and output transform in registers */        \
+    X(cgp_kernel_fp32_v7)    /* history: Winograd F(2x2,3x3) through shared memory */                           \
+    X(cgp_kernel_fp32_v6)    /* history: direct, register-blocked, 16 warps */                                  \
+    X(cgp_kernel_fp32_v5)    /* history: 8 warps, one barrier per tile */                                       \
+    X(cgp_kernel_fp32_v4)    /* history: one more barrier, one channel per epilogue step */                     \
+    X(cgp_kernel_fp32_v3)    /* history: fully unrolled (large code) */                                         \
+    X(cgp_kernel_fp32_v2)    /* history: the same with libdevice erff */                                        \
+    X(cgp_kernel_fp32_v1)    /* generic, any shape */                                                           \
+    /* tf32 */                                                                                                  \
+    X(cgp_kernel_tf32_v8)    /* wgmma (sm_90a), 16-row tiles by TMA, one operand tile */                        \
+    X(cgp_kernel_tf32_v7)    /* history: 8-row tiles, two operand tiles */                                      \
+    X(cgp_kernel_tf32_v6)    /* history: tiles converted with cvt.rna */                                        \
+    X(cgp_kernel_tf32_v5)    /* history: tiles by cp.async, converted per pixel */                              \
+    X(cgp_kernel_tf32_v4)    /* history: gelu_tf32 */                                                           \
+    X(cgp_kernel_tf32_v3)    /* mma.sync, 2-row warp tiles, one tile's epilogue inside the next one's MMAs */   \
+    X(cgp_kernel_tf32_v1)    /* mma.sync, 4-row warp tiles, 8 warps */                                          \
+    X(cgp_kernel_tf32_v2)    /* mma.sync, 2-row warp tiles, 16 warps */                                         \
+    /* 3xtf32 */                                                                                                \
+    X(cgp_kernel_tf32x3_v8)  /* wgmma, D transposed with the big weights in registers, 8-row tiles */           \
+    X(cgp_kernel_tf32x3_v7)  /* history: 4-row tiles, two operand tiles */                                      \
+    X(cgp_kernel_tf32x3_v6)  /* history: D = X W */                                                             \
+    X(cgp_kernel_tf32x3_v5)  /* history: tiles split with cvt.rna */                                            \
+    X(cgp_kernel_tf32x3_v4)  /* history: gelu_fast */                                                           \
+    X(cgp_kernel_tf32x3_v3)  /* history: tiles by cp.async, split per pixel */                                  \
+    X(cgp_kernel_tf32x3_v2)  /* mma.sync, 12 warps per block */                                                 \
+    X(cgp_kernel_tf32x3_v1)  /* mma.sync, 8 warps per block */
 
-static const cgp_kernel_desc *const kernel_table[] = {
-    &cgp_kernel_fp32_v9, /* fp32: Winograd F(4x4,3x3), GEMMs and output transform in registers */
-    &cgp_kernel_fp32_v8, /*       Winograd F(2x2,3x3), GEMMs and output transform in registers */
-    &cgp_kernel_fp32_v7, /*       Winograd F(2x2,3x3) through shared memory */
-    &cgp_kernel_fp32_v6, /*       direct, register-blocked, 16 warps */
-    &cgp_kernel_fp32_v5, /*       8 warps, one barrier per tile */
-    &cgp_kernel_fp32_v4, /*       one more barrier, one channel per epilogue step */
-    &cgp_kernel_fp32_v3, /*       fully unrolled (large code) */
-    &cgp_kernel_fp32_v2, /*       the same with libdevice erff */
-    &cgp_kernel_fp32_v1, /*       generic, any shape */
-    &cgp_kernel_tf32_v8,   /* tf32: tf32-v7 with 16-row tiles, one operand tile */
-    &cgp_kernel_tf32_v7,   /*       tf32-v6 with tiles rounded as wgmma reads them */
-    &cgp_kernel_tf32_v6,   /*       tf32-v5 with TMA tile loads (valid padding, W % 4 = 0), 4x4 conversion */
-    &cgp_kernel_tf32_v5,   /*       tf32-v4 with gelu_x2 (exponential form, one MUFU) */
-    &cgp_kernel_tf32_v4,   /*       wgmma (sm_90a), one row's epilogue while the next row's MMAs run */
-    &cgp_kernel_tf32_v3,   /*       2-row warp tiles, one tile's epilogue inside the next one's MMAs */
-    &cgp_kernel_tf32_v1,   /*       mma.sync implicit GEMM, 4-row warp tiles, 8 warps (generic path inside) */
-    &cgp_kernel_tf32_v2,   /*       2-row warp tiles, 16 warps */
-    &cgp_kernel_tf32x3_v8, /* 3xtf32: 3xtf32-v7 with 8-row tiles, one operand tile */
-    &cgp_kernel_tf32x3_v7, /*         3xtf32-v6 with D transposed, the big weights in registers */
-    &cgp_kernel_tf32x3_v6, /*         3xtf32-v5 with tiles split as wgmma reads them */
-    &cgp_kernel_tf32x3_v5, /*         3xtf32-v4 with gelu_x2_fine */
-    &cgp_kernel_tf32x3_v4, /*         3xtf32-v3 with tf32-v6's TMA staging */
-    &cgp_kernel_tf32x3_v3, /*         wgmma (sm_90a), as tf32-v4 */
-    &cgp_kernel_tf32x3_v2, /*         12 warps per block */
-    &cgp_kernel_tf32x3_v1, /*         big + small split, three products, 8 warps */
-};
+#define CGP_DECLARE_VERSION(desc) extern "C" const cgp_kernel_desc desc;
+#define CGP_LIST_VERSION(desc) &desc,
+
+CGP_KERNEL_VERSIONS(CGP_DECLARE_VERSION)
+
+static const cgp_kernel_desc *const kernel_table[] = {CGP_KERNEL_VERSIONS(CGP_LIST_VERSION)};
 
 extern "C" const cgp_kernel_desc *const *cgp_kernel_table(int *count)
 {
     *count = (int)(sizeof(kernel_table) / sizeof(kernel_table[0]));
     return kernel_table;
+}
+
+extern "C" const cgp_kernel_desc *cgp_kernel_find(int version)
+{
+    for (const cgp_kernel_desc *k : kernel_table)
+        if (k->version == version)
+            return k;
+    return NULL;
+}
+
+extern "C" cudaError_t cgp_device_info_of(int ordinal, cgp_device_info *d)
+{
+    int sms = 0, major = 0, minor = 0, smem = 0;
+    cudaError_t err;
+    if ((err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ordinal)) != cudaSuccess ||
+        (err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ordinal)) != cudaSuccess ||
+        (err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, ordinal)) != cudaSuccess ||
+        (err = cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, ordinal)) != cudaSuccess)
+        return err;
+    d->sm_count = sms;
+    d->cc_major = major;
+    d->cc_minor = minor;
+    d->smem_per_block_optin = (size_t)smem;
+    return cudaSuccess;
+}
+
+extern "C" cudaError_t cgp_current_device_info(cgp_device_info *d)
+{
+    int device = 0;
+    const cudaError_t err = cudaGetDevice(&device);
+    return err != cudaSuccess ? err : cgp_device_info_of(device, d);
 }

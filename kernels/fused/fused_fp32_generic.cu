@@ -1,15 +1,17 @@
 /*
- * fused_fp32_generic.cu - kernel version 1 ("fp32-v1"): the generic fused kernel, any shape.
+ * fused_fp32_generic.cu - the fp32 fused kernel for any shape (library layer): fp32-v1 (version 1), which runs
+ * every problem the API accepts, so that fp32 has a version for the shapes fp32-v9 does not take.
  *
  * One block computes a 16 x 16 tile of output pixels for 8 output channels; one thread per pixel
  * holds the 8 channel accumulators. Input channels are staged 8 at a time in shared memory as
  * an 18 x 18 halo tile (zero-filled outside the image, which also gives padding 1), weights
  * beside it. Epilogue: bias, GELU, masked sum per channel (warp shuffles, then the 8 warps in
  * order), published to the in-launch reduction (reduction.cuh): slot = (n, tile).
- * Simple and shape-agnostic; the fast paths live in fused_fp32_blocked.cu.
+ * Simple and shape-agnostic; the fast path for Cin = 8, Cout = 64 is fp32-v9 (fused_fp32_winograd.cu).
  */
 #include "gelu.cuh"
 #include "kernel_api.h"
+#include "kernel_desc.cuh"
 #include "reduction.cuh"
 
 namespace {
@@ -95,14 +97,7 @@ fused_fp32_generic(const float *__restrict__ x, const float *__restrict__ weight
         if (lane == 0)
             warp_sums[warp][c] = g_val;
     }
-    __syncthreads();
-    if (threadIdx.x < kChannels) {
-        double s = 0.0;
-        for (int wi = 0; wi < kWarps; ++wi)
-            s += (double)warp_sums[wi][threadIdx.x];
-        block_sums[threadIdx.x] = s;
-    }
-    __syncthreads();
+    sum_slots<kChannels, kWarps, kChannels>([&](int c) { return &warp_sums[0][c]; }, block_sums);
     ImageSlots slots;
     slots.slot = n * g.tiles_per_image + tile;
     slots.first = n * g.tiles_per_image;
@@ -111,38 +106,43 @@ fused_fp32_generic(const float *__restrict__ x, const float *__restrict__ weight
     publish_image_sums(red, n, c0, nc, block_sums, slots);
 }
 
-const char *generic_unsupported(const cgp_problem *p, const cgp_device_info *)
-{
-    const GenericGeometry g = generic_geometry(p);
-    if (p->n * g.tiles_per_image > 0x7fffffff)
-        return "more than 2^31-1 output tiles (N x ceil(Hout/16) x ceil(Wout/16))";
-    if (g.channel_blocks > 65535)
-        return "Cout above 524280";
-    if (g.tiles_per_image * g.channel_blocks > 0xffffffffLL)
-        return "too many tiles per image";
-    return nullptr;
-}
+/* fp32-v1's hooks (kernel_desc.cuh) */
+struct GenericVersion : NoStageSplit {
+    static constexpr cgp_precision precision = CGP_PRECISION_FP32;
 
-size_t generic_workspace(const cgp_problem *p, const cgp_device_info *)
-{
-    return (size_t)(p->n * generic_geometry(p).tiles_per_image * p->cout) * sizeof(double);
-}
+    static const char *unsupported(const cgp_problem *p, const cgp_device_info *)
+    {
+        const GenericGeometry g = generic_geometry(p);
+        if (p->n * g.tiles_per_image > 0x7fffffff)
+            return "more than 2^31-1 output tiles (N x ceil(Hout/16) x ceil(Wout/16))";
+        if (g.channel_blocks > 65535)
+            return "Cout above 524280";
+        if (g.tiles_per_image * g.channel_blocks > 0xffffffffLL)
+            return "too many tiles per image";
+        return nullptr;
+    }
 
-cudaError_t generic_launch(const cgp_launch_args *a, const cgp_device_info *, cudaStream_t s)
-{
-    const GenericGeometry g = generic_geometry(&a->p);
-    const dim3 grid((unsigned)(a->p.n * g.tiles_per_image), (unsigned)g.channel_blocks);
-    /* cudaLaunchKernel reports this launch's status only, not an error the caller left behind */
-    const float *x = a->x, *w = a->weight, *b = a->bias;
-    cgp_problem p = a->p;
-    ReduceArgs red = make_reduce_args(a, a->workspace);
-    void *args[] = {&x, &w, &b, &p, const_cast<GenericGeometry *>(&g), &red};
-    return cudaLaunchKernel((const void *)fused_fp32_generic, grid, dim3(kThreads), args, 0, s);
-}
+    static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *)
+    {
+        return (size_t)(p->n * generic_geometry(p).tiles_per_image * p->cout) * sizeof(double);
+    }
+
+    static const char *path(const cgp_problem *, const cgp_device_info *) { return "generic"; }
+
+    static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *, cudaStream_t s)
+    {
+        const GenericGeometry g = generic_geometry(&a->p);
+        const dim3 grid((unsigned)(a->p.n * g.tiles_per_image), (unsigned)g.channel_blocks);
+        /* cudaLaunchKernel reports this launch's status only, not an error the caller left behind */
+        const float *x = a->x, *w = a->weight, *b = a->bias;
+        cgp_problem p = a->p;
+        ReduceArgs red = make_reduce_args(a, a->workspace);
+        void *args[] = {&x, &w, &b, &p, const_cast<GenericGeometry *>(&g), &red};
+        return cudaLaunchKernel((const void *)fused_fp32_generic, grid, dim3(kThreads), args, 0, s);
+    }
+};
 
 } // namespace
 
-extern "C" const cgp_kernel_desc cgp_kernel_fp32_v1 = {
-    1, "fp32-v1", 0 /* CGP_PRECISION_FP32 */,
-    "generic: 16x16 pixel tile x 8 channels per block, one pixel per thread, any shape",
-    generic_unsupported, generic_workspace, generic_launch, NULL, NULL};
+extern "C" const cgp_kernel_desc cgp_kernel_fp32_v1 = kernel_desc<GenericVersion>(
+    1, "fp32-v1", "generic: 16x16 pixel tile x 8 channels per block, one pixel per thread, any shape");

@@ -1,5 +1,8 @@
 /*
- * fused_tf32.cu - the tensor-core fused kernels, precisions TF32 and 3xTF32 (kernel_api.h):
+ * fused_tf32.cu - the tensor-core fused kernels on mma.sync (library layer), precisions TF32 and 3xTF32:
+ * tf32-v3, tf32-v1, tf32-v2 (versions 13, 11, 12) and 3xtf32-v2, 3xtf32-v1 (22, 21), in order of preference.
+ * They run on any GPU of compute capability 8.0 or newer and any shape (a fast path and a generic path inside),
+ * so every shape and GPU the wgmma versions (fused_wgmma.cu) do not take has a TF32 and a 3xTF32 version here.
  *
  *     y[n, c] = mean over (h, w) of GELU(conv3x3(x, w)[n, c, h, w] + b[c])
  *
@@ -29,20 +32,26 @@
  *   3xTF32         x = big + small with big = tf32(x), small = tf32(x - big), the same for the weights;
  *                  acc += small*big + big*small + big*big (small*small dropped): fp32-level accuracy.
  *
- * Versions (TcConfig at the end): tf32-v1 MT = 4 rows, 8 warps; tf32-v2 MT = 2, 16 warps; tf32-v3
- * MT = 2, 8 warps, software-pipelined (warp_tiles_pipelined); 3xtf32-v1 MT = 2, 8 warps; 3xtf32-v2 MT = 2,
- * 12 warps; generic paths MT = 2, 8 warps: each the most that compiles with no or small spills
- * (tf32-v2 20 bytes, the 3xTF32 generic path 8; 3xtf32-v2 108 bytes, and still faster than v1).
- * Fast path: Cin == 8 and the weights fit in shared memory (on an H100/H200: Cout <= 448 tf32-v1,
- * 256 tf32-v2, 512 tf32-v3, 192 3xtf32-v1, 128 3xtf32-v2). Every other shape (any N, Cin, Cout, H,
- * W with an output pixel) takes the generic path: input channels in chunks of 8 (zero-filled past
- * Cin), output channels in groups of 64 (zero weights past Cout, not published). Tested by
+ * The versions (what each sets is at the end, "the versions"):
+ *   tf32-v3     fast path: warp tiles of 2 rows, 8 warps, software-pipelined (warp_tiles_pipelined: the
+ *               epilogue of one tile spread over the 9 taps of the next tile's MMAs, two accumulator sets)
+ *   tf32-v1     fast path: warp tiles of 4 rows, 8 warps
+ *   tf32-v2     fast path: warp tiles of 2 rows, 16 warps
+ *   3xtf32-v2   fast path: warp tiles of 2 rows, 12 warps
+ *   3xtf32-v1   fast path: warp tiles of 2 rows, 8 warps
+ *   all         generic path: warp tiles of 2 rows, 8 warps
+ * each the most that compiles with no or few spills (make ptxas). The fast path needs Cin == 8 and the
+ * weights of all channel groups in shared memory (so Cout up to a limit per version and GPU); every other
+ * shape (any N, Cin, Cout, H, W with an output pixel) takes the generic path: input channels in chunks of 8
+ * (zero-filled past Cin), output channels in groups of 64 (zero weights past Cout, not published). Tested by
  * tests/gpu/gpu_tensorcore.c.
  */
 #include <stdint.h>
 
+#include "async_copy.cuh"
 #include "cgp.h"
 #include "kernel_api.h"
+#include "kernel_desc.cuh"
 #include "reduction.cuh"
 #include "gelu.cuh"
 #include "fused_tf32_device.cuh"
@@ -76,7 +85,7 @@ template <int P, int MT> constexpr int kXsFloats = kXsPlane<MT> * (P == kTf32 ? 
 
 /* Dynamic shared memory of a block of W warps: per-thread double sums (16 a thread), the block's sums to
  * publish (64 doubles), per warp the raw and operand tiles; fast path: the weights and bias quads. */
-template <int P, int MT, int W> size_t smem_bytes(bool fast, int64_t groups)
+template <int P, int MT, int W> constexpr size_t smem_bytes(bool fast, int64_t groups)
 {
     size_t bytes = sizeof(double2) * 32 * W * kNTiles + sizeof(double) * kGroup +
                    sizeof(float) * W * (kRawFloats<MT> + kXsFloats<P, MT>);
@@ -202,13 +211,13 @@ __device__ __forceinline__ void copy_input_rows(const float *x0, int64_t x1_off,
         const float *src1 = src0 + x1_off;
         const uint32_t b0 = row_ok && ch0_ok ? 4u : 0u, b1 = row_ok && ch1_ok ? 4u : 0u;
         constexpr int kRowBytes = kRow * kInW * 8 * 4;
-        cp_async_f32<kRowBytes, 0>(dst, src0, b0 & col_bytes[0]);
-        cp_async_f32<kRowBytes + 4, 0>(dst, src1, b1 & col_bytes[0]);
-        cp_async_f32<kRowBytes + 8 * 32, 8 * 4>(dst, src0, b0 & col_bytes[1]);
-        cp_async_f32<kRowBytes + 8 * 32 + 4, 8 * 4>(dst, src1, b1 & col_bytes[1]);
+        cp_async_4<kRowBytes, 0>(dst, src0, b0 & col_bytes[0]);
+        cp_async_4<kRowBytes + 4, 0>(dst, src1, b1 & col_bytes[0]);
+        cp_async_4<kRowBytes + 8 * 32, 8 * 4>(dst, src0, b0 & col_bytes[1]);
+        cp_async_4<kRowBytes + 8 * 32 + 4, 8 * 4>(dst, src1, b1 & col_bytes[1]);
         if (q < kInW - 16) {
-            cp_async_f32<kRowBytes + 16 * 32, 16 * 4>(dst, src0, b0 & col_bytes[2]);
-            cp_async_f32<kRowBytes + 16 * 32 + 4, 16 * 4>(dst, src1, b1 & col_bytes[2]);
+            cp_async_4<kRowBytes + 16 * 32, 16 * 4>(dst, src0, b0 & col_bytes[2]);
+            cp_async_4<kRowBytes + 16 * 32 + 4, 16 * 4>(dst, src1, b1 & col_bytes[2]);
         }
         copy_input_rows<kRow + 1, kRows>(x0, x1_off, iy + 1, h, wd, ix, ch0_ok, ch1_ok, col_bytes, dst, q);
     }
@@ -771,13 +780,11 @@ __global__ void __launch_bounds__(32 * W, 1) tc_conv_gelu_mean(const TcParams p)
 
 /* ---- host side ---- */
 
-/* One kernel version: output rows per warp tile (m16 tiles per warp), warps per block and walk
- * (kPathFast or kPathPipelined) of its fast path, rows and warps of its generic path, each the most that
- * compile without spills (docs/design.md, "The tensor-core kernels"). */
-template <int P, int kFastRows, int kFastWarps, int kFastPath, int kGenericRows, int kGenericWarps> struct TcConfig {
-    static constexpr int precision = P, fast_rows = kFastRows, fast_warps = kFastWarps, fast_path = kFastPath;
-    static constexpr int generic_rows = kGenericRows, generic_warps = kGenericWarps;
-};
+/* What a version sets (a struct of these static constexpr members, "the versions" at the end):
+ *   precision                    CGP_PRECISION_TF32 or CGP_PRECISION_TF32X3
+ *   fast_rows, fast_warps        its fast path's output rows per warp tile (m16 tiles a warp) and warps a block
+ *   fast_path                    its fast path's walk over the tiles: kPathFast or kPathPipelined
+ *   generic_rows, generic_warps  the same of its generic path */
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -804,27 +811,6 @@ template <class C> bool use_fast_path(const cgp_problem *p, const cgp_device_inf
 template <class C> int rows_of(const cgp_problem *p, const cgp_device_info *d)
 {
     return use_fast_path<C>(p, d) ? C::fast_rows : C::generic_rows;
-}
-
-template <class C> const char *tc_unsupported(const cgp_problem *p, const cgp_device_info *d)
-{
-    if (d->cc_major < 8)
-        return "needs a GPU of compute capability 8.0 or newer (mma.sync tf32)";
-    if (smem_bytes<C::precision, C::generic_rows, C::generic_warps>(false, 0) > d->smem_per_block_optin)
-        return "needs more shared memory per block than this GPU allows";
-    const int rows = rows_of<C>(p, d);
-    const int64_t blocks = grid_blocks(p, d, rows), units = unit_count(p, rows);
-    if (units > INT64_MAX / (blocks + 1) || ceil_div(p->cout, kGroup) * blocks > (int64_t)UINT32_MAX)
-        return "the problem has too many tiles for this kernel's 64-bit tile arithmetic";
-    return NULL;
-}
-
-/* det partials: one row of Cout doubles per (block, image) slot, slot = block + image */
-template <class C> size_t tc_workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
-{
-    const size_t slots = (size_t)(grid_blocks(p, d, rows_of<C>(p, d)) + p->n);
-    const size_t bytes = slots * (size_t)p->cout * sizeof(double);
-    return (bytes + 15) / 16 * 16;
 }
 
 template <int P, int MT, int kPath, int W, int S>
@@ -866,110 +852,130 @@ TcParams tc_params(const cgp_launch_args *a)
     return p;
 }
 
-template <class C> cudaError_t tc_launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
-{
-    if (use_fast_path<C>(&a->p, d))
-        return launch_kernel<C::precision, C::fast_rows, C::fast_path, C::fast_warps, CGP_STAGE_ALL>(tc_params(a),
-                                                                                                     &a->p, d, s);
-    return launch_kernel<C::precision, C::generic_rows, kPathGeneric, C::generic_warps, CGP_STAGE_ALL>(
-        tc_params(a), &a->p, d, s);
-}
+/* The hooks of version C (kernel_desc.cuh) */
+template <class C> struct MmaSyncVersion {
+    static constexpr cgp_precision precision = C::precision;
 
-/* The stage split (kernel_api.h): the fast path with the stages in `stages` only */
-template <class C> const char *tc_stages_unsupported(const cgp_problem *p, const cgp_device_info *d)
-{
-    return use_fast_path<C>(p, d) ? NULL
-                                  : "the stage split runs on the fast path only (Cin = 8, weights in shared memory)";
-}
-
-template <class C>
-cudaError_t tc_launch_stages(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s, int stages)
-{
-    switch (stages) {
-    case CGP_STAGE_ALL: return tc_launch<C>(a, d, s);
-    case CGP_STAGE_MMA:
-        return launch_kernel<C::precision, C::fast_rows, C::fast_path, C::fast_warps, CGP_STAGE_MMA>(tc_params(a),
-                                                                                                     &a->p, d, s);
-    case CGP_STAGE_EPILOGUE:
-        return launch_kernel<C::precision, C::fast_rows, C::fast_path, C::fast_warps, CGP_STAGE_EPILOGUE>(
-            tc_params(a), &a->p, d, s);
-    case 0: return launch_kernel<C::precision, C::fast_rows, C::fast_path, C::fast_warps, 0>(tc_params(a), &a->p, d, s);
-    default: return cudaErrorInvalidValue;
+    static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
+    {
+        constexpr size_t kGenericSmemBytes = smem_bytes<C::precision, C::generic_rows, C::generic_warps>(false, 0);
+        if (d->cc_major < 8)
+            return "needs a GPU of compute capability 8.0 or newer (mma.sync tf32)";
+        if (kGenericSmemBytes > d->smem_per_block_optin)
+            return kSharedMemoryNeed<kGenericSmemBytes>.text;
+        const int rows = rows_of<C>(p, d);
+        const int64_t blocks = grid_blocks(p, d, rows), units = unit_count(p, rows);
+        if (units > INT64_MAX / (blocks + 1) || ceil_div(p->cout, kGroup) * blocks > (int64_t)UINT32_MAX)
+            return "the problem has too many tiles for this kernel's 64-bit tile arithmetic";
+        return NULL;
     }
-}
 
-using Tf32V1 = TcConfig<kTf32, 4, 8, kPathFast, 2, 8>;  /* few warps, big tiles: least shared-memory traffic */
-using Tf32V2 = TcConfig<kTf32, 2, 16, kPathFast, 2, 8>; /* 4 warps per scheduler: more MMA/GELU overlap */
-using Tf32V3 = TcConfig<kTf32, 2, 8, kPathPipelined, 2, 8>; /* MMA/GELU overlap inside each warp */
-/* 2 rows: the fresh 3xTF32 accumulators leave no room for 3 */
-using Tf32x3V1 = TcConfig<kTf32x3, 2, 8, kPathFast, 2, 8>;
-using Tf32x3V2 = TcConfig<kTf32x3, 2, 12, kPathFast, 2, 8>; /* 3 warps per scheduler, at 168 registers */
+    /* det partials: one row of Cout doubles per (block, image) slot, slot = block + image */
+    static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
+    {
+        const size_t slots = (size_t)(grid_blocks(p, d, rows_of<C>(p, d)) + p->n);
+        const size_t bytes = slots * (size_t)p->cout * sizeof(double);
+        return (bytes + 15) / 16 * 16;
+    }
+
+    static const char *path(const cgp_problem *p, const cgp_device_info *d)
+    {
+        return use_fast_path<C>(p, d) ? "fast" : "generic";
+    }
+
+    static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
+    {
+        if (use_fast_path<C>(&a->p, d))
+            return launch_fast<CGP_STAGE_ALL>(a, d, s);
+        return launch_kernel<C::precision, C::generic_rows, kPathGeneric, C::generic_warps, CGP_STAGE_ALL>(
+            tc_params(a), &a->p, d, s);
+    }
+
+    /* The stage split (kernel_api.h): the fast path with the stages in `stages` only */
+    static const char *stages_unsupported(const cgp_problem *p, const cgp_device_info *d)
+    {
+        return use_fast_path<C>(p, d)
+                   ? NULL
+                   : "the stage split runs on the fast path only (Cin = 8, weights in shared memory)";
+    }
+
+    static cudaError_t launch_stages(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s, int stages)
+    {
+        switch (stages) {
+        case CGP_STAGE_ALL: return launch(a, d, s);
+        case CGP_STAGE_MMA: return launch_fast<CGP_STAGE_MMA>(a, d, s);
+        case CGP_STAGE_EPILOGUE: return launch_fast<CGP_STAGE_EPILOGUE>(a, d, s);
+        case 0: return launch_fast<0>(a, d, s);
+        default: return cudaErrorInvalidValue;
+        }
+    }
+
+  private:
+    template <int S> static cudaError_t launch_fast(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
+    {
+        return launch_kernel<C::precision, C::fast_rows, C::fast_path, C::fast_warps, S>(tc_params(a), &a->p, d, s);
+    }
+};
+
+/* ---- the versions, most preferred first ---- */
+
+struct Tf32V3 { /* MMA/GELU overlap inside each warp */
+    static constexpr cgp_precision precision = CGP_PRECISION_TF32;
+    static constexpr int fast_rows = 2, fast_warps = 8, generic_rows = 2, generic_warps = 8;
+    static constexpr Path fast_path = kPathPipelined;
+};
+
+struct Tf32V1 { /* few warps, big tiles: least shared-memory traffic */
+    static constexpr cgp_precision precision = CGP_PRECISION_TF32;
+    static constexpr int fast_rows = 4, fast_warps = 8, generic_rows = 2, generic_warps = 8;
+    static constexpr Path fast_path = kPathFast;
+};
+
+struct Tf32V2 { /* 4 warps per scheduler: more MMA/GELU overlap between warps */
+    static constexpr cgp_precision precision = CGP_PRECISION_TF32;
+    static constexpr int fast_rows = 2, fast_warps = 16, generic_rows = 2, generic_warps = 8;
+    static constexpr Path fast_path = kPathFast;
+};
+
+/* 3xTF32: 2 rows, as the fresh accumulators of mma_step leave no room for 3 */
+struct Tf32x3V2 { /* 3 warps per scheduler */
+    static constexpr cgp_precision precision = CGP_PRECISION_TF32X3;
+    static constexpr int fast_rows = 2, fast_warps = 12, generic_rows = 2, generic_warps = 8;
+    static constexpr Path fast_path = kPathFast;
+};
+
+struct Tf32x3V1 {
+    static constexpr cgp_precision precision = CGP_PRECISION_TF32X3;
+    static constexpr int fast_rows = 2, fast_warps = 8, generic_rows = 2, generic_warps = 8;
+    static constexpr Path fast_path = kPathFast;
+};
 
 } // namespace
 
-extern "C" const cgp_kernel_desc cgp_kernel_tf32_v1 = {
-    11,
-    "tf32-v1",
-    CGP_PRECISION_TF32,
-    "tensor cores (mma.sync m16n8k8 tf32, fp32 accumulate), implicit GEMM from a shared-memory operand tile, "
-    "warp tiles of 4 rows x 16 columns x 64 channels, 8 warps per block, bias/GELU/mean in registers, "
-    "persistent grid",
-    tc_unsupported<Tf32V1>,
-    tc_workspace_bytes<Tf32V1>,
-    tc_launch<Tf32V1>,
-    tc_stages_unsupported<Tf32V1>,
-    tc_launch_stages<Tf32V1>,
-};
+extern "C" const cgp_kernel_desc cgp_kernel_tf32_v3 = kernel_desc<MmaSyncVersion<Tf32V3>>(
+    13, "tf32-v3",
+    "tensor cores (mma.sync m16n8k8 tf32, fp32 accumulate), implicit GEMM from a shared-memory operand tile, warp "
+    "tiles of 2 rows x 16 columns x 64 channels, 8 warps per block, software-pipelined: the bias/GELU/mean "
+    "epilogue of one tile runs spread over the 9 taps of the next tile's MMAs, so each warp keeps the tensor "
+    "cores and the FP32/MUFU pipes busy at once; persistent grid, any shape");
 
-extern "C" const cgp_kernel_desc cgp_kernel_tf32_v2 = {
-    12,
-    "tf32-v2",
-    CGP_PRECISION_TF32,
+extern "C" const cgp_kernel_desc cgp_kernel_tf32_v1 = kernel_desc<MmaSyncVersion<Tf32V1>>(
+    11, "tf32-v1",
+    "tensor cores (mma.sync m16n8k8 tf32, fp32 accumulate), implicit GEMM from a shared-memory operand tile, warp "
+    "tiles of 4 rows x 16 columns x 64 channels, 8 warps per block, bias/GELU/mean in registers, persistent grid, "
+    "any shape");
+
+extern "C" const cgp_kernel_desc cgp_kernel_tf32_v2 = kernel_desc<MmaSyncVersion<Tf32V2>>(
+    12, "tf32-v2",
     "as tf32-v1 with warp tiles of 2 rows x 16 columns x 64 channels and 16 warps per block (4 per "
-    "scheduler: more overlap of one warp's MMAs with another's GELUs, 1.5x the shared-memory reads per MMA)",
-    tc_unsupported<Tf32V2>,
-    tc_workspace_bytes<Tf32V2>,
-    tc_launch<Tf32V2>,
-    tc_stages_unsupported<Tf32V2>,
-    tc_launch_stages<Tf32V2>,
-};
+    "scheduler: more overlap of one warp's MMAs with another's GELUs, 1.5x the shared-memory reads per MMA)");
 
-extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v1 = {
-    21,
-    "3xtf32-v1",
-    CGP_PRECISION_TF32X3,
-    "tensor cores with the 3xTF32 split (small*big + big*small + big*big, fp32-level accuracy), warp tiles "
-    "of 2 rows x 16 columns x 64 channels, each tap's products in a fresh accumulator, otherwise as tf32-v1",
-    tc_unsupported<Tf32x3V1>,
-    tc_workspace_bytes<Tf32x3V1>,
-    tc_launch<Tf32x3V1>,
-    tc_stages_unsupported<Tf32x3V1>,
-    tc_launch_stages<Tf32x3V1>,
-};
+extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v2 = kernel_desc<MmaSyncVersion<Tf32x3V2>>(
+    22, "3xtf32-v2",
+    "tensor cores (mma.sync) with the 3xTF32 split (small*big + big*small + big*big, fp32-level accuracy), each "
+    "tap's products in a fresh accumulator, warp tiles of 2 rows x 16 columns x 64 channels, 12 warps per block "
+    "(3 per scheduler), persistent grid, any shape");
 
-extern "C" const cgp_kernel_desc cgp_kernel_tf32_v3 = {
-    13,
-    "tf32-v3",
-    CGP_PRECISION_TF32,
-    "as tf32-v2's 2-row warp tiles with 8 warps, software-pipelined: the bias/GELU/mean epilogue of one tile "
-    "runs spread over the 9 taps of the next tile's MMAs (two accumulator sets), so each warp keeps the "
-    "tensor cores and the FP32/MUFU pipes busy at once",
-    tc_unsupported<Tf32V3>,
-    tc_workspace_bytes<Tf32V3>,
-    tc_launch<Tf32V3>,
-    tc_stages_unsupported<Tf32V3>,
-    tc_launch_stages<Tf32V3>,
-};
-
-extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v2 = {
-    22,
-    "3xtf32-v2",
-    CGP_PRECISION_TF32X3,
-    "3xtf32-v1 with 12 warps per block on its fast path (3 per scheduler instead of 2: 168 registers, "
-    "108 bytes of spills)",
-    tc_unsupported<Tf32x3V2>,
-    tc_workspace_bytes<Tf32x3V2>,
-    tc_launch<Tf32x3V2>,
-    tc_stages_unsupported<Tf32x3V2>,
-    tc_launch_stages<Tf32x3V2>,
-};
+extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v1 = kernel_desc<MmaSyncVersion<Tf32x3V1>>(
+    21, "3xtf32-v1",
+    "as 3xtf32-v2 with 8 warps per block (2 per scheduler)");

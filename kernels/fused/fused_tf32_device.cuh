@@ -1,14 +1,11 @@
 /*
- * fused_tf32_device.cuh - the few device primitives under the tensor-core kernels (fused_tf32.cu and
- * fused_wgmma.cu):
+ * fused_tf32_device.cuh - the few device primitives under the tensor-core kernels (library layer: fused_tf32.cu and
+ * wgmma_conv.cuh; kernels/bench/probes.cu measures mma_tf32 with them; async_copy.cuh has the copies):
  *   tf32_round      fp32 -> tf32, round to nearest, ties away (cvt.rna.tf32.f32); the result is an
  *                   fp32 bit pattern whose low 13 mantissa bits are zero
  *   split_tf32      v = big + small (3xTF32): big = tf32_round(v), small = tf32_round(v - big)
  *   mma_tf32        D = A * B + C on one m16n8k8 tile, tf32 inputs, fp32 accumulation
  *                   (mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32, sm_80 and newer)
- *   cp_async_f32    an asynchronous 4-byte global -> shared copy, or a 0.0f store when its src-size is 0
- *                   (cp.async.ca); cp_async_wait_all waits for this thread's copies
- *   cp_async_16     an asynchronous 16-byte global -> shared copy (cp.async.cg), both addresses 16-byte aligned
  *   dynamic_smem    the block's dynamic shared memory, 16-byte aligned
  * Fragment layout of the MMA (lane = 4 * group + tig, group = lane / 4, tig = lane % 4):
  *   a[0] = A[group][tig]      a[1] = A[group + 8][tig]   a[2] = A[group][tig + 4]   a[3] = A[group + 8][tig + 4]
@@ -43,26 +40,6 @@ __device__ __forceinline__ void mma_tf32(float (&d)[4], const uint32_t (&a)[4], 
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),
           "f"(c[3]));
 }
-
-/* 32-bit shared-window address of a pointer into shared memory */
-__device__ __forceinline__ uint32_t shared_address(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
-
-/* Copies the float at src + kSrcOffset bytes to shared address dst + kDstOffset bytes if src_bytes == 4;
- * writes 0.0f and reads nothing if src_bytes == 0. The offsets become the instruction's immediates. */
-template <int kDstOffset, int kSrcOffset>
-__device__ __forceinline__ void cp_async_f32(uint32_t dst, const float *src, uint32_t src_bytes)
-{
-    asm volatile("cp.async.ca.shared.global [%0+%3], [%1+%4], 4, %2;" ::"r"(dst), "l"(src), "r"(src_bytes),
-                 "n"(kDstOffset), "n"(kSrcOffset)
-                 : "memory");
-}
-
-__device__ __forceinline__ void cp_async_16(uint32_t dst, const float *src)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
-}
-
-__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
 
 __device__ __forceinline__ float4 *dynamic_smem()
 {

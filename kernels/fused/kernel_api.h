@@ -1,7 +1,7 @@
 /*
- * kernel_api.h - the contract between the plan code (host/lib/cgp_plan.c, C) and the numbered
- * kernel versions in kernels/ (CUDA). Every fused kernel version describes itself with a
- * cgp_kernel_desc; kernels/fused/dispatch.cu lists them in order of preference.
+ * kernel_api.h - the contract between the plan code (host/lib/cgp_plan.c, C) and the numbered kernel versions
+ * in kernels/fused/ (CUDA; library layer). Every fused kernel version describes itself with a cgp_kernel_desc
+ * (kernel_desc.cuh makes them); kernels/fused/dispatch.cu lists them in order of preference.
  */
 #ifndef CGP_KERNEL_API_H
 #define CGP_KERNEL_API_H
@@ -49,10 +49,15 @@ typedef struct cgp_kernel_desc {
     const char *name;  /* e.g. "fp32-v2" */
     int precision;     /* a cgp_precision value */
     const char *summary;
-    /* NULL when this version runs the problem, else a sentence saying why not */
+    /* NULL when this version runs the problem itself, else a sentence saying why not; a version never hands a
+     * problem to another version: version 0 ("best") takes the next one in the table instead */
     const char *(*unsupported)(const cgp_problem *p, const cgp_device_info *d);
     size_t (*workspace_bytes)(const cgp_problem *p, const cgp_device_info *d);
     cudaError_t (*launch)(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s);
+    /* The short name of the path launch takes inside this version for a problem it runs: "tma" or "cp.async"
+     * (the wgmma versions' staging), "fast" or "generic" (the mma.sync versions), or the one name of a
+     * single-path version */
+    const char *(*path)(const cgp_problem *p, const cgp_device_info *d);
     /* The stage split, or both NULL (the tensor-core versions have one on their fast path):
      * stages_unsupported: NULL when launch_stages runs this problem, else a sentence saying why not;
      * launch_stages: a launch of only the stages in `stages` (CGP_STAGE_*) */
@@ -62,6 +67,15 @@ typedef struct cgp_kernel_desc {
 
 /* All kernel versions, most preferred first within each precision. */
 const cgp_kernel_desc *const *cgp_kernel_table(int *count);
+
+/* The version numbered `version` in the table, or NULL */
+const cgp_kernel_desc *cgp_kernel_find(int version);
+
+/* The hooks' device info of device `ordinal` (the plan's query); cudaSuccess, or the error of the CUDA call
+ * that failed (d untouched then) */
+cudaError_t cgp_device_info_of(int ordinal, cgp_device_info *d);
+/* The same for the current device */
+cudaError_t cgp_current_device_info(cgp_device_info *d);
 
 #ifdef __cplusplus
 }

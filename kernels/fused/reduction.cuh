@@ -1,5 +1,5 @@
 /*
- * reduction.cuh - the in-launch reduction every fused kernel ends with.
+ * reduction.cuh - the in-launch reduction every fused kernel ends with (library layer).
  *
  * A block publishes, for one image n, its sums of GELU over its pixels for a range of channels.
  *   det:    the sums go to their own slot of the workspace; the block that publishes last for
@@ -9,6 +9,8 @@
  *           them (atomicExch) and writes y[n, :].
  * "Last" is decided by a per-image arrival counter, which the last block resets to zero, so a
  * launch needs no memset before it and no finalising kernel after it.
+ * sum_slots makes a block's per-channel sums from per-thread or per-warp slots in shared memory (float or
+ * double), each channel's slots added in a fixed order, for publish_image_sums.
  */
 #ifndef CGP_REDUCTION_CUH
 #define CGP_REDUCTION_CUH
@@ -68,6 +70,24 @@ __device__ __forceinline__ void publish_image_sums(const ReduceArgs &r, int64_t 
     if (threadIdx.x == 0)
         r.counters[n] = 0u;
     __syncthreads(); /* is_last_arrival is reused by the next publication */
+}
+
+/* The block's sums of kChannels channels from its slots: sums[c] = the total, in double and in slot order, of
+ * channel c's kSlots slots, first_slot(c)[i * kStride] for slot i, floats or doubles in shared memory that the
+ * block wrote before the call; sums is shared memory too, for publish_image_sums. Called by every thread of the
+ * block. */
+template <int kChannels, int kSlots, int kStride, class FirstSlot>
+__device__ __forceinline__ void sum_slots(FirstSlot first_slot, double *sums)
+{
+    __syncthreads(); /* every slot is written */
+    if (threadIdx.x < kChannels) {
+        const auto *slot = first_slot((int)threadIdx.x);
+        double total = 0.0;
+        for (int i = 0; i < kSlots; ++i)
+            total += (double)slot[i * kStride];
+        sums[threadIdx.x] = total;
+    }
+    __syncthreads();
 }
 
 static inline ReduceArgs make_reduce_args(const cgp_launch_args *a, void *partials)

@@ -1,10 +1,14 @@
 /*
- * tile_loader.cuh - staging input windows in shared memory with cp.async, and the static
- * persistent tile schedule, shared by the fp32 fast kernels (the schedule also by the wgmma kernels).
+ * tile_loader.cuh - the one loader of input windows into shared memory (cp.async), and the static persistent
+ * tile schedule (library layer); the fp32 fast kernels and the wgmma kernels use both.
  *
- * load_window_async copies the kCin x kRows x kPitch window of image n whose top-left input
- * pixel is (iy0, ix0) (negative for padding) into buf, zero-filling everything outside the image.
- * With ix0 and W multiples of 4 it moves 16-byte chunks; otherwise 4-byte elements.
+ * load_window_async<kThreads, kCin, kRows, kPitch, Offset> starts the block's copies of the window of image n
+ * whose top-left input pixel is (window_y, window_x) (negative for padding) into buf, laid out [ci][row][column]
+ * (kCin x kRows x kPitch floats), zeros outside the image; every thread calls it, and commits after it.
+ * With padding 0 and W a multiple of 4 (so every row of the window starts 16-byte aligned inside the image),
+ * in 16-byte chunks, a fixed count a thread, kMaxUnroll of them unrolled at most; otherwise in 4-byte
+ * elements. Offset is the type of offsets within an image: int where the version guarantees
+ * kCin x H x W < 2^31 (the wgmma kernels), else int64_t.
  *
  * The persistent schedule gives block b the contiguous tiles [b*T/B, (b+1)*T/B) of all T tiles
  * (image-major), B = blocks_per_sm (default 1) x SMs, at most T. A block publishes each image it
@@ -15,52 +19,51 @@
 #define CGP_TILE_LOADER_CUH
 
 #include <stdint.h>
+#include <type_traits>
+
+#include "async_copy.cuh"
 #include "kernel_api.h"
 #include "reduction.cuh"
 
-__device__ __forceinline__ void cp_async4(float *dst, const float *src, bool valid)
-{
-    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src), "r"(valid ? 4 : 0));
-}
-
-__device__ __forceinline__ void cp_async16(float *dst, const float *src)
-{
-    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src));
-}
-
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
-
-template <int kThreads, int kCin, int kRows, int kPitch>
-__device__ void load_window_async(float *buf, const float *__restrict__ x, const cgp_problem &p, int64_t n,
-                                  int64_t iy0, int64_t ix0, bool vector_ok)
+/* Starts this thread's copies of the window: see the banner. */
+template <int kThreads, int kCin, int kRows, int kPitch, class Offset, int kMaxUnroll = 1 << 30>
+__device__ __forceinline__ void load_window_async(float *buf, const float *x, const cgp_problem &p, int64_t n,
+                                                  int64_t window_y, int64_t window_x)
 {
     static_assert(kPitch % 4 == 0, "rows must stay 16-byte aligned");
-    const float *xn = x + n * kCin * p.h * p.w;
-    if (vector_ok) {
-        for (int i = threadIdx.x; i < kCin * kRows * (kPitch / 4); i += kThreads) {
-            const int chunk = i % (kPitch / 4), row = (i / (kPitch / 4)) % kRows, ci = i / ((kPitch / 4) * kRows);
-            const int64_t iy = iy0 + row, ix = ix0 + 4 * chunk;
-            float *dst = buf + (ci * kRows + row) * kPitch + 4 * chunk;
-            const float *src = xn + ((int64_t)ci * p.h + iy) * p.w + ix;
-            const bool row_ok = iy >= 0 && iy < p.h;
-            if (row_ok && ix >= 0 && ix + 4 <= p.w) {
-                cp_async16(dst, src);
-            } else {
+    using Unsigned = std::make_unsigned_t<Offset>;
+    const Offset h = (Offset)p.h, w = (Offset)p.w, iy0 = (Offset)window_y, ix0 = (Offset)window_x;
+    const float *image = x + n * kCin * p.h * p.w;
+    const uint32_t buf_addr = shared_address(buf);
+    if (p.pad == 0 && w % 4 == 0) {
+        constexpr int kLineChunks = kPitch / 4, kChunks = kCin * kRows * kLineChunks;
+        constexpr int kIterations = (kChunks + kThreads - 1) / kThreads;
+        constexpr int kUnroll = kIterations < kMaxUnroll ? kIterations : kMaxUnroll;
+#pragma unroll kUnroll
+        for (int j = 0; j < kIterations; ++j) {
+            const int i = (int)threadIdx.x + j * kThreads;
+            const int line = i / kLineChunks, col = 4 * (i % kLineChunks); /* line = ci * kRows + row */
+            const Offset ci = line / kRows, iy = iy0 + line % kRows, ix = ix0 + col;
+            const float *src = image + ci * h * w + iy * w + ix;
+            const uint32_t dst = buf_addr + 4u * (uint32_t)(line * kPitch + col);
+            const bool row_ok = i < kChunks && (Unsigned)iy < (Unsigned)h;
+            if (row_ok && ix + 4 <= w) {
+                cp_async_16(dst, src);
+            } else if (i < kChunks) {
+#pragma unroll
                 for (int e = 0; e < 4; ++e) {
-                    const bool ok = row_ok && ix + e >= 0 && ix + e < p.w;
-                    cp_async4(dst + e, ok ? src + e : x, ok);
+                    const bool ok = row_ok && ix + e < w;
+                    cp_async_4(dst + 4 * e, ok ? src + e : x, ok ? 4u : 0u);
                 }
             }
         }
     } else {
-        for (int i = threadIdx.x; i < kCin * kRows * kPitch; i += kThreads) {
-            const int col = i % kPitch, row = (i / kPitch) % kRows, ci = i / (kPitch * kRows);
-            const int64_t iy = iy0 + row, ix = ix0 + col;
-            const bool ok = iy >= 0 && iy < p.h && ix >= 0 && ix < p.w;
-            cp_async4(buf + (ci * kRows + row) * kPitch + col, ok ? xn + ((int64_t)ci * p.h + iy) * p.w + ix : x, ok);
+        constexpr int kElems = kCin * kRows * kPitch;
+        for (int i = threadIdx.x; i < kElems; i += kThreads) {
+            const int line = i / kPitch, col = i % kPitch;
+            const Offset ci = line / kRows, iy = iy0 + line % kRows, ix = ix0 + col;
+            const bool ok = (Unsigned)iy < (Unsigned)h && (Unsigned)ix < (Unsigned)w;
+            cp_async_4(buf_addr + 4u * (uint32_t)i, ok ? image + ci * h * w + iy * w + ix : x, ok ? 4u : 0u);
         }
     }
 }

@@ -3,11 +3,12 @@
 # (cuobjdump on the built objects):
 #   - kernels/fused/fused_tf32.cu: mma.sync TF32 (HMMA.1688.F32.TF32) in every tc_conv_gelu_mean that runs
 #     the MMA stage (the last template argument S = 1 or 3; the stage split's 0 and 2 replace it);
-#   - kernels/fused/fused_wgmma.cu (SM=90 builds it for sm_90a): wgmma (HGMMA.64x64x8.F32.TF32) in every
-#     wgmma_conv_gelu_mean, and each of them waits with WARPGROUP.DEPBAR.LE gsb0, 0x1 (one row still
-#     in flight): ptxas serializes a wgmma pipeline it cannot prove safe (info C7514, wait 0 after
-#     every group), which keeps the results right and loses the asynchrony, so only SASS shows it.
-# Without cuobjdump (scripts/cuda_binutils.sh finds it) it skips its 3 cases: a FAIL with
+#   - kernels/fused/fused_wgmma.cu and kernels/fused/history/fused_wgmma.cu (SM=90 builds them for sm_90a):
+#     wgmma (HGMMA.64x64x8.F32.TF32) in every wgmma_conv_gelu_mean, and each of them waits with
+#     WARPGROUP.DEPBAR.LE gsb0, 0x1 (one row still in flight): ptxas serializes a wgmma pipeline it cannot
+#     prove safe (info C7514, wait 0 after every group), which keeps the results right and loses the asynchrony,
+#     so only SASS shows it.
+# Without cuobjdump (scripts/cuda_binutils.sh finds it) it skips its 5 cases: a FAIL with
 # CGP_TEST_REQUIRE_GPU=1 (tests/run_tests.sh); CI installs it from PyPI (.ci/run).
 # Run: make test CGP_TEST_FILTER=cpu_sass   (or BUILD=build bash tests/cpu/cpu_sass.sh after make)
 set -u
@@ -52,11 +53,14 @@ check_functions() {
 
 check_functions "mma.sync TF32 in the mma.sync kernels" "$BUILD/obj/kernels/fused/fused_tf32.cu.o" \
     "tc_conv_gelu_mean.*ELi[13]EEEv" "HMMA.1688.F32.TF32"
-if cuobjdump --list-elf "$BUILD/obj/kernels/fused/fused_wgmma.cu.o" 2>/dev/null | grep -q sm_90a; then
-    check_functions "wgmma in the wgmma kernels" "$BUILD/obj/kernels/fused/fused_wgmma.cu.o" wgmma_conv_gelu_mean \
-        "HGMMA.64x64x8.F32.TF32"
-    check_functions "the wgmma pipeline is asynchronous" "$BUILD/obj/kernels/fused/fused_wgmma.cu.o" \
-        wgmma_conv_gelu_mean "WARPGROUP.DEPBAR.LE gsb0, 0x1"
-else
-    echo "SKIP cpu_sass wgmma: $BUILD/obj/kernels/fused/fused_wgmma.cu.o has no sm_90a code (SM=90 builds it)"
-fi
+for object in "$BUILD/obj/kernels/fused/fused_wgmma.cu.o" "$BUILD/obj/kernels/fused/history/fused_wgmma.cu.o"; do
+    file=${object#"$BUILD/obj/"}
+    if cuobjdump --list-elf "$object" 2>/dev/null | grep -q sm_90a; then
+        check_functions "wgmma in the wgmma kernels of ${file%.o}" "$object" wgmma_conv_gelu_mean \
+            "HGMMA.64x64x8.F32.TF32"
+        check_functions "the wgmma pipeline of ${file%.o} is asynchronous" "$object" wgmma_conv_gelu_mean \
+            "WARPGROUP.DEPBAR.LE gsb0, 0x1"
+    else
+        echo "SKIP cpu_sass wgmma ${file%.o}: $object has no sm_90a code (SM=90 builds it)"
+    fi
+done

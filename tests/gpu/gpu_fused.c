@@ -3,9 +3,12 @@
  * against the fp64 GPU reference (itself checked against the CPU one in gpu_reference.c).
  * Fresh random inputs each run (seed printed), outputs poisoned with NaN before every run so an
  * unwritten element fails, det mode bit-identical over 3 runs. Bounds: tests/lib/tolerance.h (relative L2
- * and max abs; tf32 against the reference of its tf32-rounded inputs). A version that refuses a shape
- * says why, and the refusal is a case: cgp_plan_create must refuse it too, with that reason; a version
- * that runs none of the shapes fails.
+ * and max abs; tf32 against the reference of its tf32-rounded inputs).
+ * Which version takes which shape is the test's own rule (expected_support): a version that refuses a shape
+ * it must run fails, one that accepts a shape it must refuse fails; an expected refusal is a case too:
+ * cgp_plan_create must refuse it with the version's reason. Kernel 0 ("best") must be the first version of
+ * its precision in the table that accepts the shape, and cgp_plan_kernel must name it; a version that runs
+ * none of the shapes fails.
  */
 #include <string.h>
 
@@ -13,6 +16,10 @@
 #include "kernel_api.h"
 #include "problem.h"
 #include "tolerance.h"
+
+#ifndef CGP_WGMMA_BUILT
+#define CGP_WGMMA_BUILT 0 /* the Makefile sets 1 where it builds the wgmma kernels (SM=90, for sm_90a) */
+#endif
 
 static const cgp_shape shapes[] = {
     {128, 8, 64, 256, 256}, /* the default problem */
@@ -41,15 +48,78 @@ static const cgp_shape shapes[] = {
 
 static const char *precision_name(int p) { return p == 1 ? "tf32" : p == 2 ? "3xtf32" : "fp32"; }
 
-/* A version that refuses the shape: cgp_plan_create refuses it too, naming the same reason. */
-static void test_refusal(const problem *pr, const cgp_kernel_desc *k, const char *why)
+enum { MUST_REFUSE, MUST_RUN, MAY_RUN };
+
+/* What version must do with the shape, read from each version's documented limits: fp32-v1 and the mma.sync
+ * versions (11-13, 21, 22; compute capability 8.0 on) run every shape; fp32-v2..v9 only Cin = 8 and Cout = 64,
+ * and they need up to 215 KiB of shared memory a block (an H100/H200 has 227: elsewhere they may refuse); the
+ * wgmma versions (14-18, 23-28) only Cin = 8 and Cout <= 64, on compute capability 9.0 with a build for sm_90a. */
+static int expected_support(int version, const cgp_shape *s, const cgp_device_info *d)
+{
+    const int wgmma = (version >= 14 && version <= 18) || version >= 23;
+    if (version == 1)
+        return MUST_RUN;
+    if (version <= 9) {
+        if (s->cin != 8 || s->cout != 64)
+            return MUST_REFUSE;
+        return d->smem_per_block_optin >= 227 * 1024 ? MUST_RUN : MAY_RUN;
+    }
+    if (!wgmma)
+        return d->cc_major >= 8 ? MUST_RUN : MUST_REFUSE;
+    return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && s->cin == 8 && s->cout <= 64 ? MUST_RUN
+                                                                                                  : MUST_REFUSE;
+}
+
+/* A version that refuses the shape: the refusal must be expected, and cgp_plan_create refuses it too,
+ * naming the same reason. */
+static void test_refusal(const problem *pr, const cgp_kernel_desc *k, const char *why, const cgp_device_info *dev)
 {
     const cgp_shape *s = &pr->p.shape;
     char name[200];
     snprintf(name, sizeof name, "fused v%d %s refuses %s %lldx%lldx%lldx%lldx%lld", k->version,
              precision_name(k->precision), pr->p.padding ? "same" : "valid", (long long)s->n, (long long)s->cin,
              (long long)s->cout, (long long)s->h, (long long)s->w);
-    test_expect_refusal(name, s, pr->p.padding, k, why);
+    if (expected_support(k->version, s, dev) == MUST_RUN)
+        TEST_FAIL(name, "%s refuses a shape it must run: %s", k->name, why);
+    else
+        test_expect_refusal(name, s, pr->p.padding, k, why);
+}
+
+/* Kernel 0 of each precision is the first version of that precision in the table that accepts the shape, and
+ * cgp_plan_kernel names it. */
+static void test_kernel_zero(const problem *pr, const cgp_problem *cp, const cgp_device_info *dev,
+                             const cgp_kernel_desc *const *table, int count)
+{
+    const cgp_shape *s = &pr->p.shape;
+    for (int precision = 0; precision < 3; ++precision) {
+        const cgp_kernel_desc *first = NULL;
+        for (int k = 0; k < count && !first; ++k)
+            if (table[k]->precision == precision && !table[k]->unsupported(cp, dev))
+                first = table[k];
+        char name[160];
+        snprintf(name, sizeof name, "fused kernel 0 %s %s %lldx%lldx%lldx%lldx%lld", precision_name(precision),
+                 pr->p.padding ? "same" : "valid", (long long)s->n, (long long)s->cin, (long long)s->cout,
+                 (long long)s->h, (long long)s->w);
+        cgp_plan *plan = NULL;
+        void *ws = NULL;
+        size_t ws_bytes = 0;
+        const cgp_status st = test_plan_with_workspace(s, pr->p.padding, 0, precision, 0, &plan, &ws, &ws_bytes);
+        int version = 0;
+        const char *kname = "?";
+        if (!first)
+            TEST_FAIL(name, "no %s version accepts the shape", precision_name(precision));
+        else if (st != CGP_SUCCESS)
+            TEST_FAIL(name, "%s: %s", cgp_status_string(st), cgp_last_error_detail());
+        else if (cgp_plan_kernel(plan, &version, &kname) != CGP_SUCCESS || version != first->version ||
+                 strcmp(kname, first->name) != 0)
+            TEST_FAIL(name, "the plan names %s (%d), the first version accepting the shape is %s (%d)", kname,
+                      version, first->name, first->version);
+        else
+            test_report("PASS", name, "%s, path %s", kname, first->path(cp, dev));
+        cudaFree(ws);
+        if (plan)
+            cgp_plan_destroy(plan);
+    }
 }
 
 /* one kernel version, one reduction, on one problem (tf32 against ref_tf32, the others against ref) */
@@ -130,7 +200,17 @@ int main(void)
                 for (int k = 0; k < count; ++k) {
                     const char *why = table[k]->unsupported(&cp, &dev);
                     if (why) {
-                        test_refusal(&pr, table[k], why);
+                        test_refusal(&pr, table[k], why, &dev);
+                        continue;
+                    }
+                    if (expected_support(table[k]->version, &shapes[i], &dev) == MUST_REFUSE) {
+                        char name[160];
+                        snprintf(name, sizeof name, "fused v%d %s accepts %lldx%lldx%lldx%lldx%lld", table[k]->version,
+                                 precision_name(table[k]->precision), (long long)shapes[i].n,
+                                 (long long)shapes[i].cin, (long long)shapes[i].cout, (long long)shapes[i].h,
+                                 (long long)shapes[i].w);
+                        TEST_FAIL(name, "%s accepts a shape it must refuse (expected_support)", table[k]->name);
+                        continue;
                         continue;
                     }
                     ran[k]++;
@@ -138,6 +218,7 @@ int main(void)
                         test_version(&pr, ref, ref_tf32, table[k]->version, table[k]->precision, reduce, y_host,
                                      y_first);
                 }
+                test_kernel_zero(&pr, &cp, &dev, table, count);
             }
             free(ref);
             free(ref_tf32);

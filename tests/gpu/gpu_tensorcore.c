@@ -1,14 +1,17 @@
 /*
  * gpu_tensorcore.c - the tensor-core kernels (kernels/fused/fused_tf32.cu: tf32-v1 = version 11, tf32-v2 = 12,
- * tf32-v3 = 13, 3xtf32-v1 = 21, 3xtf32-v2 = 22; kernels/fused/fused_wgmma.cu: tf32-v4 = 14, tf32-v5 = 15,
- * tf32-v6 = 16, tf32-v7 = 17, tf32-v8 = 18, 3xtf32-v3 = 23, 3xtf32-v4 = 24, 3xtf32-v5 = 25, 3xtf32-v6 = 26,
- * 3xtf32-v7 = 27, 3xtf32-v8 = 28)
+ * tf32-v3 = 13, 3xtf32-v1 = 21, 3xtf32-v2 = 22; the wgmma versions, kernels/fused/fused_wgmma.cu and
+ * kernels/fused/history/fused_wgmma.cu: tf32-v4 = 14, tf32-v5 = 15, tf32-v6 = 16, tf32-v7 = 17, tf32-v8 = 18,
+ * 3xtf32-v3 = 23, 3xtf32-v4 = 24, 3xtf32-v5 = 25, 3xtf32-v6 = 26, 3xtf32-v7 = 27, 3xtf32-v8 = 28)
  * through the public API, both reductions, both paddings, on the default problem and on shapes that
  * take the fast path (Cin = 8, weights in shared memory; for 14-18 and 23-28 the wgmma path, Cout <= 64 too)
  * and the generic path (any other Cin, or more output channels than fit), with partial tiles,
  * H or W = 3, many small images, and one output channel. Fresh random inputs (seed printed), y
  * poisoned with NaN before every run, det runs bit-identical over 3 runs. Bounds: tests/lib/tolerance.h
  * (relative L2 and max abs, from an error model of each arithmetic).
+ * Which version runs which shape is the test's own rule (version_runs): a version that should run a shape and
+ * refuses it fails, and so does one that should refuse it and runs it; an expected refusal passes once per
+ * shape and version as "PASS <case> refused: <the version's reason>".
  *   3xTF32: against the fp64 reference, the 3xtf32 model.
  *   TF32:   (1) on the inputs rounded to tf32 on the host exactly as cvt.rna rounds them, against the
  *           fp64 reference of those rounded inputs: what is left is fp32 accumulation and the GELU, so
@@ -37,6 +40,9 @@ static const int tf32_versions[] = {11, 12, 13, 14, 15, 16, 17, 18};
 static const int tf32x3_versions[] = {21, 22, 23, 24, 25, 26, 27, 28};
 #define VERSION_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define MAX_TF32_VERSIONS 8 /* TF32 versions test_problem takes at once */
+#ifndef CGP_WGMMA_BUILT
+#define CGP_WGMMA_BUILT 0 /* the Makefile sets 1 where it builds the wgmma kernels (SM=90, for sm_90a) */
+#endif
 
 typedef struct shape_case {
     cgp_shape shape;
@@ -64,6 +70,44 @@ static const shape_case cases[] = {
 };
 
 static const char *precision_name(int precision) { return precision == CGP_PRECISION_TF32 ? "tf32" : "3xtf32"; }
+
+/* Whether version runs the shape: the mma.sync versions (11-13, 21, 22) every shape on a GPU of compute capability
+ * 8.0 or newer; the wgmma versions (14-18, 23-28) Cin = 8 and Cout <= 64 only, on a GPU of compute capability 9.0
+ * with a build for sm_90a. Version 0 ("best") runs every shape. */
+static int version_runs(int version, const cgp_shape *s, const cgp_device_info *d)
+{
+    const int wgmma = (version >= 14 && version <= 18) || version >= 23;
+    if (version == 0)
+        return 1;
+    if (!wgmma)
+        return d->cc_major >= 8;
+    return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && s->cin == 8 && s->cout <= 64;
+}
+
+/* A version that must refuse the shape: cgp_plan_create says CGP_ERROR_UNSUPPORTED, with the reason. */
+static void test_refusal(const problem *pr, int precision, int version)
+{
+    const cgp_shape *s = &pr->p.shape;
+    char name[200];
+    snprintf(name, sizeof name, "gpu_tensorcore %s kernel %d %s %lldx%lldx%lldx%lldx%lld refused",
+             precision_name(precision), version, pr->p.padding ? "same" : "valid", (long long)s->n, (long long)s->cin,
+             (long long)s->cout, (long long)s->h, (long long)s->w);
+    cgp_options o = cgp_default_options();
+    o.padding = pr->p.padding;
+    o.precision = (cgp_precision)precision;
+    o.kernel = version;
+    cgp_plan *plan = NULL;
+    const cgp_status st = cgp_plan_create(&plan, s, &o);
+    if (st == CGP_ERROR_UNSUPPORTED)
+        test_report("PASS", name, "%s", cgp_last_error_detail());
+    else if (st == CGP_SUCCESS)
+        TEST_FAIL(name, "the version accepts a shape it should refuse (version_runs)");
+    else
+        TEST_FAIL(name, "cgp_plan_create: %s, expected CGP_ERROR_UNSUPPORTED: %s", cgp_status_string(st),
+                  cgp_last_error_detail());
+    if (plan)
+        cgp_plan_destroy(plan);
+}
 
 /* Rounds the problem's x and w to tf32 in place (the bias stays fp32, as in the kernel). */
 static int round_inputs_to_tf32(problem *pr, char *err, size_t errlen)
@@ -107,7 +151,8 @@ static int test_plan(const problem *pr, const char *inputs, int precision, int v
     cgp_plan *plan = NULL;
     cgp_status st = cgp_plan_create(&plan, s, &o);
     if (st != CGP_SUCCESS) {
-        TEST_FAIL(name, "cgp_plan_create: %s: %s", cgp_status_string(st), cgp_last_error_detail());
+        TEST_FAIL(name, "cgp_plan_create: %s: %s%s", cgp_status_string(st), cgp_last_error_detail(),
+                  st == CGP_ERROR_UNSUPPORTED ? " (a shape the version should run: version_runs)" : "");
         return 0;
     }
     int ran_version = 0, ok = 0;
@@ -153,9 +198,10 @@ out:
     return ok;
 }
 
-/* Every check of one shape and padding, for the listed versions (0: kernel 0, "best"). */
+/* Every check of one shape and padding, for the listed versions (0: kernel 0, "best"); a version that should
+ * refuse the shape is checked for the refusal alone. */
 static void test_problem(problem *pr, const int *tf32_versions, int tf32_count, const int *tf32x3_versions,
-                         int tf32x3_count)
+                         int tf32x3_count, const cgp_device_info *dev)
 {
     const cgp_shape *s = &pr->p.shape;
     const int64_t outputs = s->n * s->cout;
@@ -177,18 +223,30 @@ static void test_problem(problem *pr, const int *tf32_versions, int tf32_count, 
         TEST_FAIL("gpu_tensorcore reference", "%s", err);
         goto out;
     }
-    for (int v = 0; v < tf32x3_count; ++v)
+    int tf32_runs[MAX_TF32_VERSIONS] = {0};
+    for (int v = 0; v < tf32_count; ++v)
+        if (!(tf32_runs[v] = version_runs(tf32_versions[v], s, dev)))
+            test_refusal(pr, CGP_PRECISION_TF32, tf32_versions[v]);
+    for (int v = 0; v < tf32x3_count; ++v) {
+        if (!version_runs(tf32x3_versions[v], s, dev)) {
+            test_refusal(pr, CGP_PRECISION_TF32X3, tf32x3_versions[v]);
+            continue;
+        }
         for (int reduce = 0; reduce <= 1; ++reduce)
             test_plan(pr, "exact inputs", CGP_PRECISION_TF32X3, tf32x3_versions[v], reduce, ref, TEST_ARITH_TF32X3,
                       y_first, y_host);
+    }
     for (int v = 0; v < tf32_count; ++v)
-        exact_ok[v] = test_plan(pr, "exact inputs", CGP_PRECISION_TF32, tf32_versions[v], 0, ref, TEST_ARITH_TF32,
-                                y_exact + (size_t)v * (size_t)outputs, y_host);
+        if (tf32_runs[v])
+            exact_ok[v] = test_plan(pr, "exact inputs", CGP_PRECISION_TF32, tf32_versions[v], 0, ref,
+                                    TEST_ARITH_TF32, y_exact + (size_t)v * (size_t)outputs, y_host);
     if (round_inputs_to_tf32(pr, err, sizeof err) != 0 || problem_reference(pr, ref, err, sizeof err) != 0) {
         TEST_FAIL("gpu_tensorcore tf32-rounded inputs", "%s", err);
         goto out;
     }
     for (int v = 0; v < tf32_count; ++v) {
+        if (!tf32_runs[v])
+            continue;
         /* det first: its y must equal the det y of the original inputs bit for bit */
         if (test_plan(pr, "tf32-rounded inputs", CGP_PRECISION_TF32, tf32_versions[v], 0, ref,
                       TEST_ARITH_TF32_ROUNDED, y_first, y_host) &&
@@ -272,6 +330,7 @@ int main(void)
     if (!test_gpu_available("gpu_tensorcore"))
         return test_exit_code();
     const uint64_t seed = test_seed("gpu_tensorcore");
+    const cgp_device_info dev = test_device_info();
     const size_t count = sizeof cases / sizeof cases[0];
     for (size_t i = 0; i <= count; ++i) {
         /* the last round: kernel 0 ("best") on the partial-tiles shape */
@@ -298,16 +357,18 @@ int main(void)
             }
             static const int best[] = {0};
             if (kernel_zero)
-                test_problem(&pr, best, 1, best, 1);
+                test_problem(&pr, best, 1, best, 1, &dev);
             else
                 test_problem(&pr, tf32_versions, VERSION_COUNT(tf32_versions), tf32x3_versions,
-                             VERSION_COUNT(tf32x3_versions));
+                             VERSION_COUNT(tf32x3_versions), &dev);
             if (!kernel_zero && c->stage_split)
                 for (int v = 0; v < VERSION_COUNT(tf32_versions) + VERSION_COUNT(tf32x3_versions); ++v) {
                     const int is_tf32 = v < VERSION_COUNT(tf32_versions);
-                    test_stage_split(&pr, is_tf32 ? CGP_PRECISION_TF32 : CGP_PRECISION_TF32X3,
-                                     is_tf32 ? tf32_versions[v] : tf32x3_versions[v - VERSION_COUNT(tf32_versions)],
-                                     c->stage_split == 1);
+                    const int version =
+                        is_tf32 ? tf32_versions[v] : tf32x3_versions[v - VERSION_COUNT(tf32_versions)];
+                    if (version_runs(version, &c->shape, &dev)) /* test_problem checked the others' refusal */
+                        test_stage_split(&pr, is_tf32 ? CGP_PRECISION_TF32 : CGP_PRECISION_TF32X3, version,
+                                         c->stage_split == 1);
                 }
             problem_destroy(&pr);
         }

@@ -1,8 +1,9 @@
 /*
- * fused_fp32_blocked.cu - kernel versions 2 and 3 ("fp32-v2", "fp32-v3"): the register-blocked
- * fp32 fast path for Cin = 8, Cout = 64 (the default problem), any N, H, W and padding.
- * v2 uses libdevice erff for the GELU, v3 the project's gelu_fast; otherwise identical, so the
- * pair measures what the GELU costs.
+ * history/fused_fp32_direct.cu - the superseded direct-convolution fp32 versions (library layer), kept selectable
+ * so that docs/perf-log.md can be re-measured: fp32-v2 .. fp32-v6 (versions 2-6), register-blocked direct
+ * convolution in fp32 FFMA for Cin = 8, Cout = 64, any N, H, W and padding. The Winograd versions replaced them
+ * (fused_fp32_winograd.cu, history/fused_fp32_winograd_f2x2.cu). v2 uses libdevice erff for the GELU, v3 the
+ * project's gelu_fast; otherwise identical, so the pair measures what the GELU costs.
  *
  * Tiling (docs/design.md has the diagram):
  *   - A block of 256 threads = 8 warps computes 32 x 16 output pixels x 64 channels per tile.
@@ -21,6 +22,7 @@
  */
 #include "gelu.cuh"
 #include "kernel_api.h"
+#include "kernel_desc.cuh"
 #include "reduction.cuh"
 #include "tile_loader.cuh"
 
@@ -31,7 +33,10 @@ constexpr int kTileW = 32, kTileH = 16;
 /* v2-v5: 256 threads, 8 channels per warp; v6: 512 threads, 4 channels per warp (more warps to
  * hide latency, 64 accumulators per thread so two warps' worth fit each scheduler's registers) */
 template <int kVersion> __host__ __device__ constexpr int threads_of() { return kVersion >= 6 ? 512 : 256; }
-template <int kVersion> __host__ __device__ constexpr int channels_per_warp_of() { return kCout / (threads_of<kVersion>() / 32); }
+template <int kVersion> __host__ __device__ constexpr int channels_per_warp_of()
+{
+    return kCout / (threads_of<kVersion>() / 32);
+}
 constexpr int kPx = 8, kRows = 2;            /* pixels per thread: 8 along x, 2 rows */
 constexpr int kInH = kTileH + 2, kInPitch = 36; /* rows of 34 used floats, 16-byte aligned */
 constexpr int kInFloats = kCin * kInH * kInPitch; /* one input buffer */
@@ -43,9 +48,9 @@ constexpr size_t kStageBytes = (size_t)kCout * 32 * kRows * kPx * sizeof(float);
 /* the input window of a tile: 8 x 18 x 36 (34 columns used) */
 template <int kThreads>
 __device__ __forceinline__ void load_tile_async(float *buf, const float *__restrict__ x, const cgp_problem &p,
-                                                int64_t n, int64_t iy0, int64_t ix0, bool vector_ok)
+                                                int64_t n, int64_t iy0, int64_t ix0)
 {
-    load_window_async<kThreads, kCin, kInH, kInPitch>(buf, x, p, n, iy0, ix0, vector_ok);
+    load_window_async<kThreads, kCin, kInH, kInPitch, int64_t, 1>(buf, x, p, n, iy0, ix0); /* as winograd.cuh's */
 }
 
 /* acc[j][r][px] += sum over (kh, kw) of in[ci][2ty + r + kh][8tx + px + kw] * w[ci][8warp + j][kh][kw] */
@@ -108,7 +113,7 @@ __device__ __forceinline__ float gelu_version(float v)
  *       four warps per scheduler instead of two */
 template <int kVersion>
 __global__ void __launch_bounds__(threads_of<kVersion>(), 1)
-fused_fp32_blocked(const float *__restrict__ x, const float *__restrict__ weight, const float *__restrict__ bias,
+fused_fp32_direct(const float *__restrict__ x, const float *__restrict__ weight, const float *__restrict__ bias,
                    cgp_problem p, PersistentSchedule g, ReduceArgs red)
 {
     constexpr bool kFastGelu = kVersion >= 3, kCompact = kVersion >= 4, kOneBarrier = kVersion >= 5;
@@ -124,7 +129,6 @@ fused_fp32_blocked(const float *__restrict__ x, const float *__restrict__ weight
     const int tx = lane % 4, ty = lane / 4;
     const int64_t tile_begin = persistent_tile_begin(g);
     const int64_t tile_end = persistent_tile_end(g);
-    const bool vector_ok = (p.w % 4 == 0) && (p.pad == 0);
 
     /* weights as [ci][co][kh][4] (the 4th slot unused), bias beside them */
     for (int i = threadIdx.x; i < kCin * kCout * 9; i += kThreads) {
@@ -141,7 +145,7 @@ fused_fp32_blocked(const float *__restrict__ x, const float *__restrict__ weight
     if (tile_begin < tile_end) {
         int64_t n, oy0, ox0;
         tile_origin(tile_begin, n, oy0, ox0);
-        load_tile_async<kThreads>(smem, x, p, n, oy0 - p.pad, ox0 - p.pad, vector_ok);
+        load_tile_async<kThreads>(smem, x, p, n, oy0 - p.pad, ox0 - p.pad);
     }
     cp_async_commit();
 
@@ -157,7 +161,7 @@ fused_fp32_blocked(const float *__restrict__ x, const float *__restrict__ weight
         if (t + 1 < tile_end) {
             int64_t n1, oy1, ox1;
             tile_origin(t + 1, n1, oy1, ox1);
-            load_tile_async<kThreads>(smem + (buf ^ 1) * kInFloats, x, p, n1, oy1 - p.pad, ox1 - p.pad, vector_ok);
+            load_tile_async<kThreads>(smem + (buf ^ 1) * kInFloats, x, p, n1, oy1 - p.pad, ox1 - p.pad);
         }
         cp_async_commit();
         if (!kOneBarrier) {
@@ -174,13 +178,15 @@ fused_fp32_blocked(const float *__restrict__ x, const float *__restrict__ weight
                 if (ci == 0)
                     accumulate_channel<true, kChanPerWarp>(acc, in_tile, w_warp, bias_s + warp * kChanPerWarp);
                 else
-                    accumulate_channel<false, kChanPerWarp>(acc, in_tile + ci * kInH * kInPitch, w_warp + ci * kCout * 12, nullptr);
+                    accumulate_channel<false, kChanPerWarp>(acc, in_tile + ci * kInH * kInPitch,
+                                                            w_warp + ci * kCout * 12, nullptr);
             }
         } else {
             accumulate_channel<true, kChanPerWarp>(acc, in_tile, w_warp, bias_s + warp * kChanPerWarp);
 #pragma unroll 1
             for (int ci = 1; ci < kCin; ++ci)
-                accumulate_channel<false, kChanPerWarp>(acc, in_tile + ci * kInH * kInPitch, w_warp + ci * kCout * 12, nullptr);
+                accumulate_channel<false, kChanPerWarp>(acc, in_tile + ci * kInH * kInPitch, w_warp + ci * kCout * 12,
+                                                        nullptr);
         }
 
         /* epilogue: GELU, masked per-channel sums, warp reduction in a fixed order */
@@ -194,7 +200,8 @@ fused_fp32_blocked(const float *__restrict__ x, const float *__restrict__ weight
 #pragma unroll
                     for (int q = 0; q < kPx / 4; ++q)
                         stage[((j * kRows + r) * 2 + q) * kThreads] =
-                            make_float4(acc[j][r][4 * q], acc[j][r][4 * q + 1], acc[j][r][4 * q + 2], acc[j][r][4 * q + 3]);
+                            make_float4(acc[j][r][4 * q], acc[j][r][4 * q + 1], acc[j][r][4 * q + 2],
+                                        acc[j][r][4 * q + 3]);
 #pragma unroll 1
             for (int j0 = 0; j0 < kChanPerWarp; j0 += kEpiChannels) {
                 float v[kEpiChannels][kRows * kPx];
@@ -275,62 +282,59 @@ fused_fp32_blocked(const float *__restrict__ x, const float *__restrict__ weight
 
 template <int kVersion> constexpr size_t smem_bytes() { return kSmemBytes + (kVersion >= 4 ? kStageBytes : 0); }
 
-template <int kVersion>
-const char *blocked_unsupported(const cgp_problem *p, const cgp_device_info *d)
-{
-    if (p->cin != kCin || p->cout != kCout)
-        return "needs Cin = 8 and Cout = 64";
-    if (d->smem_per_block_optin < smem_bytes<kVersion>())
-        return kVersion >= 4 ? "needs 194 KB of shared memory per block" : "needs 66 KB of shared memory per block";
-    return nullptr;
-}
+/* The hooks of fp32-v<kVersion> (kernel_desc.cuh) */
+template <int kVersion> struct DirectVersion : NoStageSplit {
+    static constexpr cgp_precision precision = CGP_PRECISION_FP32;
 
-size_t blocked_workspace(const cgp_problem *p, const cgp_device_info *d)
-{
-    return persistent_workspace_bytes(p, persistent_schedule(p, d, kTileH, kTileW));
-}
+    static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
+    {
+        if (p->cin != kCin || p->cout != kCout)
+            return "needs Cin = 8 and Cout = 64";
+        if (d->smem_per_block_optin < smem_bytes<kVersion>())
+            return kSharedMemoryNeed<smem_bytes<kVersion>()>.text;
+        return nullptr;
+    }
 
-template <int kVersion>
-cudaError_t blocked_launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
-{
-    const PersistentSchedule g = persistent_schedule(&a->p, d, kTileH, kTileW);
-    constexpr size_t bytes = smem_bytes<kVersion>();
-    cudaError_t err = cudaFuncSetAttribute(fused_fp32_blocked<kVersion>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           (int)bytes);
-    if (err != cudaSuccess)
-        return err;
-    /* cudaLaunchKernel reports this launch's status only, not an error the caller left behind */
-    const float *x = a->x, *w = a->weight, *b = a->bias;
-    cgp_problem p = a->p;
-    ReduceArgs red = make_reduce_args(a, a->workspace);
-    void *args[] = {&x, &w, &b, &p, const_cast<PersistentSchedule *>(&g), &red};
-    return cudaLaunchKernel((const void *)fused_fp32_blocked<kVersion>, dim3(g.blocks), dim3(threads_of<kVersion>()),
-                            args, bytes, s);
-}
+    static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
+    {
+        return persistent_workspace_bytes(p, persistent_schedule(p, d, kTileH, kTileW));
+    }
+
+    static const char *path(const cgp_problem *, const cgp_device_info *) { return "direct"; }
+
+    static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
+    {
+        const PersistentSchedule g = persistent_schedule(&a->p, d, kTileH, kTileW);
+        constexpr size_t bytes = smem_bytes<kVersion>();
+        cudaError_t err = cudaFuncSetAttribute(fused_fp32_direct<kVersion>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+        if (err != cudaSuccess)
+            return err;
+        /* cudaLaunchKernel reports this launch's status only, not an error the caller left behind */
+        const float *x = a->x, *w = a->weight, *b = a->bias;
+        cgp_problem p = a->p;
+        ReduceArgs red = make_reduce_args(a, a->workspace);
+        void *args[] = {&x, &w, &b, &p, const_cast<PersistentSchedule *>(&g), &red};
+        return cudaLaunchKernel((const void *)fused_fp32_direct<kVersion>, dim3(g.blocks),
+                                dim3(threads_of<kVersion>()), args, bytes, s);
+    }
+};
 
 } // namespace
 
-extern "C" const cgp_kernel_desc cgp_kernel_fp32_v2 = {
-    2, "fp32-v2", 0 /* CGP_PRECISION_FP32 */,
-    "register-blocked (8 ch x 2 rows x 8 px per thread), persistent, cp.async double buffer; libdevice erff GELU",
-    blocked_unsupported<2>, blocked_workspace, blocked_launch<2>, NULL, NULL};
+extern "C" const cgp_kernel_desc cgp_kernel_fp32_v2 = kernel_desc<DirectVersion<2>>(
+    2, "fp32-v2",
+    "register-blocked (8 ch x 2 rows x 8 px per thread), persistent, cp.async double buffer; libdevice erff GELU");
 
-extern "C" const cgp_kernel_desc cgp_kernel_fp32_v3 = {
-    3, "fp32-v3", 0 /* CGP_PRECISION_FP32 */,
-    "v2 with the project's gelu_fast",
-    blocked_unsupported<3>, blocked_workspace, blocked_launch<3>, NULL, NULL};
+extern "C" const cgp_kernel_desc cgp_kernel_fp32_v3 =
+    kernel_desc<DirectVersion<3>>(3, "fp32-v3", "v2 with the project's gelu_fast");
 
-extern "C" const cgp_kernel_desc cgp_kernel_fp32_v4 = {
-    4, "fp32-v4", 0 /* CGP_PRECISION_FP32 */,
-    "v3 with compact code: rolled channel loop and an epilogue looping over channels via shared memory",
-    blocked_unsupported<4>, blocked_workspace, blocked_launch<4>, NULL, NULL};
+extern "C" const cgp_kernel_desc cgp_kernel_fp32_v4 = kernel_desc<DirectVersion<4>>(
+    4, "fp32-v4",
+    "v3 with compact code: rolled channel loop and an epilogue looping over channels via shared memory");
 
-extern "C" const cgp_kernel_desc cgp_kernel_fp32_v5 = {
-    5, "fp32-v5", 0 /* CGP_PRECISION_FP32 */,
-    "v4 with one barrier per tile and a two-channel epilogue",
-    blocked_unsupported<5>, blocked_workspace, blocked_launch<5>, NULL, NULL};
+extern "C" const cgp_kernel_desc cgp_kernel_fp32_v5 =
+    kernel_desc<DirectVersion<5>>(5, "fp32-v5", "v4 with one barrier per tile and a two-channel epilogue");
 
-extern "C" const cgp_kernel_desc cgp_kernel_fp32_v6 = {
-    6, "fp32-v6", 0 /* CGP_PRECISION_FP32 */,
-    "v5 with 512 threads (16 warps x 4 channels, 64 accumulators each) and a one-channel epilogue",
-    blocked_unsupported<6>, blocked_workspace, blocked_launch<6>, NULL, NULL};
+extern "C" const cgp_kernel_desc cgp_kernel_fp32_v6 = kernel_desc<DirectVersion<6>>(
+    6, "fp32-v6", "v5 with 512 threads (16 warps x 4 channels, 64 accumulators each) and a one-channel epilogue");

@@ -1,0 +1,90 @@
+/*
+ * async_copy.cuh - the PTX wrappers for asynchronous copies into shared memory (library layer), one set for
+ * every fused kernel (PTX ISA, "cp.async", "cp.async.bulk.tensor", "mbarrier"):
+ *
+ *   shared_address        32-bit shared-window address of a pointer into shared memory
+ *   cp_async_4            4 bytes global -> shared (cp.async.ca), or a 0.0f store that reads nothing when its
+ *                         src_bytes is 0; the two offsets become the instruction's immediates
+ *   cp_async_16           16 bytes global -> shared (cp.async.cg), both addresses 16-byte aligned
+ *   cp_async_commit       closes this thread's copies since the last commit into a group
+ *   cp_async_wait<N>      waits until at most N of this thread's groups are pending
+ *   cp_async_wait_all     waits for all of this thread's copies, committed or not
+ *   mbarrier_init, mbarrier_arrive_expect, mbarrier_wait    a shared-memory barrier for one arrival a phase
+ *                         plus the bytes of the copies that complete on it
+ *   tma_load_4d           one box of a 4D tensor map into shared memory (TMA), completing on an mbarrier
+ *
+ * Every wrapper tells the compiler it touches memory ("memory" clobber): the copies write shared memory behind
+ * its back, so no load or store may move across them. Another thread's copies are visible only after a barrier
+ * (__syncthreads, __syncwarp) that follows this thread's wait.
+ * The mbarrier and TMA wrappers are built for sm_90a (the wgmma files) and compile to a trap elsewhere
+ * (SM90A_ASM); the host never launches a kernel using them there.
+ */
+#ifndef CGP_ASYNC_COPY_CUH
+#define CGP_ASYNC_COPY_CUH
+
+#include <cuda.h> /* CUtensorMap */
+#include <stdint.h>
+
+/* An instruction that exists for sm_90a builds only: elsewhere a trap in its place */
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define SM90A_ASM(...) asm volatile(__VA_ARGS__)
+#else
+#define SM90A_ASM(...) __trap()
+#endif
+
+__device__ __forceinline__ uint32_t shared_address(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
+
+template <int kDstOffset = 0, int kSrcOffset = 0>
+__device__ __forceinline__ void cp_async_4(uint32_t dst, const float *src, uint32_t src_bytes)
+{
+    asm volatile("cp.async.ca.shared.global [%0+%3], [%1+%4], 4, %2;" ::"r"(dst), "l"(src), "r"(src_bytes),
+                 "n"(kDstOffset), "n"(kSrcOffset)
+                 : "memory");
+}
+
+__device__ __forceinline__ void cp_async_16(uint32_t dst, const float *src)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+
+template <int N> __device__ __forceinline__ void cp_async_wait()
+{
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+
+__device__ __forceinline__ void mbarrier_init(uint32_t bar)
+{
+    SM90A_ASM("mbarrier.init.shared::cta.b64 [%0], 1;\nfence.mbarrier_init.release.cluster;" ::"r"(bar) : "memory");
+}
+
+/* The one arrival of this phase, expecting `bytes` from the copies that complete on it */
+__device__ __forceinline__ void mbarrier_arrive_expect(uint32_t bar, uint32_t bytes)
+{
+    SM90A_ASM("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+
+__device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity)
+{
+    uint32_t done = 0;
+    while (!done)
+        SM90A_ASM("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}"
+                  : "=r"(done)
+                  : "r"(bar), "r"(parity)
+                  : "memory");
+}
+
+/* The box of the tensor map at (x, y, 0, n) into shared memory at dst (128-byte aligned), completing on bar;
+ * the parts outside the tensor arrive as zeros */
+__device__ __forceinline__ void tma_load_4d(uint32_t dst, const CUtensorMap *map, int x, int y, int n, uint32_t bar)
+{
+    SM90A_ASM("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes "
+              "[%0], [%1, {%2, %3, %4, %5}], [%6];" ::"r"(dst),
+              "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(0), "r"(n), "r"(bar)
+              : "memory");
+}
+
+#endif

@@ -1,0 +1,55 @@
+/*
+ * kernel_desc.cuh - the CUDA side of kernel_api.h (library layer): a kernel version's descriptor made from
+ * its hooks, and the sentences its unsupported() returns about shared memory, computed from the bytes.
+ *
+ *   kernel_desc<Hooks>(version, name, summary)   the cgp_kernel_desc of one version, Hooks a struct with
+ *       precision (a cgp_precision) and the static functions unsupported, workspace_bytes, launch and path, and
+ *       either stages_unsupported and launch_stages or, deriving from NoStageSplit, neither
+ *   kSharedMemoryNeed<kBytes>.text               "needs N KiB of shared memory per block", N = kBytes in
+ *       KiB rounded up, made at compile time
+ */
+#ifndef CGP_KERNEL_DESC_CUH
+#define CGP_KERNEL_DESC_CUH
+
+#include <stddef.h>
+
+#include "cgp.h"
+#include "kernel_api.h"
+
+/* A version without a stage split (kernel_api.h: both hooks NULL) */
+struct NoStageSplit {
+    static constexpr decltype(nullptr) stages_unsupported = nullptr, launch_stages = nullptr;
+};
+
+template <class Hooks> constexpr cgp_kernel_desc kernel_desc(int version, const char *name, const char *summary)
+{
+    return cgp_kernel_desc{version,       name,         Hooks::precision,          summary,
+                           Hooks::unsupported, Hooks::workspace_bytes, Hooks::launch, Hooks::path,
+                           Hooks::stages_unsupported, Hooks::launch_stages};
+}
+
+struct SharedMemoryText {
+    char text[64];
+};
+
+constexpr SharedMemoryText shared_memory_need(size_t bytes)
+{
+    SharedMemoryText t{};
+    const char head[] = "needs ", tail[] = " KiB of shared memory per block";
+    int at = 0;
+    for (int i = 0; head[i]; ++i)
+        t.text[at++] = head[i];
+    char digits[24] = {};
+    int count = 0;
+    for (size_t kib = (bytes + 1023) / 1024; kib > 0 || count == 0; kib /= 10)
+        digits[count++] = (char)('0' + kib % 10);
+    while (count > 0)
+        t.text[at++] = digits[--count];
+    for (int i = 0; tail[i]; ++i)
+        t.text[at++] = tail[i];
+    return t;
+}
+
+template <size_t kBytes> constexpr SharedMemoryText kSharedMemoryNeed = shared_memory_need(kBytes);
+
+#endif

@@ -62,9 +62,9 @@ for s in "${steps[@]}"; do
                --csv '"$RES"'/versions_tf32_v$k.csv | grep -E "^fused|kernel"; done
              for k in ${TF32X3_VERSIONS:-21 22 23 24 25 26 27 28}; do build/cgp bench --baselines none --precision 3xtf32 --kernel $k --iters 50 \
                --csv '"$RES"'/versions_3xtf32_v$k.csv | grep -E "^fused|kernel"; done' ;;
-    benchzoo) TAIL=30 step benchzoo bash -c 'build/cgp bench --zoo --precision all --csv '"$RES"'/bench_zoo.csv \
+    benchzoo) TAIL=30 step benchzoo bash -c 'build/cgp bench --zoo --precision all --baselines cudnn --csv '"$RES"'/bench_zoo.csv \
                --json '"$RES"'/bench_zoo.json --markdown '"$RES"'/bench_zoo.md && cp '"$RES"'/bench_zoo.csv build/zoo.csv
-             build/cgp bench --zoo --precision all --cold-l2 --csv '"$RES"'/bench_zoo_cold.csv | tail -n 8' ;;
+             build/cgp bench --zoo --precision all --baselines none --cold-l2 --csv '"$RES"'/bench_zoo_cold.csv | tail -n 8' ;;
     stages) TAIL=40 step stages bash -c 'for k in ${TC_VERSIONS:-11 12 13 14 15 16 17 18 21 22 23 24 25 26 27 28}; do
                prec=tf32; [ $k -gt 20 ] && prec=3xtf32
                build/cgp bench --baselines none --precision $prec --reduce det --kernel $k --stages --iters 50 \

@@ -108,12 +108,10 @@ int main(void)
     snprintf(absent->v.unavailable, sizeof absent->v.unavailable, "built without cuDNN");
 
     const sysinfo si = {"Test GPU, 1 SM", "1.0", "13.0", "none", "abc", "2026-01-01T00:00:00Z", 1, 9, 0};
-    char dir[] = "/tmp/cpu_bench_report.XXXXXX", path[OUTPUTS][600], err[512];
+    char dir[512], path[OUTPUTS][600], err[512];
     static char text[OUTPUTS][32768];
-    if (!mkdtemp(dir)) {
-        TEST_FAIL("bench report setup", "mkdtemp failed");
+    if (test_scratch_dir(dir, sizeof dir, "cpu_bench_report") != 0)
         return test_exit_code();
-    }
     for (int k = 0; k < OUTPUTS; ++k)
         snprintf(path[k], sizeof path[k], "%s/out.%s", dir, output_names[k]);
     FILE *console = fopen(path[OUT_CONSOLE], "w");

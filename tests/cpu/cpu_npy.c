@@ -575,12 +575,8 @@ static void remove_scratch(void)
 int main(void)
 {
     data_dir = getenv("CGP_TEST_DATA") ? getenv("CGP_TEST_DATA") : "tests/data";
-    const char *tmp = getenv("CGP_TEST_TMP") ? getenv("CGP_TEST_TMP") : "/tmp";
-    snprintf(scratch, sizeof scratch, "%s/cpu_npy.XXXXXX", tmp);
-    if (!mkdtemp(scratch)) {
-        TEST_FAIL("cpu_npy_setup", "cannot create a scratch directory under %s: %s", tmp, strerror(errno));
+    if (test_scratch_dir(scratch, sizeof scratch, "cpu_npy") != 0)
         return test_exit_code();
-    }
     test_round_trips();
     test_numpy_fixtures();
     test_rejected_fixtures();

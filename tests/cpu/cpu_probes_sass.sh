@@ -14,8 +14,12 @@ BUILD=${BUILD:-build}
 tmp=$(mktemp -d "${CGP_TEST_TMP:-/tmp}/cpu_probes_sass.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-if ! command -v cuobjdump >/dev/null; then
-    echo "SKIP cpu_probes_sass: cuobjdump not found (CUDA toolkit bin/)"
+# cuobjdump on PATH, beside nvcc, or from PyPI in site-packages/nvidia/cu13/bin (.ci/run installs it there)
+if tools=$(bash scripts/cuda_binutils.sh); then
+    PATH=$tools:$PATH
+else
+    echo "SKIP cpu_probes_sass: cuobjdump not found on PATH, beside nvcc or in python3's site-packages/nvidia/cu13/bin" \
+         "(pip install nvidia-cuda-cuobjdump==13.2.86 nvidia-cuda-nvdisasm==13.2.86) (skips the rest of the program)"
     exit 0
 fi
 

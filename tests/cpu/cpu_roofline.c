@@ -861,12 +861,8 @@ static void test_sweep(void)
 
 int main(void)
 {
-    const char *tmp = getenv("CGP_TEST_TMP") ? getenv("CGP_TEST_TMP") : "/tmp";
-    snprintf(scratch, sizeof scratch, "%s/cpu_roofline.XXXXXX", tmp);
-    if (!mkdtemp(scratch)) {
-        TEST_FAIL("scratch directory", "mkdtemp %s failed", scratch);
+    if (test_scratch_dir(scratch, sizeof scratch, "cpu_roofline") != 0)
         return test_exit_code();
-    }
     test_model();
     test_kernel_work();
     test_chart_helpers();

@@ -393,12 +393,8 @@ static void test_committed(void)
 
 int main(void)
 {
-    const char *tmp = getenv("CGP_TEST_TMP") ? getenv("CGP_TEST_TMP") : "/tmp";
-    snprintf(scratch, sizeof scratch, "%s/cpu_svg_layout.XXXXXX", tmp);
-    if (!mkdtemp(scratch)) {
-        TEST_FAIL("scratch directory", "mkdtemp %s failed", scratch);
+    if (test_scratch_dir(scratch, sizeof scratch, "cpu_svg_layout") != 0)
         return test_exit_code();
-    }
     test_checker();
     test_generated_roofline(1);
     test_generated_roofline(2);

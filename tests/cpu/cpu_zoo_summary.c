@@ -75,11 +75,9 @@ int main(void)
     summary_text(&empty, got, sizeof got);
     TEST_EXPECT("zoo summary without fused rows says so", strstr(got, "no fused row") != NULL, "got: %s", got);
 
-    char dir[] = "/tmp/cpu_zoo_summary.XXXXXX", path[600];
-    if (!mkdtemp(dir)) {
-        TEST_FAIL("zoo summary setup", "mkdtemp failed");
+    char dir[512], path[600];
+    if (test_scratch_dir(dir, sizeof dir, "cpu_zoo_summary") != 0)
         return test_exit_code();
-    }
     snprintf(path, sizeof path, "%s/zoo.csv", dir);
     /* as `cgp bench --zoo --csv` writes it (fewer columns than it has, in its order) */
     char csv[4096] = "date,device,n,cin,cout,h,w,padding,l2,variant,family,precision,status,median_ms,detail\n";

@@ -35,15 +35,6 @@
 #include "testlib.h"
 #include "tolerance.h"
 
-#define TEST_CUDA(name, call)                                                                              \
-    do {                                                                                                   \
-        cudaError_t test_cuda_err_ = (call);                                                               \
-        if (test_cuda_err_ != cudaSuccess) {                                                               \
-            TEST_FAIL((name), "%s at %s:%d: %s", #call, __FILE__, __LINE__, cudaGetErrorString(test_cuda_err_)); \
-            goto out;                                                                                      \
-        }                                                                                                  \
-    } while (0)
-
 #define TEST_CGP(name, call)                                                                               \
     do {                                                                                                   \
         cgp_status test_cgp_status_ = (call);                                                              \

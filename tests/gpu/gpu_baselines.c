@@ -77,15 +77,6 @@ static int named_refusal(const char *row, const char *shape, const char *why)
     return -1;
 }
 
-#define TEST_CUDA(name, call)                                                                              \
-    do {                                                                                                   \
-        cudaError_t test_cuda_err_ = (call);                                                               \
-        if (test_cuda_err_ != cudaSuccess) {                                                               \
-            TEST_FAIL((name), "%s at %s:%d: %s", #call, __FILE__, __LINE__, cudaGetErrorString(test_cuda_err_)); \
-            goto out;                                                                                      \
-        }                                                                                                  \
-    } while (0)
-
 static void check_no_cudnn_rows(void)
 {
     const char *name = "gpu_baselines no-cuDNN rows";

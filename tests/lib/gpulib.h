@@ -26,6 +26,16 @@
 #include "tf32_round.h"
 
 /* The first path matching pattern into found (empty if none); 1 when there is one. */
+/* A CUDA call inside a test case: on failure a FAIL line naming the call and the error, then `goto out`. */
+#define TEST_CUDA(name, call)                                                                              \
+    do {                                                                                                   \
+        cudaError_t test_cuda_err_ = (call);                                                               \
+        if (test_cuda_err_ != cudaSuccess) {                                                               \
+            TEST_FAIL((name), "%s at %s:%d: %s", #call, __FILE__, __LINE__, cudaGetErrorString(test_cuda_err_)); \
+            goto out;                                                                                      \
+        }                                                                                                  \
+    } while (0)
+
 static inline int test_first_match(const char *pattern, char *found, size_t cap)
 {
     glob_t g;

@@ -13,10 +13,12 @@
 #ifndef CGP_TESTLIB_H
 #define CGP_TESTLIB_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define TEST_SKIPS_REST "(skips the rest of the program)"
@@ -93,6 +95,18 @@ static inline void test_skip_rest(const char *program, const char *why)
     } while (0)
 
 static inline int test_exit_code(void) { return testlib_failures ? 1 : 0; }
+
+/* A fresh scratch directory <CGP_TEST_TMP or /tmp>/<program>.XXXXXX into dir (cap bytes). Returns 0, or -1
+ * after a FAIL line naming what could not be made. */
+static inline int test_scratch_dir(char *dir, size_t cap, const char *program)
+{
+    const char *tmp = getenv("CGP_TEST_TMP") ? getenv("CGP_TEST_TMP") : "/tmp";
+    snprintf(dir, cap, "%s/%s.XXXXXX", tmp, program);
+    if (mkdtemp(dir))
+        return 0;
+    test_report("FAIL", program, "cannot create a scratch directory %s: %s", dir, strerror(errno));
+    return -1;
+}
 
 /* The seed of a suite's random inputs: time-based, printed, or CGP_TEST_SEED to repeat a run. */
 static inline uint64_t test_seed(const char *suite)

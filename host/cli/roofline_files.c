@@ -332,19 +332,24 @@ static void point_text(const bench_row *row, const roofline_point *p, char *buf,
         snprintf(buf + n, cap - (size_t)n, "; %.0f%% of DRAM bandwidth", p->pct_memory);
 }
 
-/* the hollow marker of a placed point: where its executed FLOPs put it (0: none) */
-static void executed_at(const roofline_point *p, roofline_chart_point *cp)
+/* a placed point on the chart: the solid marker at its direct FLOPs, the hollow one where its executed FLOPs put
+ * it (none when they are the same) */
+static chart_point chart_point_of(const roofline_point *p, int series, const char *label, const char *tooltip)
 {
-    if (p->work.executed_per_direct != 1.0) {
-        cp->executed_intensity = p->executed_intensity;
-        cp->executed_flops_per_s = p->executed_flops_per_s;
-    }
+    const int other = p->work.executed_per_direct != 1.0;
+    return (chart_point){series,
+                         label,
+                         tooltip,
+                         p->intensity,
+                         p->flops_per_s,
+                         other ? p->executed_intensity : 0.0,
+                         other ? p->executed_flops_per_s : 0.0};
 }
 
 int roofline_write_svg(const char *path, const roofline_run *r, char *err, size_t errlen)
 {
     const roofline_shape_run *s = &r->shapes[0];
-    roofline_chart_point pts[BENCH_MAX_ROWS];
+    chart_point pts[BENCH_MAX_ROWS];
     char texts[BENCH_MAX_ROWS][NOTE_CHARS];
     const char *series[BENCH_MAX_ROWS];
     int count = 0;
@@ -354,8 +359,7 @@ int roofline_write_svg(const char *path, const roofline_run *r, char *err, size_
         const roofline_point *p = &s->points[i];
         point_text(&s->bench.rows[i], p, texts[count], sizeof texts[count]);
         series[count] = texts[count];
-        pts[count] = (roofline_chart_point){count, NULL, NULL, p->intensity, p->flops_per_s, 0.0, 0.0};
-        executed_at(p, &pts[count]);
+        pts[count] = chart_point_of(p, count, NULL, NULL);
         ++count;
     }
     char title[384], subtitle[512], note[NOTE_CHARS];
@@ -363,20 +367,12 @@ int roofline_write_svg(const char *path, const roofline_run *r, char *err, size_
     other_ceilings_note(r, note, sizeof note);
     const char *notes[] = {note};
     const roofline_chart chart = {
-        title,
-        subtitle,
+        {title, subtitle, series, count, notes, 1, 1, pts, count},
         r->ceilings,
         r->datasheet,
         s->floors.fp32_kernel_ms > 0.0 ? s->model.conv_flops / (s->floors.fp32_kernel_ms * 1e-3) : 0.0,
         s->model.intensity,
         s->model.unfused_intensity,
-        series,
-        count,
-        notes,
-        1,
-        1,
-        pts,
-        count,
     };
     return roofline_svg_write(path, &chart, err, errlen);
 }
@@ -397,7 +393,7 @@ static int zoo_series(const bench_row *row)
 /* what both zoo charts need besides the run: their points, each shape's number beside its points, the shape
  * key under the chart (one note per shape, then room for one more note) and a tooltip per point */
 typedef struct zoo_texts {
-    void *points;
+    chart_point *points;
     char (*labels)[12];
     char (*notes)[NOTE_CHARS];
     const char **note_ptrs;
@@ -409,12 +405,11 @@ static void zoo_texts_free(zoo_texts *t)
     free(t->points), free(t->labels), free(t->notes), free(t->note_ptrs), free(t->tips);
 }
 
-/* Allocates room for `points` points of point_size bytes and their tooltips, and fills the labels and the shape
- * key. Returns 0, or -1 (err set). */
-static int zoo_texts_make(const roofline_run *r, int points, size_t point_size, zoo_texts *t, const char *path,
-                          char *err, size_t errlen)
+/* Allocates room for `points` points and their tooltips, and fills the labels and the shape key. Returns 0, or -1
+ * (err set). */
+static int zoo_texts_make(const roofline_run *r, int points, zoo_texts *t, const char *path, char *err, size_t errlen)
 {
-    t->points = calloc((size_t)points + 1, point_size);
+    t->points = calloc((size_t)points + 1, sizeof *t->points);
     t->labels = calloc((size_t)r->count, sizeof *t->labels);
     t->notes = calloc((size_t)r->count + 1, sizeof *t->notes);
     t->note_ptrs = calloc((size_t)r->count + 1, sizeof *t->note_ptrs);
@@ -461,9 +456,9 @@ int roofline_write_zoo_svg(const char *path, const roofline_run *r, char *err, s
         "cuDNN legacy tf32 (TF32 allowed) + bias/GELU/mean kernel",
     };
     zoo_texts t;
-    if (zoo_texts_make(r, r->count * BENCH_MAX_ROWS, sizeof(roofline_chart_point), &t, path, err, errlen) != 0)
+    if (zoo_texts_make(r, r->count * BENCH_MAX_ROWS, &t, path, err, errlen) != 0)
         return -1;
-    roofline_chart_point *pts = t.points;
+    chart_point *pts = t.points;
     int count = 0;
     for (int k = 0; k < r->count; ++k) {
         const roofline_shape_run *s = &r->shapes[k];
@@ -473,8 +468,7 @@ int roofline_write_zoo_svg(const char *path, const roofline_run *r, char *err, s
                 continue;
             const roofline_point *p = &s->points[i];
             zoo_tooltip(k, &s->bench.rows[i], p, t.tips[count], sizeof t.tips[count]);
-            pts[count] = (roofline_chart_point){sr, t.labels[k], t.tips[count], p->intensity, p->flops_per_s, 0.0, 0.0};
-            executed_at(p, &pts[count]);
+            pts[count] = chart_point_of(p, sr, t.labels[k], t.tips[count]);
             ++count;
         }
     }
@@ -482,8 +476,9 @@ int roofline_write_zoo_svg(const char *path, const roofline_run *r, char *err, s
     t.note_ptrs[r->count] = t.notes[r->count];
     char title[384], subtitle[512];
     chart_titles_for(r, "Roofline of the shape zoo, conv3x3 + bias + GELU + mean,", title, subtitle, sizeof title);
-    const roofline_chart chart = {title,  subtitle,   r->ceilings, r->datasheet, 0.0, 0.0, 0.0,
-                                  series, ZOO_SERIES, t.note_ptrs, r->count + 1, 2,   pts, count};
+    const roofline_chart chart = {
+        {title, subtitle, series, ZOO_SERIES, t.note_ptrs, r->count + 1, 2, pts, count}, r->ceilings, r->datasheet, 0.0,
+        0.0, 0.0};
     const int rc = roofline_svg_write(path, &chart, err, errlen);
     zoo_texts_free(&t);
     return rc;
@@ -497,9 +492,9 @@ int roofline_write_speedup_svg(const char *path, const roofline_run *r, char *er
         "cgp 3xtf32 over cuDNN legacy fp32 (both fp32-accurate)",
     };
     zoo_texts t;
-    if (zoo_texts_make(r, r->count * 3, sizeof(speedup_point), &t, path, err, errlen) != 0)
+    if (zoo_texts_make(r, r->count * 3, &t, path, err, errlen) != 0)
         return -1;
-    speedup_point *pts = t.points;
+    chart_point *pts = t.points;
     int count = 0;
     for (int k = 0; k < r->count; ++k) {
         const roofline_shape_run *s = &r->shapes[k];
@@ -513,14 +508,14 @@ int roofline_write_speedup_svg(const char *path, const roofline_run *r, char *er
             snprintf(t.tips[count], sizeof t.tips[count], "%d: %s%s%s%s %.4f ms, %s %.4f ms: %.2fx", k + 1, row->v.name,
                      row->v.kernel[0] ? " (" : "", row->v.kernel, row->v.kernel[0] ? ")" : "", row->ms_median,
                      s->bench.rows[partner].v.name, s->bench.rows[partner].ms_median, speedup);
-            pts[count] = (speedup_point){sr, t.labels[k], t.tips[count], s->model.intermediate_bytes, speedup};
+            pts[count] = (chart_point){sr, t.labels[k], t.tips[count], s->model.intermediate_bytes, speedup, 0.0, 0.0};
             ++count;
         }
     }
     char title[384], subtitle[512];
     chart_titles_for(r, "Where fusion pays: the fused kernel over cuDNN, against the intermediate it never writes,",
                      title, subtitle, sizeof title);
-    const speedup_chart chart = {title, subtitle, series, 3, t.note_ptrs, r->count, 2, pts, count};
+    const chart_scatter chart = {title, subtitle, series, 3, t.note_ptrs, r->count, 2, pts, count};
     const int rc = speedup_svg_write(path, &chart, err, errlen);
     zoo_texts_free(&t);
     return rc;

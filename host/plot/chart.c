@@ -240,3 +240,94 @@ int chart_page_close(outfile *o, const chart_page *p, char *err, size_t errlen)
     svg_end(o);
     return outfile_commit(o, err, errlen);
 }
+
+static int finite_positive(double v) { return v > 0.0 && isfinite(v); }
+
+int chart_point_drawable(const chart_point *p) { return finite_positive(p->x) && finite_positive(p->y); }
+
+int chart_point_has_hollow(const chart_point *p)
+{
+    return chart_point_drawable(p) && finite_positive(p->hollow_x) && finite_positive(p->hollow_y) &&
+           p->hollow_y != p->y;
+}
+
+void chart_range_include(double r[2], double v)
+{
+    if (finite_positive(v)) {
+        r[0] = fmin(r[0], v);
+        r[1] = fmax(r[1], v);
+    }
+}
+
+void chart_scatter_extent(const chart_scatter *c, double x[2], double y[2])
+{
+    for (int i = 0; i < c->count; ++i) {
+        const chart_point *p = &c->points[i];
+        if (!chart_point_drawable(p))
+            continue;
+        chart_range_include(x, p->x);
+        chart_range_include(y, p->y);
+        if (chart_point_has_hollow(p)) {
+            chart_range_include(x, p->hollow_x);
+            chart_range_include(y, p->hollow_y);
+        }
+    }
+}
+
+int chart_scatter_open(outfile *o, const char *path, const chart_scatter *c, const chart_legend_item *extra,
+                       chart_page *p, char *err, size_t errlen)
+{
+    chart_legend_item *items = calloc((size_t)(c->series_count + c->note_count + 1), sizeof *items);
+    if (!items) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    int n = 0;
+    for (int i = 0; i < c->series_count; ++i)
+        items[n++] = (chart_legend_item){c->series[i], chart_color(i), i, 0, 0, NULL};
+    if (extra)
+        items[n++] = *extra;
+    for (int i = 0; i < c->note_count; ++i)
+        items[n++] = (chart_legend_item){c->notes[i], "#000000", -1, 0, 0, NULL};
+    p->columns = c->legend_columns > 0 ? c->legend_columns : 1;
+    p->items = items;
+    p->count = n;
+    if (chart_page_open(o, path, p, err, errlen) != 0) {
+        free(items);
+        return -1;
+    }
+    return 0;
+}
+
+void chart_scatter_points(outfile *o, const chart_scatter *c, const chart_frame *f)
+{
+    for (int i = 0; i < c->count; ++i) {
+        const chart_point *p = &c->points[i];
+        if (!chart_point_drawable(p))
+            continue;
+        const char *color = chart_color(p->series);
+        const double px = chart_map(&f->x, p->x), py = chart_map(&f->y, p->y);
+        const char *series = p->series >= 0 && p->series < c->series_count ? c->series[p->series] : "";
+        const char *tip = p->tooltip ? p->tooltip : series;
+        if (chart_point_has_hollow(p)) {
+            const double hx = chart_map(&f->x, p->hollow_x), hy = chart_map(&f->y, p->hollow_y);
+            svg_line(o, px, py, hx, hy, color, 1.2, "3,2");
+            svg_group_begin(o, hx, hy, tip);
+            svg_marker_outline(o, p->series, 5.0, color);
+            svg_group_end(o);
+        }
+        svg_group_begin(o, px, py, tip);
+        svg_marker(o, p->series, 6.0, color);
+        svg_group_end(o);
+        if (p->label && *p->label)
+            svg_text(o, px + 8.0, py - 6.0, 10.0, "start", 0.0, "#333333", p->label);
+    }
+}
+
+int chart_scatter_close(outfile *o, chart_page *p, char *err, size_t errlen)
+{
+    const int rc = chart_page_close(o, p, err, errlen);
+    free((void *)p->items);
+    p->items = NULL;
+    return rc;
+}

@@ -106,4 +106,47 @@ int chart_page_open(outfile *o, const char *path, const chart_page *p, char *err
 /* Draws the legend, closes the root and commits the file. Returns 0, or -1 with err set. */
 int chart_page_close(outfile *o, const chart_page *p, char *err, size_t errlen);
 
+/* A point of a scatter chart (host/plot/roofline_svg.h, speedup_svg.h): a solid marker at (x, y) and, where
+ * hollow_x and hollow_y are set and differ from it in y, a hollow marker there joined to it by a dashed line. */
+typedef struct chart_point {
+    int series;                /* colour and marker: those of the chart's series[series] */
+    const char *label;         /* short text beside the marker (a zoo shape's number); NULL or "": none */
+    const char *tooltip;       /* shown on hover; NULL: the series' text */
+    double x, y;               /* the solid marker; a point without both finite and positive is not drawn */
+    double hollow_x, hollow_y; /* the hollow marker; 0: none */
+} chart_point;
+
+/* What a scatter chart draws besides its axes: the titles, the points and the legend (one entry per series, in
+ * chart_color(i) with marker i, then text-only notes). */
+typedef struct chart_scatter {
+    const char *title;       /* NULL: none */
+    const char *subtitle;    /* NULL: none */
+    const char *const *series;
+    int series_count;
+    const char *const *notes;
+    int note_count;
+    int legend_columns;      /* 1 or more (0 is taken as 1) */
+    const chart_point *points;
+    int count;
+} chart_scatter;
+
+/* 1 when the point's solid marker is drawn, and when its hollow one is. */
+int chart_point_drawable(const chart_point *p);
+int chart_point_has_hollow(const chart_point *p);
+
+/* Widens the range [r[0], r[1]] of a log axis to hold v when v is finite and positive. */
+void chart_range_include(double r[2], double v);
+/* Widens [x[0], x[1]] and [y[0], y[1]] to hold every marker drawn, solid and hollow. */
+void chart_scatter_extent(const chart_scatter *c, double x[2], double y[2]);
+
+/* Opens the page of a scatter chart: p's width, titles and legend_top as the caller set them, its legend the
+ * chart's series, then `extra` (NULL: none), then its notes (allocated here: chart_scatter_close frees them).
+ * Returns 0, or -1 with err set and nothing to free. */
+int chart_scatter_open(outfile *o, const char *path, const chart_scatter *c, const chart_legend_item *extra,
+                       chart_page *p, char *err, size_t errlen);
+/* Draws every drawable point on the frame (hollow marker first, the label right of the solid one). */
+void chart_scatter_points(outfile *o, const chart_scatter *c, const chart_frame *f);
+/* chart_page_close, then frees the legend chart_scatter_open made. */
+int chart_scatter_close(outfile *o, chart_page *p, char *err, size_t errlen);
+
 #endif

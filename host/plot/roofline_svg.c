@@ -3,7 +3,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "svg.h"
@@ -20,28 +19,6 @@
 
 static int finite_positive(double v) { return v > 0.0 && isfinite(v); }
 
-static int drawable(const roofline_chart_point *p)
-{
-    return finite_positive(p->intensity) && finite_positive(p->flops_per_s);
-}
-
-static int has_executed(const roofline_chart_point *p)
-{
-    return drawable(p) && finite_positive(p->executed_intensity) && finite_positive(p->executed_flops_per_s) &&
-           p->executed_flops_per_s != p->flops_per_s;
-}
-
-typedef struct range {
-    double min, max;
-} range;
-
-static void include(range *r, double v)
-{
-    if (finite_positive(v)) {
-        r->min = fmin(r->min, v);
-        r->max = fmax(r->max, v);
-    }
-}
 
 /* the horizontal roofs drawn, with their rates (0: not drawn) */
 enum { ROOF_FFMA, ROOF_FP32_KERNEL, ROOF_MMA_SYNC, ROOF_WGMMA, ROOF_SHEET_FP32, ROOF_SHEET_TF32, ROOFS };
@@ -57,45 +34,41 @@ static void compute_roofs(const roofline_chart *c, double roofs[ROOFS])
     roofs[ROOF_SHEET_TF32] = d ? d->tf32_dense_flops_per_s : 0.0;
 }
 
+static const char *title_of(const roofline_chart *c) { return c->scatter.title ? c->scatter.title : "Roofline"; }
+
 void roofline_chart_frame(const roofline_chart *c, chart_frame *f)
 {
     memset(f, 0, sizeof *f);
     f->left = ROOFLINE_SVG_LEFT;
-    const chart_page page = {ROOFLINE_SVG_WIDTH, c->title ? c->title : "Roofline", c->subtitle, 0.0, 1, NULL, 0};
+    const chart_page page = {ROOFLINE_SVG_WIDTH, title_of(c), c->scatter.subtitle, 0.0, 1, NULL, 0};
     f->top = chart_page_top(&page);
     f->width = ROOFLINE_SVG_PLOT_WIDTH;
     f->height = ROOFLINE_SVG_PLOT_HEIGHT;
     f->x.log = f->y.log = 1;
-    range x = {INFINITY, -INFINITY}, y = {INFINITY, -INFINITY};
+    double x[2] = {INFINITY, -INFINITY}, y[2] = {INFINITY, -INFINITY};
     double roofs[ROOFS];
     compute_roofs(c, roofs);
     const double bandwidth[] = {c->ceilings.dram_bytes_per_s, c->ceilings.l2_bytes_per_s,
                                 c->datasheet ? c->datasheet->dram_bytes_per_s : 0.0};
     for (int i = 0; i < ROOFS; ++i) {
-        include(&y, roofs[i]);
+        chart_range_include(y, roofs[i]);
         for (int j = 0; j < 3; ++j)
             if (finite_positive(roofs[i]) && finite_positive(bandwidth[j]))
-                include(&x, roofs[i] / bandwidth[j]);
+                chart_range_include(x, roofs[i] / bandwidth[j]);
     }
-    include(&x, c->fused_intensity);
-    include(&x, c->unfused_intensity);
-    for (int i = 0; i < c->count; ++i) {
-        const roofline_chart_point *p = &c->points[i];
-        if (!drawable(p))
-            continue;
-        include(&x, p->intensity);
-        include(&y, p->flops_per_s);
-        if (has_executed(p)) {
-            include(&x, p->executed_intensity);
-            include(&y, p->executed_flops_per_s);
-        }
+    chart_range_include(x, c->fused_intensity);
+    chart_range_include(x, c->unfused_intensity);
+    chart_scatter_extent(&c->scatter, x, y);
+    if (!(x[1] > 0.0)) { /* nothing to place: a default range */
+        x[0] = 1.0;
+        x[1] = 1000.0;
     }
-    if (!(x.max > 0.0)) /* nothing to place: a default range */
-        x = (range){1.0, 1000.0};
-    if (!(y.max > 0.0))
-        y = (range){1e12, 1e15};
-    chart_decades(x.min / 1.25, x.max * 1.25, &f->x.lo, &f->x.hi);
-    chart_decades(y.min / 1.25, y.max * 1.25, &f->y.lo, &f->y.hi);
+    if (!(y[1] > 0.0)) {
+        y[0] = 1e12;
+        y[1] = 1e15;
+    }
+    chart_decades(x[0] / 1.25, x[1] * 1.25, &f->x.lo, &f->x.hi);
+    chart_decades(y[0] / 1.25, y[1] * 1.25, &f->y.lo, &f->y.hi);
     chart_frame_place(f);
 }
 
@@ -201,83 +174,34 @@ static void draw_roofs(outfile *o, const roofline_chart *c, const chart_frame *f
         intensity_line(o, f, c->unfused_intensity, "unfused, intermediate written and read", UNFUSED_COLOR);
 }
 
-static void draw_point(outfile *o, const roofline_chart *c, const chart_frame *f, const roofline_chart_point *p)
-{
-    const char *color = chart_color(p->series);
-    const double px = chart_map(&f->x, p->intensity), py = chart_map(&f->y, p->flops_per_s);
-    const char *series = p->series >= 0 && p->series < c->series_count ? c->series[p->series] : "";
-    const char *tip = p->tooltip ? p->tooltip : series;
-    if (has_executed(p)) {
-        const double ex = chart_map(&f->x, p->executed_intensity), ey = chart_map(&f->y, p->executed_flops_per_s);
-        svg_line(o, px, py, ex, ey, color, 1.2, "3,2");
-        svg_group_begin(o, ex, ey, tip);
-        svg_marker_outline(o, p->series, 5.0, color);
-        svg_group_end(o);
-    }
-    svg_group_begin(o, px, py, tip);
-    svg_marker(o, p->series, 6.0, color);
-    svg_group_end(o);
-    if (p->label && *p->label)
-        svg_text(o, px + 8.0, py - 6.0, 10.0, "start", 0.0, "#333333", p->label);
-}
+/* the legend entry of the hollow markers, drawn when a point has one */
+static const chart_legend_item hollow_item = {
+    "hollow marker, joined to its point: the FLOP/s the kernel's pipe executed (Winograd fewer than the direct "
+    "convolution, 3xTF32 three times as many), at the same bytes and time",
+    "#555555", 0, 1, 0, NULL};
 
-/* the legend entries: the series, the hollow marker's meaning when one is drawn, the notes. NULL: no memory. */
-static chart_legend_item *legend_items(const roofline_chart *c, int *count)
+static int any_hollow(const chart_scatter *c)
 {
-    chart_legend_item *items = calloc((size_t)(c->series_count + c->note_count + 1), sizeof *items);
-    if (!items)
-        return NULL;
-    int n = 0, hollow = 0;
-    for (int i = 0; i < c->series_count; ++i)
-        items[n++] = (chart_legend_item){c->series[i], chart_color(i), i, 0, 0, NULL};
     for (int i = 0; i < c->count; ++i)
-        hollow |= has_executed(&c->points[i]);
-    if (hollow)
-        items[n++] = (chart_legend_item){"hollow marker, joined to its point: the FLOP/s the kernel's pipe executed "
-                                         "(Winograd fewer than the direct convolution, 3xTF32 three times as many), "
-                                         "at the same bytes and time",
-                                         "#555555",
-                                         0,
-                                         1,
-                                         0,
-                                         NULL};
-    for (int i = 0; i < c->note_count; ++i)
-        items[n++] = (chart_legend_item){c->notes[i], "#000000", -1, 0, 0, NULL};
-    *count = n;
-    return items;
+        if (chart_point_has_hollow(&c->points[i]))
+            return 1;
+    return 0;
 }
 
 int roofline_svg_write(const char *path, const roofline_chart *c, char *err, size_t errlen)
 {
     chart_frame f;
     roofline_chart_frame(c, &f);
-    int items_count = 0;
-    chart_legend_item *items = legend_items(c, &items_count);
-    if (!items) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
-    const chart_page page = {ROOFLINE_SVG_WIDTH,
-                             c->title ? c->title : "Roofline",
-                             c->subtitle,
-                             f.top + f.height + 62.0,
-                             c->legend_columns > 0 ? c->legend_columns : 1,
-                             items,
-                             items_count};
+    chart_page page = {ROOFLINE_SVG_WIDTH, title_of(c), c->scatter.subtitle, f.top + f.height + 62.0, 1, NULL, 0};
     outfile o;
-    if (chart_page_open(&o, path, &page, err, errlen) != 0) {
-        free(items);
+    if (chart_scatter_open(&o, path, &c->scatter, any_hollow(&c->scatter) ? &hollow_item : NULL, &page, err,
+                           errlen) != 0)
         return -1;
-    }
     chart_draw_axes(&o, &f, chart_format_plain, chart_format_si,
                     "arithmetic intensity (direct-convolution FLOPs per DRAM byte moved)",
                     "FLOP/s (direct-convolution FLOPs / median time)");
     svg_clip_define(&o, "plot-area", f.left, f.top, f.width, f.height);
     draw_roofs(&o, c, &f);
-    for (int i = 0; i < c->count; ++i)
-        if (drawable(&c->points[i]))
-            draw_point(&o, c, &f, &c->points[i]);
-    const int rc = chart_page_close(&o, &page, err, errlen);
-    free(items);
-    return rc;
+    chart_scatter_points(&o, &c->scatter, &f);
+    return chart_scatter_close(&o, &page, err, errlen);
 }

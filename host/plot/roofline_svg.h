@@ -25,30 +25,15 @@
 #define ROOFLINE_SVG_PLOT_WIDTH 820.0
 #define ROOFLINE_SVG_PLOT_HEIGHT 500.0
 
-typedef struct roofline_chart_point {
-    int series;          /* colour and marker: those of the chart's series[series] */
-    const char *label;   /* short text beside the marker (a zoo shape's number); NULL or "": none */
-    const char *tooltip; /* shown on hover; NULL: the series' text */
-    double intensity;    /* direct FLOPs per byte moved */
-    double flops_per_s;  /* direct FLOPs per second */
-    double executed_intensity, executed_flops_per_s; /* the hollow marker: what the pipe executed; 0: none */
-} roofline_chart_point;
-
+/* The chart: its points (host/plot/chart.h) at x = direct FLOPs per byte moved and y = direct FLOP/s, the
+ * hollow marker where the kernel's pipe executes another number of FLOPs (0: none); the roofs and lines. */
 typedef struct roofline_chart {
-    const char *title;                   /* e.g. "Roofline of conv3x3 + bias + GELU + mean on NVIDIA H200" */
-    const char *subtitle;                /* the shape or zoo, versions, commit, date; NULL: none */
+    chart_scatter scatter;               /* title NULL: "Roofline" */
     roofline_ceilings ceilings;          /* 0 for a roof not to draw */
     const roofline_datasheet *datasheet; /* dotted vendor peaks; NULL: none */
     double fp32_kernel_flops_per_s;      /* conv FLOPs / (FFMA floor + GELU floor) of one shape; 0: not drawn */
     double fused_intensity;              /* conv FLOPs / the fused kernel's minimal bytes; 0: not drawn */
     double unfused_intensity;            /* conv FLOPs / the unfused pipeline's bytes; 0: not drawn */
-    const char *const *series;           /* legend text of each series (series i: chart_color(i), marker i) */
-    int series_count;
-    const char *const *notes; /* text-only legend entries after the series (the zoo's shape key, ceilings) */
-    int note_count;
-    int legend_columns; /* 1 or more */
-    const roofline_chart_point *points;
-    int count;
 } roofline_chart;
 
 /* The axes and the plot area the chart uses: x and y log10, each the whole decades around every point (solid

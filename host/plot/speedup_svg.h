@@ -18,30 +18,13 @@
 #define SPEEDUP_SVG_PLOT_WIDTH 820.0
 #define SPEEDUP_SVG_PLOT_HEIGHT 420.0
 
-typedef struct speedup_point {
-    int series;                /* colour and marker: those of the chart's series[series] */
-    const char *label;         /* beside the marker (the shape's number); NULL or "": none */
-    const char *tooltip;       /* NULL: the series' text */
-    double intermediate_bytes; /* x */
-    double speedup;            /* y: the baseline's median time / the fused kernel's */
-} speedup_point;
-
-typedef struct speedup_chart {
-    const char *title, *subtitle;
-    const char *const *series; /* legend text of each series (series i: chart_color(i), marker i) */
-    int series_count;
-    const char *const *notes; /* text-only legend entries after the series */
-    int note_count;
-    int legend_columns;
-    const speedup_point *points;
-    int count;
-} speedup_chart;
-
-/* The axes: both log10, the whole decades around every point and 1, widened by 1.25 on both sides first;
+/* The chart is a chart_scatter (host/plot/chart.h) whose points have x the intermediate's bytes and y the
+ * baseline's median time over the fused kernel's, and no hollow markers.
+ * The axes: both log10, the whole decades around every point and 1, widened by 1.25 on both sides first;
  * the plot's top below the wrapped titles. Points with a non-positive or non-finite value are left out. */
-void speedup_chart_frame(const speedup_chart *c, chart_frame *f);
+void speedup_chart_frame(const chart_scatter *c, chart_frame *f);
 
 /* Writes the SVG. Returns 0, or -1 with "<path>: <why>" in err. */
-int speedup_svg_write(const char *path, const speedup_chart *c, char *err, size_t errlen);
+int speedup_svg_write(const char *path, const chart_scatter *c, char *err, size_t errlen);
 
 #endif

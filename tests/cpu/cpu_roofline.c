@@ -447,7 +447,7 @@ static size_t count_of(const char *text, const char *what)
 
 static void test_roofline_svg(void)
 {
-    const roofline_chart_point pts[] = {
+    const chart_point pts[] = {
         {0, NULL, NULL, 283.46, 3e13, 283.46 * 0.25, 3e13 * 0.25}, /* Winograd: a quarter executed */
         {1, "7", NULL, 9.0, 2.5e12, 0.0, 0.0},
         {2, NULL, NULL, 0.0, 1e12, 0.0, 0.0},
@@ -455,20 +455,12 @@ static void test_roofline_svg(void)
     const char *const series[] = {"fused fp32 det: 30 TFLOP/s, 50% of FFMA", "unfused <cuda> & co", "not drawn"};
     const char *const notes[] = {"a note"};
     const roofline_datasheet sheet = {"Device", "a datasheet", 7e13, 5e14, 5e12};
-    const roofline_chart chart = {"Roofline on Device <X> & \"Y\"",
-                                  "N=128",
+    const roofline_chart chart = {{"Roofline on Device <X> & \"Y\"", "N=128", series, 3, notes, 1, 1, pts, 3},
                                   {4e12, 1e13, 3e13, 6e13, 3e14, 4e14, 4e12, 4e12, 2e12, 1e12},
                                   &sheet,
                                   4e13,
                                   283.46,
-                                  17.0,
-                                  series,
-                                  3,
-                                  notes,
-                                  1,
-                                  1,
-                                  pts,
-                                  3};
+                                  17.0};
     chart_frame f;
     roofline_chart_frame(&chart, &f);
     /* x: ridges 4 .. 125, points 9, 70.9 and 283.46 -> /1.25 and *1.25 -> decades 1 .. 1000;
@@ -552,14 +544,14 @@ static void test_roofline_svg(void)
 
 static void test_speedup_svg(void)
 {
-    const speedup_point pts[] = {
-        {0, "1", NULL, 2.1e9, 2.0},
-        {1, "2", "tip <2>", 1.2e7, 0.8},
-        {2, NULL, NULL, -1.0, 3.0},
+    const chart_point pts[] = {
+        {0, "1", NULL, 2.1e9, 2.0, 0.0, 0.0},
+        {1, "2", "tip <2>", 1.2e7, 0.8, 0.0, 0.0},
+        {2, NULL, NULL, -1.0, 3.0, 0.0, 0.0},
     };
     const char *const series[] = {"fp32 over cuDNN", "tf32 over cuDNN", "3xtf32"};
     const char *const notes[] = {"1: shape one", "2: shape two"};
-    const speedup_chart chart = {"Speedup", "sub", series, 3, notes, 2, 2, pts, 3};
+    const chart_scatter chart = {"Speedup", "sub", series, 3, notes, 2, 2, pts, 3};
     chart_frame f;
     speedup_chart_frame(&chart, &f);
     /* x 1.2e7 .. 2.1e9 -> /1.25, *1.25 -> decades 1e6 .. 1e10; y 0.8 .. 2 and 1 -> 0.1 .. 10 */

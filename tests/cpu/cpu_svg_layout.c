@@ -266,13 +266,13 @@ static void test_generated_roofline(int columns)
 {
     static char texts[ROWS][600], labels[ROWS][16], title[700], notes[3][900];
     const char *series[ROWS], *note_ptrs[3];
-    roofline_chart_point pts[ROWS];
+    chart_point pts[ROWS];
     for (int i = 0; i < ROWS; ++i) {
         long_text(texts[i], sizeof texts[i], i, 10 + i % 30);
         series[i] = texts[i];
         snprintf(labels[i], sizeof labels[i], "%d", 100 + i);
         const double ai = pow(10.0, -1.0 + 5.0 * i / ROWS), flops = pow(10.0, 9.0 + 6.0 * ((i * 13) % ROWS) / ROWS);
-        pts[i] = (roofline_chart_point){
+        pts[i] = (chart_point){
             i, labels[i], texts[i], ai, flops, i % 3 ? 0.0 : ai * 3.0, i % 3 ? 0.0 : flops * 3.0};
     }
     long_text(title, sizeof title, 0, 60);
@@ -281,11 +281,12 @@ static void test_generated_roofline(int columns)
         note_ptrs[k] = notes[k];
     }
     const roofline_datasheet sheet = {"Device", "sheet", 7e13, 5e14, 5e12};
-    const roofline_chart chart = {title,     title,  {4e12, 1e13, 3e13, 6e13, 3e14, 4e14, 4e12, 4e12, 2e12, 1e12},
-                                  &sheet,    4e13,   283.46,
-                                  16.9,      series, ROWS,
-                                  note_ptrs, 3,      columns,
-                                  pts,       ROWS};
+    const roofline_chart chart = {{title, title, series, ROWS, note_ptrs, 3, columns, pts, ROWS},
+                                  {4e12, 1e13, 3e13, 6e13, 3e14, 4e14, 4e12, 4e12, 2e12, 1e12},
+                                  &sheet,
+                                  4e13,
+                                  283.46,
+                                  16.9};
     char path[600], err[512], name[96];
     snprintf(path, sizeof path, "%s/roofline_%d.svg", scratch, columns);
     snprintf(name, sizeof name, "generated roofline chart, %d legend column(s), long labels", columns);
@@ -300,7 +301,7 @@ static void test_generated_speedup(void)
 {
     static char texts[3][600], labels[ROWS][16], title[700], notes[ROWS][600];
     const char *series[3], *note_ptrs[ROWS];
-    speedup_point pts[ROWS];
+    chart_point pts[ROWS];
     for (int i = 0; i < 3; ++i) {
         long_text(texts[i], sizeof texts[i], i, 40);
         series[i] = texts[i];
@@ -309,11 +310,11 @@ static void test_generated_speedup(void)
         snprintf(labels[i], sizeof labels[i], "%d", i + 1);
         long_text(notes[i], sizeof notes[i], i, 5 + i);
         note_ptrs[i] = notes[i];
-        pts[i] =
-            (speedup_point){i % 3, labels[i], NULL, pow(10.0, 4.0 + 6.0 * i / ROWS), pow(10.0, -1.5 + 3.0 * i / ROWS)};
+        pts[i] = (chart_point){
+            i % 3, labels[i], NULL, pow(10.0, 4.0 + 6.0 * i / ROWS), pow(10.0, -1.5 + 3.0 * i / ROWS), 0.0, 0.0};
     }
     long_text(title, sizeof title, 0, 60);
-    const speedup_chart chart = {title, title, series, 3, note_ptrs, ROWS, 2, pts, ROWS};
+    const chart_scatter chart = {title, title, series, 3, note_ptrs, ROWS, 2, pts, ROWS};
     char path[600], err[512];
     snprintf(path, sizeof path, "%s/speedup.svg", scratch);
     if (speedup_svg_write(path, &chart, err, sizeof err) != 0)

@@ -394,6 +394,7 @@ static int zoo_series(const bench_row *row)
  * key under the chart (one note per shape, then room for one more note) and a tooltip per point */
 typedef struct zoo_texts {
     chart_point *points;
+    int count;
     char (*labels)[12];
     char (*notes)[NOTE_CHARS];
     const char **note_ptrs;
@@ -405,10 +406,12 @@ static void zoo_texts_free(zoo_texts *t)
     free(t->points), free(t->labels), free(t->notes), free(t->note_ptrs), free(t->tips);
 }
 
-/* Allocates room for `points` points and their tooltips, and fills the labels and the shape key. Returns 0, or -1
- * (err set). */
-static int zoo_texts_make(const roofline_run *r, int points, zoo_texts *t, const char *path, char *err, size_t errlen)
+/* Allocates room for a point and its tooltip per row of every shape, and fills the labels and the shape key.
+ * Returns 0, or -1 (err set). */
+static int zoo_texts_make(const roofline_run *r, zoo_texts *t, const char *path, char *err, size_t errlen)
 {
+    const int points = r->count * BENCH_MAX_ROWS;
+    t->count = 0;
     t->points = calloc((size_t)points + 1, sizeof *t->points);
     t->labels = calloc((size_t)r->count, sizeof *t->labels);
     t->notes = calloc((size_t)r->count + 1, sizeof *t->notes);
@@ -437,6 +440,25 @@ static int zoo_texts_make(const roofline_run *r, int points, zoo_texts *t, const
     return 0;
 }
 
+/* Fills the point of row i of shape k, whose zoo series is `series`, with the shape's label and the tooltip
+ * written into tip. Returns 1, or 0 where the row is not on the chart. */
+typedef int zoo_point_fn(const roofline_shape_run *s, int k, int i, int series, const char *label, char *tip,
+                         size_t tip_cap, chart_point *point);
+
+/* the points of every row of every shape with a zoo series that `point` puts on the chart, in t */
+static void zoo_points(const roofline_run *r, zoo_texts *t, zoo_point_fn *point)
+{
+    for (int k = 0; k < r->count; ++k) {
+        const roofline_shape_run *s = &r->shapes[k];
+        for (int i = 0; i < s->bench.count; ++i) {
+            const int series = zoo_series(&s->bench.rows[i]);
+            char *tip = t->tips[t->count];
+            if (series >= 0 && point(s, k, i, series, t->labels[k], tip, sizeof t->tips[0], &t->points[t->count]))
+                ++t->count;
+        }
+    }
+}
+
 /* a point's tooltip: "3: fused fp32 det (fp32-v9): 49.5 TFLOP/s direct, 19% of FFMA" */
 static void zoo_tooltip(int shape, const bench_row *row, const roofline_point *p, char *buf, size_t cap)
 {
@@ -444,6 +466,17 @@ static void zoo_tooltip(int shape, const bench_row *row, const roofline_point *p
     chart_format_quantity(p->flops_per_s, 3, "FLOP/s", rate, sizeof rate);
     snprintf(buf, cap, "%d: %s%s%s%s: %s direct, %.0f%% of %s", shape + 1, row->v.name, row->v.kernel[0] ? " (" : "",
              row->v.kernel, row->v.kernel[0] ? ")" : "", rate, p->pct_pipe, roofline_pipe_name(p->work.pipe));
+}
+
+/* a placed row, at its rate */
+static int zoo_roofline_point(const roofline_shape_run *s, int k, int i, int series, const char *label, char *tip,
+                              size_t tip_cap, chart_point *point)
+{
+    if (!s->placed[i])
+        return 0;
+    zoo_tooltip(k, &s->bench.rows[i], &s->points[i], tip, tip_cap);
+    *point = chart_point_of(&s->points[i], series, label, tip);
+    return 1;
 }
 
 int roofline_write_zoo_svg(const char *path, const roofline_run *r, char *err, size_t errlen)
@@ -456,32 +489,35 @@ int roofline_write_zoo_svg(const char *path, const roofline_run *r, char *err, s
         "cuDNN legacy tf32 (TF32 allowed) + bias/GELU/mean kernel",
     };
     zoo_texts t;
-    if (zoo_texts_make(r, r->count * BENCH_MAX_ROWS, &t, path, err, errlen) != 0)
+    if (zoo_texts_make(r, &t, path, err, errlen) != 0)
         return -1;
-    chart_point *pts = t.points;
-    int count = 0;
-    for (int k = 0; k < r->count; ++k) {
-        const roofline_shape_run *s = &r->shapes[k];
-        for (int i = 0; i < s->bench.count; ++i) {
-            const int sr = zoo_series(&s->bench.rows[i]);
-            if (!s->placed[i] || sr < 0)
-                continue;
-            const roofline_point *p = &s->points[i];
-            zoo_tooltip(k, &s->bench.rows[i], p, t.tips[count], sizeof t.tips[count]);
-            pts[count] = chart_point_of(p, sr, t.labels[k], t.tips[count]);
-            ++count;
-        }
-    }
+    zoo_points(r, &t, zoo_roofline_point);
     other_ceilings_note(r, t.notes[r->count], NOTE_CHARS);
     t.note_ptrs[r->count] = t.notes[r->count];
     char title[384], subtitle[512];
     chart_titles_for(r, "Roofline of the shape zoo, conv3x3 + bias + GELU + mean,", title, subtitle, sizeof title);
-    const roofline_chart chart = {
-        {title, subtitle, series, ZOO_SERIES, t.note_ptrs, r->count + 1, 2, pts, count}, r->ceilings, r->datasheet, 0.0,
-        0.0, 0.0};
+    const chart_scatter scatter = {title,       subtitle, series,   ZOO_SERIES, t.note_ptrs,
+                                   r->count + 1, 2,       t.points, t.count};
+    const roofline_chart chart = {scatter, r->ceilings, r->datasheet, 0.0, 0.0, 0.0};
     const int rc = roofline_svg_write(path, &chart, err, errlen);
     zoo_texts_free(&t);
     return rc;
+}
+
+/* a fused row timed beside the cuDNN row of the same accuracy: how many times faster it is */
+static int zoo_speedup_point(const roofline_shape_run *s, int k, int i, int series, const char *label, char *tip,
+                             size_t tip_cap, chart_point *point)
+{
+    const bench_row *row = &s->bench.rows[i];
+    const int partner = series <= ZOO_3XTF32 && row->timed ? roofline_cudnn_partner(&s->bench, i) : -1;
+    if (partner < 0)
+        return 0;
+    const double speedup = s->bench.rows[partner].ms_median / row->ms_median;
+    snprintf(tip, tip_cap, "%d: %s%s%s%s %.4f ms, %s %.4f ms: %.2fx", k + 1, row->v.name, row->v.kernel[0] ? " (" : "",
+             row->v.kernel, row->v.kernel[0] ? ")" : "", row->ms_median, s->bench.rows[partner].v.name,
+             s->bench.rows[partner].ms_median, speedup);
+    *point = (chart_point){series, label, tip, s->model.intermediate_bytes, speedup, 0.0, 0.0};
+    return 1;
 }
 
 int roofline_write_speedup_svg(const char *path, const roofline_run *r, char *err, size_t errlen)
@@ -492,30 +528,13 @@ int roofline_write_speedup_svg(const char *path, const roofline_run *r, char *er
         "cgp 3xtf32 over cuDNN legacy fp32 (both fp32-accurate)",
     };
     zoo_texts t;
-    if (zoo_texts_make(r, r->count * 3, &t, path, err, errlen) != 0)
+    if (zoo_texts_make(r, &t, path, err, errlen) != 0)
         return -1;
-    chart_point *pts = t.points;
-    int count = 0;
-    for (int k = 0; k < r->count; ++k) {
-        const roofline_shape_run *s = &r->shapes[k];
-        for (int i = 0; i < s->bench.count; ++i) {
-            const bench_row *row = &s->bench.rows[i];
-            const int sr = zoo_series(row),
-                      partner = sr >= 0 && sr <= ZOO_3XTF32 && row->timed ? roofline_cudnn_partner(&s->bench, i) : -1;
-            if (partner < 0)
-                continue;
-            const double speedup = s->bench.rows[partner].ms_median / row->ms_median;
-            snprintf(t.tips[count], sizeof t.tips[count], "%d: %s%s%s%s %.4f ms, %s %.4f ms: %.2fx", k + 1, row->v.name,
-                     row->v.kernel[0] ? " (" : "", row->v.kernel, row->v.kernel[0] ? ")" : "", row->ms_median,
-                     s->bench.rows[partner].v.name, s->bench.rows[partner].ms_median, speedup);
-            pts[count] = (chart_point){sr, t.labels[k], t.tips[count], s->model.intermediate_bytes, speedup, 0.0, 0.0};
-            ++count;
-        }
-    }
+    zoo_points(r, &t, zoo_speedup_point);
     char title[384], subtitle[512];
     chart_titles_for(r, "Where fusion pays: the fused kernel over cuDNN, against the intermediate it never writes,",
                      title, subtitle, sizeof title);
-    const chart_scatter chart = {title, subtitle, series, 3, t.note_ptrs, r->count, 2, pts, count};
+    const chart_scatter chart = {title, subtitle, series, 3, t.note_ptrs, r->count, 2, t.points, t.count};
     const int rc = speedup_svg_write(path, &chart, err, errlen);
     zoo_texts_free(&t);
     return rc;

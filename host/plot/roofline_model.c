@@ -54,32 +54,45 @@ void roofline_floors_compute(const roofline_model *m, const roofline_ceilings *c
 
 double roofline_winograd_ffma_per_output(int m) { return (double)((m + 2) * (m + 2)) / (double)(m * m); }
 
-/* the numbered kernels: the pipe of their products, Winograd's output tile (0: direct) and products per product */
+/* the numbered kernels, "<family>-v<first>" .. "<family>-v<last>" alike: the pipe of their products, Winograd's
+ * output tile (0: direct) and products per product */
 static const struct {
-    const char *name;
+    const char *family;
+    int first, last;
     roofline_pipe pipe;
     int winograd_m;
     int products;
 } kernel_table[] = {
-    {"fp32-v1", ROOFLINE_PIPE_FFMA, 0, 1},       {"fp32-v2", ROOFLINE_PIPE_FFMA, 0, 1},
-    {"fp32-v3", ROOFLINE_PIPE_FFMA, 0, 1},       {"fp32-v4", ROOFLINE_PIPE_FFMA, 0, 1},
-    {"fp32-v5", ROOFLINE_PIPE_FFMA, 0, 1},       {"fp32-v6", ROOFLINE_PIPE_FFMA, 0, 1},
-    {"fp32-v7", ROOFLINE_PIPE_FFMA, 2, 1},       {"fp32-v8", ROOFLINE_PIPE_FFMA, 2, 1},
-    {"fp32-v9", ROOFLINE_PIPE_FFMA, 4, 1},       {"tf32-v1", ROOFLINE_PIPE_MMA_SYNC, 0, 1},
-    {"tf32-v2", ROOFLINE_PIPE_MMA_SYNC, 0, 1},   {"tf32-v3", ROOFLINE_PIPE_MMA_SYNC, 0, 1},
-    {"tf32-v4", ROOFLINE_PIPE_WGMMA, 0, 1},      {"tf32-v5", ROOFLINE_PIPE_WGMMA, 0, 1},
-    {"tf32-v6", ROOFLINE_PIPE_WGMMA, 0, 1},      {"tf32-v7", ROOFLINE_PIPE_WGMMA, 0, 1},
-    {"tf32-v8", ROOFLINE_PIPE_WGMMA, 0, 1},      {"3xtf32-v1", ROOFLINE_PIPE_MMA_SYNC, 0, 3},
-    {"3xtf32-v2", ROOFLINE_PIPE_MMA_SYNC, 0, 3}, {"3xtf32-v3", ROOFLINE_PIPE_WGMMA, 0, 3},
-    {"3xtf32-v4", ROOFLINE_PIPE_WGMMA, 0, 3},    {"3xtf32-v5", ROOFLINE_PIPE_WGMMA, 0, 3},
-    {"3xtf32-v6", ROOFLINE_PIPE_WGMMA, 0, 3},    {"3xtf32-v7", ROOFLINE_PIPE_WGMMA, 0, 3},
-    {"3xtf32-v8", ROOFLINE_PIPE_WGMMA, 0, 3},
+    {"fp32", 1, 6, ROOFLINE_PIPE_FFMA, 0, 1},      {"fp32", 7, 8, ROOFLINE_PIPE_FFMA, 2, 1},
+    {"fp32", 9, 9, ROOFLINE_PIPE_FFMA, 4, 1},      {"tf32", 1, 3, ROOFLINE_PIPE_MMA_SYNC, 0, 1},
+    {"tf32", 4, 8, ROOFLINE_PIPE_WGMMA, 0, 1},     {"3xtf32", 1, 2, ROOFLINE_PIPE_MMA_SYNC, 0, 3},
+    {"3xtf32", 3, 8, ROOFLINE_PIPE_WGMMA, 0, 3},
 };
+
+/* the version of a kernel name "<family>-v<N>" (N without leading zeros, below 1000), the family's length in
+ * *family_len; -1 for any other name */
+static int kernel_version(const char *kernel, size_t *family_len)
+{
+    const char *v = strstr(kernel, "-v");
+    if (!v || v[2] < '1' || v[2] > '9')
+        return -1;
+    int version = 0;
+    for (const char *p = v + 2; *p; ++p) {
+        if (*p < '0' || *p > '9' || version >= 100)
+            return -1;
+        version = 10 * version + (*p - '0');
+    }
+    *family_len = (size_t)(v - kernel);
+    return version;
+}
 
 roofline_work roofline_kernel_work(const char *kernel, roofline_math math)
 {
-    for (size_t i = 0; kernel && i < sizeof kernel_table / sizeof kernel_table[0]; ++i) {
-        if (strcmp(kernel, kernel_table[i].name) != 0)
+    size_t family_len = 0;
+    const int version = kernel ? kernel_version(kernel, &family_len) : -1;
+    for (size_t i = 0; version > 0 && i < sizeof kernel_table / sizeof kernel_table[0]; ++i) {
+        if (strlen(kernel_table[i].family) != family_len || strncmp(kernel, kernel_table[i].family, family_len) != 0 ||
+            version < kernel_table[i].first || version > kernel_table[i].last)
             continue;
         const int m = kernel_table[i].winograd_m, products = kernel_table[i].products;
         if (m > 0)

@@ -264,6 +264,7 @@ static void test_kernel_work(void)
         {"fp32-v8", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 4.0 / 9.0, 1},
         {"fp32-v7", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 4.0 / 9.0, 1},
         {"fp32-v6", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 1},
+        {"fp32-v2", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 1},
         {"fp32-v1", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 1},
         {"tf32-v1", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_MMA_SYNC, 1.0, 1},
         {"tf32-v3", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_MMA_SYNC, 1.0, 1},
@@ -277,6 +278,12 @@ static void test_kernel_work(void)
         {NULL, ROOFLINE_MATH_TF32, ROOFLINE_PIPE_TF32_BEST, 1.0, 0},  /* cuDNN tf32 */
         {"fp32-v99", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 0}, /* not in the table */
         {"3xtf32-v99", ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_TF32_BEST, 3.0, 0},
+        {"tf32-v9", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_TF32_BEST, 1.0, 0}, /* past the family's last version */
+        {"fp32-v07", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 0},     /* not a name the table has */
+        {"fp32-v0", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 0},
+        {"tf32-v4x", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_TF32_BEST, 1.0, 0},
+        {"xtf32-v4", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_TF32_BEST, 1.0, 0},
+        {"3xtf32-v", ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_TF32_BEST, 3.0, 0},
         {NULL, ROOFLINE_MATH_NONE, ROOFLINE_PIPE_NONE, 0.0, 0}, /* a layout conversion */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {

@@ -95,13 +95,10 @@ void bench_print_header(FILE *f, int with_shape);
 void bench_print_rows(FILE *f, const bench_result *r, int with_shape);
 /* The stage split's summary, one line per precision with all its rows timed (variants_stages.c) */
 void stages_print_split(FILE *f, const bench_result *r);
-/* CSV / JSON / Markdown of one or more results (a sweep), written atomically. Returns 0, or -1
- * with err set. */
-int bench_write_csv(const char *path, const sysinfo *si, const bench_result *results, int count, char *err,
-                    size_t errlen);
-int bench_write_json(const char *path, const sysinfo *si, const bench_result *results, int count, char *err,
-                     size_t errlen);
-int bench_write_markdown(const char *path, const sysinfo *si, const bench_result *results, int count, char *err,
-                         size_t errlen);
+/* The files of `cgp bench --csv / --json / --markdown`. */
+typedef enum bench_format { BENCH_CSV, BENCH_JSON, BENCH_MARKDOWN, BENCH_FORMATS } bench_format;
+/* One or more results (a sweep) as CSV, JSON or Markdown, written atomically. Returns 0, or -1 with err set. */
+int bench_write(const char *path, bench_format format, const sysinfo *si, const bench_result *results, int count,
+                char *err, size_t errlen);
 
 #endif

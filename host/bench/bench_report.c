@@ -263,78 +263,68 @@ static const column csv_columns[] = {COL_N,         COL_CIN,         COL_COUT,  
                                      COL_TFLOPS,    COL_BYTES_MOVED, COL_GBPS,   COL_REL_L2,  COL_REL_L2_TF32,
                                      COL_MAX_ABS,   COL_SPEEDUP,     COL_DETAIL};
 
-int bench_write_csv(const char *path, const sysinfo *si, const bench_result *results, int count, char *err,
-                    size_t errlen)
+static void write_csv(outfile *o, const sysinfo *si, const bench_result *results, int count)
 {
-    outfile o;
-    if (outfile_open(&o, path, 0, err, errlen) != 0)
-        return -1;
-    outfile_printf(&o, "date,device,driver,cuda,cudnn,commit");
+    outfile_printf(o, "date,device,driver,cuda,cudnn,commit");
     for (size_t k = 0; k < sizeof csv_columns / sizeof csv_columns[0]; ++k)
-        outfile_printf(&o, ",%s", columns[csv_columns[k]].key);
-    outfile_printf(&o, "\n");
+        outfile_printf(o, ",%s", columns[csv_columns[k]].key);
+    outfile_printf(o, "\n");
     char buf[512];
     for (int j = 0; j < count; ++j)
         for (int i = 0; i < results[j].count; ++i) {
-            outfile_printf(&o, "%s,", si->date);
-            csv_field(&o, si->device);
-            outfile_printf(&o, ",%s,%s,%s,%s", si->driver, si->runtime, si->cudnn, si->commit);
+            outfile_printf(o, "%s,", si->date);
+            csv_field(o, si->device);
+            outfile_printf(o, ",%s,%s,%s,%s", si->driver, si->runtime, si->cudnn, si->commit);
             for (size_t k = 0; k < sizeof csv_columns / sizeof csv_columns[0]; ++k) {
-                outfile_printf(&o, ",");
-                csv_field(&o, cell(&results[j], &results[j].rows[i], csv_columns[k], buf, sizeof buf));
+                outfile_printf(o, ",");
+                csv_field(o, cell(&results[j], &results[j].rows[i], csv_columns[k], buf, sizeof buf));
             }
-            outfile_printf(&o, "\n");
+            outfile_printf(o, "\n");
         }
-    return outfile_commit(&o, err, errlen);
 }
 
 static const column json_columns[] = {COL_VARIANT, COL_FAMILY,      COL_PRECISION,   COL_STATUS,  COL_MEDIAN_MS,
                                       COL_MIN_MS,  COL_MAX_MS,      COL_TFLOPS,      COL_BYTES_MOVED, COL_GBPS,
                                       COL_REL_L2,  COL_REL_L2_TF32, COL_MAX_ABS,     COL_SPEEDUP, COL_DETAIL};
 
-int bench_write_json(const char *path, const sysinfo *si, const bench_result *results, int count, char *err,
-                     size_t errlen)
+static void write_json(outfile *o, const sysinfo *si, const bench_result *results, int count)
 {
-    outfile o;
-    if (outfile_open(&o, path, 0, err, errlen) != 0)
-        return -1;
-    outfile_printf(&o, "{\n  \"system\": {\"device\": ");
-    json_string(&o, si->device);
-    outfile_printf(&o, ", \"sm_count\": %d, \"driver\": ", si->sm_count);
-    json_string(&o, si->driver);
-    outfile_printf(&o, ", \"cuda\": \"%s\", \"cudnn\": \"%s\", \"commit\": \"%s\", \"date\": \"%s\"},\n", si->runtime,
-                   si->cudnn, si->commit, si->date);
-    outfile_printf(&o, "  \"results\": [\n");
+    outfile_printf(o, "{\n  \"system\": {\"device\": ");
+    json_string(o, si->device);
+    outfile_printf(o, ", \"sm_count\": %d, \"driver\": ", si->sm_count);
+    json_string(o, si->driver);
+    outfile_printf(o, ", \"cuda\": \"%s\", \"cudnn\": \"%s\", \"commit\": \"%s\", \"date\": \"%s\"},\n", si->runtime,
+                  si->cudnn, si->commit, si->date);
+    outfile_printf(o, "  \"results\": [\n");
     char buf[512];
     for (int j = 0; j < count; ++j) {
         const bench_result *r = &results[j];
         const bench_problem *p = &r->problem;
-        outfile_printf(&o, "    {\"shape\": {\"n\": %lld, \"cin\": %lld, \"cout\": %lld, \"h\": %lld, \"w\": %lld, "
-                           "\"padding\": \"%s\", \"hout\": %lld, \"wout\": %lld}, \"conv_flops\": %.0f, "
-                           "\"seed\": %llu, \"l2\": \"%s\", \"rows\": [\n",
-                       (long long)p->shape.n, (long long)p->shape.cin, (long long)p->shape.cout, (long long)p->shape.h,
-                       (long long)p->shape.w, padding_name(p->padding), (long long)p->hout, (long long)p->wout,
-                       problem_conv_flops(p), (unsigned long long)r->seed, r->cold_l2 ? "cold" : "warm");
+        outfile_printf(o, "    {\"shape\": {\"n\": %lld, \"cin\": %lld, \"cout\": %lld, \"h\": %lld, \"w\": %lld, "
+                          "\"padding\": \"%s\", \"hout\": %lld, \"wout\": %lld}, \"conv_flops\": %.0f, "
+                          "\"seed\": %llu, \"l2\": \"%s\", \"rows\": [\n",
+                      (long long)p->shape.n, (long long)p->shape.cin, (long long)p->shape.cout, (long long)p->shape.h,
+                      (long long)p->shape.w, padding_name(p->padding), (long long)p->hout, (long long)p->wout,
+                      problem_conv_flops(p), (unsigned long long)r->seed, r->cold_l2 ? "cold" : "warm");
         for (int i = 0; i < r->count; ++i) {
             const char *sep = "{";
-            outfile_printf(&o, "      ");
+            outfile_printf(o, "      ");
             for (size_t k = 0; k < sizeof json_columns / sizeof json_columns[0]; ++k) {
                 const char *v = cell(r, &r->rows[i], json_columns[k], buf, sizeof buf);
                 if (!v[0] && json_columns[k] != COL_DETAIL)
                     continue;
-                outfile_printf(&o, "%s\"%s\": ", sep, columns[json_columns[k]].key);
+                outfile_printf(o, "%s\"%s\": ", sep, columns[json_columns[k]].key);
                 if (columns[json_columns[k]].number)
-                    outfile_printf(&o, "%s", v);
+                    outfile_printf(o, "%s", v);
                 else
-                    json_string(&o, v);
+                    json_string(o, v);
                 sep = ", ";
             }
-            outfile_printf(&o, "}%s\n", i + 1 < r->count ? "," : "");
+            outfile_printf(o, "}%s\n", i + 1 < r->count ? "," : "");
         }
-        outfile_printf(&o, "    ]}%s\n", j + 1 < count ? "," : "");
+        outfile_printf(o, "    ]}%s\n", j + 1 < count ? "," : "");
     }
-    outfile_printf(&o, "  ]\n}\n");
-    return outfile_commit(&o, err, errlen);
+    outfile_printf(o, "  ]\n}\n");
 }
 
 static const column markdown_columns[] = {COL_SHAPE,  COL_VARIANT, COL_PRECISION, COL_L2,          COL_MEDIAN_MS,
@@ -343,36 +333,43 @@ static const column markdown_columns[] = {COL_SHAPE,  COL_VARIANT, COL_PRECISION
 enum { MARKDOWN_COLUMNS = sizeof markdown_columns / sizeof markdown_columns[0] };
 
 /* One table; with several results (a sweep) the shape is its first column, with one it is the line above. */
-int bench_write_markdown(const char *path, const sysinfo *si, const bench_result *results, int count, char *err,
-                         size_t errlen)
+static void write_markdown(outfile *o, const sysinfo *si, const bench_result *results, int count)
 {
-    outfile o;
-    if (outfile_open(&o, path, 0, err, errlen) != 0)
-        return -1;
-    outfile_printf(&o, "Device: %s (%d SMs), driver %s, CUDA %s, cuDNN %s, commit %s, %s\n\n", si->device, si->sm_count,
-                   si->driver, si->runtime, si->cudnn, si->commit, si->date);
+    outfile_printf(o, "Device: %s (%d SMs), driver %s, CUDA %s, cuDNN %s, commit %s, %s\n\n", si->device, si->sm_count,
+                  si->driver, si->runtime, si->cudnn, si->commit, si->date);
     const int first = count > 1 ? 0 : 1;
     if (count == 1) {
         const bench_problem *p = &results[0].problem;
-        outfile_printf(&o, "N=%lld Cin=%lld Cout=%lld H=%lld W=%lld padding=%s, seed %llu\n\n", (long long)p->shape.n,
-                       (long long)p->shape.cin, (long long)p->shape.cout, (long long)p->shape.h, (long long)p->shape.w,
-                       padding_name(p->padding), (unsigned long long)results[0].seed);
+        outfile_printf(o, "N=%lld Cin=%lld Cout=%lld H=%lld W=%lld padding=%s, seed %llu\n\n", (long long)p->shape.n,
+                      (long long)p->shape.cin, (long long)p->shape.cout, (long long)p->shape.h, (long long)p->shape.w,
+                      padding_name(p->padding), (unsigned long long)results[0].seed);
     }
     for (int k = first; k < MARKDOWN_COLUMNS; ++k)
-        outfile_printf(&o, "| %s ", columns[markdown_columns[k]].title);
-    outfile_printf(&o, "|\n");
+        outfile_printf(o, "| %s ", columns[markdown_columns[k]].title);
+    outfile_printf(o, "|\n");
     for (int k = first; k < MARKDOWN_COLUMNS; ++k)
-        outfile_printf(&o, "|%s", columns[markdown_columns[k]].number ? "---:" : "---");
-    outfile_printf(&o, "|\n");
+        outfile_printf(o, "|%s", columns[markdown_columns[k]].number ? "---:" : "---");
+    outfile_printf(o, "|\n");
     char buf[512];
     for (int j = 0; j < count; ++j)
         for (int i = 0; i < results[j].count; ++i) {
             for (int k = first; k < MARKDOWN_COLUMNS; ++k) {
                 const char *v = cell(&results[j], &results[j].rows[i], markdown_columns[k], buf, sizeof buf);
-                outfile_printf(&o, "| %s%s ", v[0] ? v : "-", v[0] ? columns[markdown_columns[k]].unit : "");
+                outfile_printf(o, "| %s%s ", v[0] ? v : "-", v[0] ? columns[markdown_columns[k]].unit : "");
             }
-            outfile_printf(&o, "|\n");
+            outfile_printf(o, "|\n");
         }
-    outfile_printf(&o, "\n");
+    outfile_printf(o, "\n");
+}
+
+int bench_write(const char *path, bench_format format, const sysinfo *si, const bench_result *results, int count,
+                char *err, size_t errlen)
+{
+    static void (*const writers[BENCH_FORMATS])(outfile *, const sysinfo *, const bench_result *, int) = {
+        write_csv, write_json, write_markdown};
+    outfile o;
+    if (outfile_open(&o, path, 0, err, errlen) != 0)
+        return -1;
+    writers[format](&o, si, results, count);
     return outfile_commit(&o, err, errlen);
 }

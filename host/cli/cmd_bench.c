@@ -295,14 +295,13 @@ int cmd_bench(int argc, char **argv)
     }
     if (use_zoo && done > 0)
         print_zoo_summary(results, done);
-    if (done > 0) {
-        if ((csv && bench_write_csv(csv, &si, results, done, err, sizeof err) != 0) ||
-            (json && bench_write_json(json, &si, results, done, err, sizeof err) != 0) ||
-            (markdown && bench_write_markdown(markdown, &si, results, done, err, sizeof err) != 0)) {
+    const char *const files[BENCH_FORMATS] = {[BENCH_CSV] = csv, [BENCH_JSON] = json, [BENCH_MARKDOWN] = markdown};
+    for (int f = 0; done > 0 && f < BENCH_FORMATS; ++f)
+        if (files[f] && bench_write(files[f], (bench_format)f, &si, results, done, err, sizeof err) != 0) {
             fprintf(stderr, "cgp bench: %s\n", err);
             rc = EXIT_BAD_INPUT;
+            break;
         }
-    }
     if (rc == EXIT_FAIL)
         fprintf(stderr, "cgp bench: some rows failed their check or could not run (see above)\n");
     free(results);

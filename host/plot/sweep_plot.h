@@ -1,6 +1,6 @@
 /*
  * sweep_plot.h - `cgp plot`: a CSV written by `cgp bench --sweep KEY=... --csv FILE` (columns:
- * host/bench/bench.c, bench_write_csv) drawn as one SVG with two panels, median time (ms) and achieved
+ * host/bench/bench_report.c, bench_write) drawn as one SVG with two panels, median time (ms) and achieved
  * TFLOP/s against the swept dimension, one line per variant. An axis is log10 when its values
  * span more than a decade, else linear.
  *

@@ -120,9 +120,9 @@ int main(void)
         fclose(console);
     }
     TEST_EXPECT("bench report writes its files",
-                console && bench_write_csv(path[OUT_CSV], &si, &r, 1, err, sizeof err) == 0 &&
-                    bench_write_json(path[OUT_JSON], &si, &r, 1, err, sizeof err) == 0 &&
-                    bench_write_markdown(path[OUT_MARKDOWN], &si, &r, 1, err, sizeof err) == 0,
+                console && bench_write(path[OUT_CSV], BENCH_CSV, &si, &r, 1, err, sizeof err) == 0 &&
+                    bench_write(path[OUT_JSON], BENCH_JSON, &si, &r, 1, err, sizeof err) == 0 &&
+                    bench_write(path[OUT_MARKDOWN], BENCH_MARKDOWN, &si, &r, 1, err, sizeof err) == 0,
                 "%s", err);
     for (int k = 0; k < OUTPUTS; ++k)
         read_all(path[k], text[k], sizeof text[k]);

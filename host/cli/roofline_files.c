@@ -390,9 +390,10 @@ static int zoo_series(const bench_row *row)
     return -1;
 }
 
-/* what both zoo charts need besides the run: their points, each shape's number beside its points, the shape
- * key under the chart (one note per shape, then room for one more note) and a tooltip per point */
+/* what both zoo charts need besides the run: their titles, their points, each shape's number beside its points,
+ * the shape key under the chart (one note per shape, then room for one more note) and a tooltip per point */
 typedef struct zoo_texts {
+    char title[384], subtitle[512];
     chart_point *points;
     int count;
     char (*labels)[12];
@@ -406,9 +407,29 @@ static void zoo_texts_free(zoo_texts *t)
     free(t->points), free(t->labels), free(t->notes), free(t->note_ptrs), free(t->tips);
 }
 
-/* Allocates room for a point and its tooltip per row of every shape, and fills the labels and the shape key.
- * Returns 0, or -1 (err set). */
-static int zoo_texts_make(const roofline_run *r, zoo_texts *t, const char *path, char *err, size_t errlen)
+/* Fills the point of row i of shape k, whose zoo series is `series`, with the shape's label and the tooltip
+ * written into tip. Returns 1, or 0 where the row is not on the chart. */
+typedef int zoo_point_fn(const roofline_shape_run *s, int k, int i, int series, const char *label, char *tip,
+                         size_t tip_cap, chart_point *point);
+
+/* the points of every row of every shape with a zoo series that `point` puts on the chart, in t */
+static void zoo_points(const roofline_run *r, zoo_texts *t, zoo_point_fn *point)
+{
+    for (int k = 0; k < r->count; ++k) {
+        const roofline_shape_run *s = &r->shapes[k];
+        for (int i = 0; i < s->bench.count; ++i) {
+            const int series = zoo_series(&s->bench.rows[i]);
+            char *tip = t->tips[t->count];
+            if (series >= 0 && point(s, k, i, series, t->labels[k], tip, sizeof t->tips[0], &t->points[t->count]))
+                ++t->count;
+        }
+    }
+}
+
+/* Allocates room for a point and its tooltip per row of every shape, fills the labels and the shape key, the
+ * points `point` makes and the titles, the title led by `what`. Returns 0, or -1 (err set). */
+static int zoo_texts_make(const roofline_run *r, zoo_point_fn *point, const char *what, zoo_texts *t,
+                          const char *path, char *err, size_t errlen)
 {
     const int points = r->count * BENCH_MAX_ROWS;
     t->count = 0;
@@ -437,26 +458,9 @@ static int zoo_texts_make(const roofline_run *r, zoo_texts *t, const char *path,
         t->note_ptrs[k] = t->notes[k];
         snprintf(t->labels[k], sizeof t->labels[k], "%d", k + 1);
     }
+    zoo_points(r, t, point);
+    chart_titles_for(r, what, t->title, t->subtitle, sizeof t->title);
     return 0;
-}
-
-/* Fills the point of row i of shape k, whose zoo series is `series`, with the shape's label and the tooltip
- * written into tip. Returns 1, or 0 where the row is not on the chart. */
-typedef int zoo_point_fn(const roofline_shape_run *s, int k, int i, int series, const char *label, char *tip,
-                         size_t tip_cap, chart_point *point);
-
-/* the points of every row of every shape with a zoo series that `point` puts on the chart, in t */
-static void zoo_points(const roofline_run *r, zoo_texts *t, zoo_point_fn *point)
-{
-    for (int k = 0; k < r->count; ++k) {
-        const roofline_shape_run *s = &r->shapes[k];
-        for (int i = 0; i < s->bench.count; ++i) {
-            const int series = zoo_series(&s->bench.rows[i]);
-            char *tip = t->tips[t->count];
-            if (series >= 0 && point(s, k, i, series, t->labels[k], tip, sizeof t->tips[0], &t->points[t->count]))
-                ++t->count;
-        }
-    }
 }
 
 /* a point's tooltip: "3: fused fp32 det (fp32-v9): 49.5 TFLOP/s direct, 19% of FFMA" */
@@ -489,15 +493,13 @@ int roofline_write_zoo_svg(const char *path, const roofline_run *r, char *err, s
         "cuDNN legacy tf32 (TF32 allowed) + bias/GELU/mean kernel",
     };
     zoo_texts t;
-    if (zoo_texts_make(r, &t, path, err, errlen) != 0)
+    if (zoo_texts_make(r, zoo_roofline_point, "Roofline of the shape zoo, conv3x3 + bias + GELU + mean,", &t, path,
+                       err, errlen) != 0)
         return -1;
-    zoo_points(r, &t, zoo_roofline_point);
     other_ceilings_note(r, t.notes[r->count], NOTE_CHARS);
     t.note_ptrs[r->count] = t.notes[r->count];
-    char title[384], subtitle[512];
-    chart_titles_for(r, "Roofline of the shape zoo, conv3x3 + bias + GELU + mean,", title, subtitle, sizeof title);
-    const chart_scatter scatter = {title,       subtitle, series,   ZOO_SERIES, t.note_ptrs,
-                                   r->count + 1, 2,       t.points, t.count};
+    const chart_scatter scatter = {t.title,      t.subtitle, series,   ZOO_SERIES, t.note_ptrs,
+                                   r->count + 1, 2,          t.points, t.count};
     const roofline_chart chart = {scatter, r->ceilings, r->datasheet, 0.0, 0.0, 0.0};
     const int rc = roofline_svg_write(path, &chart, err, errlen);
     zoo_texts_free(&t);
@@ -528,13 +530,11 @@ int roofline_write_speedup_svg(const char *path, const roofline_run *r, char *er
         "cgp 3xtf32 over cuDNN legacy fp32 (both fp32-accurate)",
     };
     zoo_texts t;
-    if (zoo_texts_make(r, &t, path, err, errlen) != 0)
+    if (zoo_texts_make(r, zoo_speedup_point,
+                       "Where fusion pays: the fused kernel over cuDNN, against the intermediate it never writes,", &t,
+                       path, err, errlen) != 0)
         return -1;
-    zoo_points(r, &t, zoo_speedup_point);
-    char title[384], subtitle[512];
-    chart_titles_for(r, "Where fusion pays: the fused kernel over cuDNN, against the intermediate it never writes,",
-                     title, subtitle, sizeof title);
-    const chart_scatter chart = {title, subtitle, series, 3, t.note_ptrs, r->count, 2, t.points, t.count};
+    const chart_scatter chart = {t.title, t.subtitle, series, 3, t.note_ptrs, r->count, 2, t.points, t.count};
     const int rc = speedup_svg_write(path, &chart, err, errlen);
     zoo_texts_free(&t);
     return rc;

@@ -21,55 +21,39 @@ typedef union option_value {
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
-/* decimal integer: optional '-', then digits only, within int64 */
-static int parse_int(const char *text, int64_t *value)
+/* the end of the run of decimal digits at p; their number added to *count */
+static const char *skip_digits(const char *p, int *count)
 {
-    const char *p = text + (text[0] == '-');
-    if (!is_digit(*p))
-        return -1;
     while (is_digit(*p))
-        p++;
-    if (*p != '\0')
-        return -1;
-    errno = 0;
-    char *end;
-    const long long v = strtoll(text, &end, 10);
-    if (errno == ERANGE || *end != '\0')
-        return -1;
-    *value = v;
-    return 0;
+        p++, (*count)++;
+    return p;
 }
 
-/* plain decimal number: [-]digits[.digits][e[+-]digits] (or .digits), finite */
-static int parse_double(const char *text, double *value)
+/* A plain decimal number, the whole text: [-]digits for an integer (real 0), in v->i within int64;
+ * [-]digits[.digits][e[+-]digits] (or [-].digits...) for a real (real 1), in v->d and finite. Returns 0, or -1. */
+static int parse_number(const char *text, int real, option_value *v)
 {
-    const char *p = text + (text[0] == '-');
     int digits = 0;
-    while (is_digit(*p))
-        p++, digits++;
-    if (*p == '.')
-        for (p++; is_digit(*p); p++)
-            digits++;
+    const char *p = skip_digits(text + (text[0] == '-'), &digits);
+    if (real && *p == '.')
+        p = skip_digits(p + 1, &digits);
     if (digits == 0)
         return -1;
-    if (*p == 'e' || *p == 'E') {
-        p++;
-        if (*p == '+' || *p == '-')
-            p++;
-        if (!is_digit(*p))
+    if (real && (*p == 'e' || *p == 'E')) {
+        int exponent_digits = 0;
+        p = skip_digits(p + 1 + (p[1] == '+' || p[1] == '-'), &exponent_digits);
+        if (exponent_digits == 0)
             return -1;
-        while (is_digit(*p))
-            p++;
     }
     if (*p != '\0')
         return -1;
     errno = 0;
     char *end;
-    const double v = strtod(text, &end);
-    if (errno == ERANGE || *end != '\0' || !isfinite(v))
-        return -1;
-    *value = v;
-    return 0;
+    if (real)
+        v->d = strtod(text, &end);
+    else
+        v->i = strtoll(text, &end, 10);
+    return errno == ERANGE || *end != '\0' || (real && !isfinite(v->d)) ? -1 : 0;
 }
 
 static int choice_count(const option_spec *s)
@@ -164,15 +148,14 @@ static int parse_value(const char *command, const option_spec *s, const char *te
     describe_value(what, sizeof what, s);
     switch (s->kind) {
     case OPTION_KIND_INT:
-        if (parse_int(text, &v->i) == 0 && v->i >= s->int_min && v->i <= s->int_max)
+    case OPTION_KIND_DOUBLE: {
+        const int real = s->kind == OPTION_KIND_DOUBLE;
+        if (parse_number(text, real, v) == 0 &&
+            (real ? v->d >= s->double_min && v->d <= s->double_max : v->i >= s->int_min && v->i <= s->int_max))
             return 0;
         message_prefixed(err, errlen, command, "%s must be %s, got '%s'", s->name, what, text);
         return -1;
-    case OPTION_KIND_DOUBLE:
-        if (parse_double(text, &v->d) == 0 && v->d >= s->double_min && v->d <= s->double_max)
-            return 0;
-        message_prefixed(err, errlen, command, "%s must be %s, got '%s'", s->name, what, text);
-        return -1;
+    }
     case OPTION_KIND_STRING:
     case OPTION_KIND_FLAG_OR_STRING:
         if (text[0] != '\0') {

@@ -123,6 +123,9 @@ static void test_defaults_and_values(void)
     rc = parse(&s, "cgp run", ARGS("--n", "000128", "--tol", "1.", "--scale", "1E0"), err, sizeof err);
     TEST_EXPECT("number_spellings_accepted", rc == OPTIONS_OK && s.n == 128 && s.tol == 1.0 && s.scale == 1.0,
                 "rc %d: %s", rc, err);
+    rc = parse(&s, "cgp run", ARGS("--tol", ".5", "--scale", "-1.5e+0"), err, sizeof err);
+    TEST_EXPECT("number_spellings_fraction_and_signed_exponent", rc == OPTIONS_OK && s.tol == 0.5 && s.scale == -1.5,
+                "rc %d: %s", rc, err);
     rc = parse(&s, "cgp run", ARGS("--out", "-"), err, sizeof err);
     TEST_EXPECT("string_value_with_dash", rc == OPTIONS_OK && s.out && strcmp(s.out, "-") == 0, "rc %d: %s", rc, err);
 }
@@ -204,6 +207,10 @@ static void test_errors(void)
     expect_error("double_hex", "cgp check", ARGS("--tol", "0x1p-3"), "cgp check: --tol must be a number in [0, 1], got '0x1p-3'");
     expect_error("double_overflow", "cgp check", ARGS("--scale", "1e999"),
                  "cgp check: --scale must be a number in [-2, 2], got '1e999'");
+    expect_error("double_underflow", "cgp check", ARGS("--tol", "1e-400"),
+                 "cgp check: --tol must be a number in [0, 1], got '1e-400'");
+    expect_error("double_exponent_sign_only", "cgp check", ARGS("--tol", "1e+"),
+                 "cgp check: --tol must be a number in [0, 1], got '1e+'");
     expect_error("double_exponent_only", "cgp check", ARGS("--tol", "1e"), "cgp check: --tol must be a number in [0, 1], got '1e'");
     expect_error("double_no_digits", "cgp check", ARGS("--tol", "."), "cgp check: --tol must be a number in [0, 1], got '.'");
     expect_error("double_above_range", "cgp check", ARGS("--tol", "1.5"), "cgp check: --tol must be a number in [0, 1], got '1.5'");

@@ -283,28 +283,14 @@ int options_parse(const char *command, const option_spec *specs, int argc, char 
 /* "--n <int>", "--padding valid|same" */
 static void option_usage(char *buf, size_t cap, const option_spec *s)
 {
-    char choices[256];
-    switch (s->kind) {
-    case OPTION_KIND_INT:
-        snprintf(buf, cap, "%s <int>", s->name);
-        break;
-    case OPTION_KIND_DOUBLE:
-        snprintf(buf, cap, "%s <number>", s->name);
-        break;
-    case OPTION_KIND_STRING:
-        snprintf(buf, cap, "%s <text>", s->name);
-        break;
-    case OPTION_KIND_CHOICE:
+    static const char *const value_of_kind[] = {
+        [OPTION_KIND_INT] = " <int>",   [OPTION_KIND_DOUBLE] = " <number>",          [OPTION_KIND_STRING] = " <text>",
+        [OPTION_KIND_CHOICE] = " ",     [OPTION_KIND_FLAG_OR_STRING] = " [<text>]", [OPTION_KIND_FLAG] = "",
+    };
+    char choices[256] = "";
+    if (s->kind == OPTION_KIND_CHOICE)
         list_choices(choices, sizeof choices, s, "|", "|");
-        snprintf(buf, cap, "%s %s", s->name, choices);
-        break;
-    case OPTION_KIND_FLAG:
-        snprintf(buf, cap, "%s", s->name);
-        break;
-    case OPTION_KIND_FLAG_OR_STRING:
-        snprintf(buf, cap, "%s [<text>]", s->name);
-        break;
-    }
+    snprintf(buf, cap, "%s%s%s", s->name, value_of_kind[s->kind], choices);
 }
 
 void options_print_help(FILE *out, const char *command, const char *synopsis, const option_spec *specs)

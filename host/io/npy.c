@@ -62,6 +62,19 @@ typedef struct cursor {
     size_t len, pos;
 } cursor;
 
+/* "<name>: malformed header: <what> (header byte <where the cursor is>)" into err, what from fmt; returns -1 */
+__attribute__((format(printf, 5, 6)))
+static int malformed(const cursor *c, const char *name, char *err, size_t errlen, const char *fmt, ...)
+{
+    char what[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    message_prefixed(err, errlen, name, "malformed header: %s (header byte %zu)", what, c->pos);
+    return -1;
+}
+
 static void skip_space(cursor *c)
 {
     while (c->pos < c->len && (c->text[c->pos] == ' ' || c->text[c->pos] == '\t' ||
@@ -164,9 +177,7 @@ static int parse_descr(cursor *c, const char *name, char *err, size_t errlen)
     const unsigned char *s;
     size_t n;
     if (read_string(c, &s, &n) != 0) {
-        message_prefixed(err, errlen, name, "malformed header: 'descr' is not a quoted string (header byte %zu)",
-             c->pos);
-        return -1;
+        return malformed(c, name, err, errlen, "'descr' is not a quoted string");
     }
     if (n == 3 && memcmp(s, "<f4", 3) == 0)
         return 0;
@@ -188,16 +199,13 @@ static int parse_fortran_order(cursor *c, const char *name, char *err, size_t er
              "(save numpy.ascontiguousarray(a) instead)");
         return -1;
     }
-    message_prefixed(err, errlen, name, "malformed header: 'fortran_order' is not True or False (header byte %zu)",
-         c->pos);
-    return -1;
+    return malformed(c, name, err, errlen, "'fortran_order' is not True or False");
 }
 
 static int parse_shape(cursor *c, npy_header *h, const char *name, char *err, size_t errlen)
 {
     if (peek(c) != '(') {
-        message_prefixed(err, errlen, name, "malformed header: 'shape' is not a tuple (header byte %zu)", c->pos);
-        return -1;
+        return malformed(c, name, err, errlen, "'shape' is not a tuple");
     }
     c->pos++;
     skip_space(c);
@@ -211,9 +219,7 @@ static int parse_shape(cursor *c, npy_header *h, const char *name, char *err, si
         if (negative)
             c->pos++;
         if (!is_digit(peek(c))) {
-            message_prefixed(err, errlen, name, "malformed header: dimension %d of 'shape' is not an integer "
-                 "(header byte %zu)", h->ndim, c->pos);
-            return -1;
+            return malformed(c, name, err, errlen, "dimension %d of 'shape' is not an integer", h->ndim);
         }
         int64_t value = 0;
         while (is_digit(peek(c))) {
@@ -237,9 +243,7 @@ static int parse_shape(cursor *c, npy_header *h, const char *name, char *err, si
             c->pos++;
             skip_space(c);
         } else if (peek(c) != ')') {
-            message_prefixed(err, errlen, name, "malformed header: expected ',' or ')' in 'shape' (header byte %zu)",
-                 c->pos);
-            return -1;
+            return malformed(c, name, err, errlen, "expected ',' or ')' in 'shape'");
         }
     }
     if (h->ndim == 1 && commas == 0) {
@@ -258,8 +262,7 @@ static int parse_dict(cursor *c, npy_header *h, const char *name, char *err, siz
     int seen[3] = {0, 0, 0};
     skip_space(c);
     if (peek(c) != '{') {
-        message_prefixed(err, errlen, name, "malformed header: it does not start with '{' (header byte %zu)", c->pos);
-        return -1;
+        return malformed(c, name, err, errlen, "it does not start with '{'");
     }
     c->pos++;
     for (;;) {
@@ -269,9 +272,7 @@ static int parse_dict(cursor *c, npy_header *h, const char *name, char *err, siz
         const unsigned char *key;
         size_t key_len;
         if (read_string(c, &key, &key_len) != 0) {
-            message_prefixed(err, errlen, name, "malformed header: expected a quoted key or '}' (header byte %zu)",
-                 c->pos);
-            return -1;
+            return malformed(c, name, err, errlen, "expected a quoted key or '}'");
         }
         int k = 0;
         while (k < 3 && !(strlen(keys[k]) == key_len && memcmp(keys[k], key, key_len) == 0))
@@ -288,9 +289,7 @@ static int parse_dict(cursor *c, npy_header *h, const char *name, char *err, siz
         }
         skip_space(c);
         if (peek(c) != ':') {
-            message_prefixed(err, errlen, name, "malformed header: expected ':' after '%s' (header byte %zu)", keys[k],
-                 c->pos);
-            return -1;
+            return malformed(c, name, err, errlen, "expected ':' after '%s'", keys[k]);
         }
         c->pos++;
         skip_space(c);
@@ -303,17 +302,13 @@ static int parse_dict(cursor *c, npy_header *h, const char *name, char *err, siz
         if (peek(c) == ',') {
             c->pos++;
         } else if (peek(c) != '}') {
-            message_prefixed(err, errlen, name, "malformed header: expected ',' or '}' after '%s' (header byte %zu)",
-                 keys[k], c->pos);
-            return -1;
+            return malformed(c, name, err, errlen, "expected ',' or '}' after '%s'", keys[k]);
         }
     }
     c->pos++;
     skip_space(c);
     if (c->pos != c->len) {
-        message_prefixed(err, errlen, name, "malformed header: unexpected text after the dict (header byte %zu)",
-             c->pos);
-        return -1;
+        return malformed(c, name, err, errlen, "unexpected text after the dict");
     }
     for (int k = 0; k < 3; ++k)
         if (!seen[k]) {

@@ -465,6 +465,22 @@ template <int P, int MT> __device__ __forceinline__ void land_input(const float 
     __syncwarp();
 }
 
+/* The output origin of warp tile (ty, tx) (MT rows x kTileW columns), and (ty, tx) moved on to the next tile
+ * of the image's tiles in row-major order */
+struct TileOrigin {
+    int64_t oy0, ox0;
+};
+
+template <int MT> __device__ __forceinline__ TileOrigin take_tile(const TcParams &p, int64_t &ty, int64_t &tx)
+{
+    const TileOrigin origin{ty * MT, tx * kTileW};
+    if (++tx == p.tiles_x) {
+        tx = 0;
+        ++ty;
+    }
+    return origin;
+}
+
 /* The fast paths' walk over a warp's tiles: tile coordinates, the copies of the next tile, and the
  * masks of the tile whose MMAs run now. */
 template <int MT> struct TileWalk {
@@ -624,11 +640,7 @@ __device__ __forceinline__ void warp_tiles_generic(const TcParams &p, int64_t im
     float sum[kNTiles][2] = {};
     int since_flush = 0;
     for (int64_t s = s_begin; s < s_end; ++s) {
-        const int64_t oy0 = ty * MT, ox0 = tx * kTileW;
-        if (++tx == p.tiles_x) {
-            tx = 0;
-            ++ty;
-        }
+        const auto [oy0, ox0] = take_tile<MT>(p, ty, tx);
         float acc[MT][kNTiles][4];
 #pragma unroll
         for (int j = 0; j < kNTiles; ++j) {

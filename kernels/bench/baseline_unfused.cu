@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "baselines.h"
+#include "conv3x3_point.cuh"
 #include "gelu.cuh"
 
 namespace {
@@ -31,19 +32,7 @@ __global__ void __launch_bounds__(kThreads)
         const int64_t co = rest % cout, n = rest / cout;
         const float *xn = x + n * cin * h * wd;
         const float *wc = w + co * cin * 9;
-        float acc = 0.0f;
-        for (int64_t ci = 0; ci < cin; ++ci) {
-            for (int ky = 0; ky < 3; ++ky) {
-                const int64_t iy = oy + ky - pad;
-                if (iy < 0 || iy >= h)
-                    continue;
-                for (int kx = 0; kx < 3; ++kx) {
-                    const int64_t ix = ox + kx - pad;
-                    if (ix >= 0 && ix < wd)
-                        acc = fmaf(xn[(ci * h + iy) * wd + ix], wc[ci * 9 + ky * 3 + kx], acc);
-                }
-            }
-        }
+        const float acc = conv3x3_point(xn, wc, cin, h, wd, oy, ox, pad, 0.0f);
         out[idx] = acc + b[co];
     }
 }

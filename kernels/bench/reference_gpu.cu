@@ -5,6 +5,7 @@
  * Kernel 2: adds the chunks of each (n, c) in order and divides by the pixel count.
  * round_tf32: the operands of the tf32 rows' reference, rounded as the kernels round them.
  */
+#include "conv3x3_point.cuh"
 #include "reference_gpu.h"
 #include "tf32_round.h"
 
@@ -38,18 +39,7 @@ __global__ void ref_chunk_sums(const float *__restrict__ x, const float *__restr
             if (pix >= hout * wout)
                 break;
             const int64_t oy = pix / wout, ox = pix % wout;
-            double acc = (double)b[c];
-            for (int64_t ci = 0; ci < cin; ++ci)
-                for (int ky = 0; ky < 3; ++ky) {
-                    const int64_t iy = oy + ky - pad;
-                    if (iy < 0 || iy >= h)
-                        continue;
-                    for (int kx = 0; kx < 3; ++kx) {
-                        const int64_t ix = ox + kx - pad;
-                        if (ix >= 0 && ix < wd)
-                            acc += (double)xn[(ci * h + iy) * wd + ix] * (double)wc[ci * 9 + ky * 3 + kx];
-                    }
-                }
+            const double acc = conv3x3_point(xn, wc, cin, h, wd, oy, ox, pad, (double)b[c]);
             sum += ref_gelu(acc);
         }
         partial[threadIdx.x] = sum;

@@ -209,14 +209,9 @@ fused_fp32_winograd_f4x4(const float *__restrict__ x, const float *__restrict__ 
     const int w = t % kWinogradTiles, slice = t / kWinogradTiles;
 
     for (int64_t tile = tile_begin; tile < tile_end; ++tile) {
-        const int buf = (int)((tile - tile_begin) & 1);
-        int64_t n, oy0, ox0;
-        persistent_tile_origin(g, tile, kTileH, kTileW, n, oy0, ox0);
-        cp_async_wait<0>();
-        __syncthreads(); /* window of this tile landed; everyone is done with V of the previous tile */
-        prefetch_window<kThreads, kTileH, kTileW, kInRows, kInPitch>(smem + (buf ^ 1) * kInFloats, x, p, g, tile + 1,
-                                                                     tile_end);
-        input_patch_transform(smem + buf * kInFloats, v_s, slice, w); /* A */
+        const auto [n, oy0, ox0, window] =
+            begin_tile<kThreads, kTileH, kTileW, kInRows, kInPitch>(smem, x, p, g, tile, tile_begin, tile_end);
+        input_patch_transform(window, v_s, slice, w); /* A */
         __syncthreads();
 
         /* 0/1 masks of the tile's rows and columns (outputs past the output count nothing) */

@@ -465,6 +465,22 @@ template <int P, int MT> __device__ __forceinline__ void land_input(const float 
     __syncwarp();
 }
 
+/* The output origin of warp tile (ty, tx) (MT rows x kTileW columns), and (ty, tx) moved on to the next tile
+ * of the image's tiles in row-major order */
+struct TileOrigin {
+    int64_t oy0, ox0;
+};
+
+template <int MT> __device__ __forceinline__ TileOrigin take_tile(const TcParams &p, int64_t &ty, int64_t &tx)
+{
+    const TileOrigin origin{ty * MT, tx * kTileW};
+    if (++tx == p.tiles_x) {
+        tx = 0;
+        ++ty;
+    }
+    return origin;
+}
+
 /* The fast paths' walk over a warp's tiles: tile coordinates, the copies of the next tile, and the
  * masks of the tile whose MMAs run now. */
 template <int MT> struct TileWalk {
@@ -624,11 +640,7 @@ __device__ __forceinline__ void warp_tiles_generic(const TcParams &p, int64_t im
     float sum[kNTiles][2] = {};
     int since_flush = 0;
     for (int64_t s = s_begin; s < s_end; ++s) {
-        const int64_t oy0 = ty * MT, ox0 = tx * kTileW;
-        if (++tx == p.tiles_x) {
-            tx = 0;
-            ++ty;
-        }
+        const auto [oy0, ox0] = take_tile<MT>(p, ty, tx);
         float acc[MT][kNTiles][4];
 #pragma unroll
         for (int j = 0; j < kNTiles; ++j) {
@@ -917,65 +929,58 @@ template <class C> struct MmaSyncVersion {
     }
 };
 
-/* ---- the versions, most preferred first ---- */
-
-struct Tf32V3 { /* MMA/GELU overlap inside each warp */
-    static constexpr cgp_precision precision = CGP_PRECISION_TF32;
-    static constexpr int fast_rows = 2, fast_warps = 8, generic_rows = 2, generic_warps = 8;
-    static constexpr Path fast_path = kPathPipelined;
-};
+/* ---- the versions: settings (each from the one it changes), then the descriptors, most preferred first ---- */
 
 struct Tf32V1 { /* few warps, big tiles: least shared-memory traffic */
     static constexpr cgp_precision precision = CGP_PRECISION_TF32;
     static constexpr int fast_rows = 4, fast_warps = 8, generic_rows = 2, generic_warps = 8;
     static constexpr Path fast_path = kPathFast;
+    static constexpr const char *summary =
+        "tensor cores (mma.sync m16n8k8 tf32, fp32 accumulate), implicit GEMM from a shared-memory operand tile, warp "
+        "tiles of 4 rows x 16 columns x 64 channels, 8 warps per block, bias/GELU/mean in registers, persistent grid, "
+        "any shape";
 };
 
-struct Tf32V2 { /* 4 warps per scheduler: more MMA/GELU overlap between warps */
-    static constexpr cgp_precision precision = CGP_PRECISION_TF32;
-    static constexpr int fast_rows = 2, fast_warps = 16, generic_rows = 2, generic_warps = 8;
-    static constexpr Path fast_path = kPathFast;
+struct Tf32V2 : Tf32V1 { /* 2-row tiles, 4 warps per scheduler: more MMA/GELU overlap between warps */
+    static constexpr int fast_rows = 2, fast_warps = 16;
+    static constexpr const char *summary =
+        "as tf32-v1 with warp tiles of 2 rows x 16 columns x 64 channels and 16 warps per block (4 per scheduler: "
+        "more overlap of one warp's MMAs with another's GELUs, 1.5x the shared-memory reads per MMA)";
+};
+
+struct Tf32V3 : Tf32V1 { /* 2-row tiles, MMA/GELU overlap inside each warp */
+    static constexpr int fast_rows = 2;
+    static constexpr Path fast_path = kPathPipelined;
+    static constexpr const char *summary =
+        "tensor cores (mma.sync m16n8k8 tf32, fp32 accumulate), implicit GEMM from a shared-memory operand tile, warp "
+        "tiles of 2 rows x 16 columns x 64 channels, 8 warps per block, software-pipelined: the bias/GELU/mean "
+        "epilogue of one tile runs spread over the 9 taps of the next tile's MMAs, so each warp keeps the tensor "
+        "cores and the FP32/MUFU pipes busy at once; persistent grid, any shape";
 };
 
 /* 3xTF32: 2 rows, as the fresh accumulators of mma_step leave no room for 3 */
-struct Tf32x3V2 { /* 3 warps per scheduler */
+struct Tf32x3V2 : Tf32V1 { /* 3 warps per scheduler */
     static constexpr cgp_precision precision = CGP_PRECISION_TF32X3;
-    static constexpr int fast_rows = 2, fast_warps = 12, generic_rows = 2, generic_warps = 8;
-    static constexpr Path fast_path = kPathFast;
+    static constexpr int fast_rows = 2, fast_warps = 12;
+    static constexpr const char *summary =
+        "tensor cores (mma.sync) with the 3xTF32 split (small*big + big*small + big*big, fp32-level accuracy), each "
+        "tap's products in a fresh accumulator, warp tiles of 2 rows x 16 columns x 64 channels, 12 warps per block "
+        "(3 per scheduler), persistent grid, any shape";
 };
 
-struct Tf32x3V1 {
-    static constexpr cgp_precision precision = CGP_PRECISION_TF32X3;
-    static constexpr int fast_rows = 2, fast_warps = 8, generic_rows = 2, generic_warps = 8;
-    static constexpr Path fast_path = kPathFast;
+struct Tf32x3V1 : Tf32x3V2 {
+    static constexpr int fast_warps = 8;
+    static constexpr const char *summary = "as 3xtf32-v2 with 8 warps per block (2 per scheduler)";
 };
 
 } // namespace
 
-extern "C" const cgp_kernel_desc cgp_kernel_tf32_v3 = kernel_desc<MmaSyncVersion<Tf32V3>>(
-    13, "tf32-v3",
-    "tensor cores (mma.sync m16n8k8 tf32, fp32 accumulate), implicit GEMM from a shared-memory operand tile, warp "
-    "tiles of 2 rows x 16 columns x 64 channels, 8 warps per block, software-pipelined: the bias/GELU/mean "
-    "epilogue of one tile runs spread over the 9 taps of the next tile's MMAs, so each warp keeps the tensor "
-    "cores and the FP32/MUFU pipes busy at once; persistent grid, any shape");
+/* X(descriptor, hooks, version, name, summary) for each version of this file */
+#define MMA_SYNC_VERSIONS(X)                                                                                           \
+    X(cgp_kernel_tf32_v3, MmaSyncVersion<Tf32V3>, 13, "tf32-v3", Tf32V3::summary)                                      \
+    X(cgp_kernel_tf32_v1, MmaSyncVersion<Tf32V1>, 11, "tf32-v1", Tf32V1::summary)                                      \
+    X(cgp_kernel_tf32_v2, MmaSyncVersion<Tf32V2>, 12, "tf32-v2", Tf32V2::summary)                                      \
+    X(cgp_kernel_tf32x3_v2, MmaSyncVersion<Tf32x3V2>, 22, "3xtf32-v2", Tf32x3V2::summary)                              \
+    X(cgp_kernel_tf32x3_v1, MmaSyncVersion<Tf32x3V1>, 21, "3xtf32-v1", Tf32x3V1::summary)
 
-extern "C" const cgp_kernel_desc cgp_kernel_tf32_v1 = kernel_desc<MmaSyncVersion<Tf32V1>>(
-    11, "tf32-v1",
-    "tensor cores (mma.sync m16n8k8 tf32, fp32 accumulate), implicit GEMM from a shared-memory operand tile, warp "
-    "tiles of 4 rows x 16 columns x 64 channels, 8 warps per block, bias/GELU/mean in registers, persistent grid, "
-    "any shape");
-
-extern "C" const cgp_kernel_desc cgp_kernel_tf32_v2 = kernel_desc<MmaSyncVersion<Tf32V2>>(
-    12, "tf32-v2",
-    "as tf32-v1 with warp tiles of 2 rows x 16 columns x 64 channels and 16 warps per block (4 per "
-    "scheduler: more overlap of one warp's MMAs with another's GELUs, 1.5x the shared-memory reads per MMA)");
-
-extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v2 = kernel_desc<MmaSyncVersion<Tf32x3V2>>(
-    22, "3xtf32-v2",
-    "tensor cores (mma.sync) with the 3xTF32 split (small*big + big*small + big*big, fp32-level accuracy), each "
-    "tap's products in a fresh accumulator, warp tiles of 2 rows x 16 columns x 64 channels, 12 warps per block "
-    "(3 per scheduler), persistent grid, any shape");
-
-extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v1 = kernel_desc<MmaSyncVersion<Tf32x3V1>>(
-    21, "3xtf32-v1",
-    "as 3xtf32-v2 with 8 warps per block (2 per scheduler)");
+MMA_SYNC_VERSIONS(CGP_DEFINE_KERNEL_DESC)

@@ -28,26 +28,28 @@ struct Tf32V8 {
     static constexpr GeluForm gelu = kGeluX2;
     static constexpr bool staged_by_tma = true, transposed = false;
     static constexpr Conversion conversion = kConvert4x4ForMma;
+    static constexpr const char *summary =
+        "Hopper wgmma (sm_90a, m64n64k8 tf32, operands from shared memory), one warpgroup per block, 2 blocks per SM, "
+        "16-row x 64-column tiles by TMA (else cp.async) into one operand tile, gelu_x2; one output row's GELU/mean "
+        "runs while the tensor cores compute the next (Cin = 8, Cout <= 64, sm_90a)";
 };
 
-struct Tf32x3V8 {
+struct Tf32x3V8 : Tf32V8 {
     static constexpr cgp_precision precision = CGP_PRECISION_TF32X3;
-    static constexpr int rows = 8, blocks_per_sm = 2, sets = 2, operand_tiles = 1;
+    static constexpr int rows = 8;
     static constexpr GeluForm gelu = kGeluX2Fine;
-    static constexpr bool staged_by_tma = true, transposed = true;
-    static constexpr Conversion conversion = kConvert4x4ForMma;
+    static constexpr bool transposed = true;
+    static constexpr const char *summary =
+        "Hopper wgmma with the 3xTF32 split (fp32-level accuracy): D = W X^T with the big weights in registers, 28 "
+        "wgmmas a row chained in one accumulator, 8-row tiles staged as tf32-v8's, gelu_x2_fine (Cin = 8, Cout <= 64, "
+        "sm_90a)";
 };
 
 } // namespace
 
-extern "C" const cgp_kernel_desc cgp_kernel_tf32_v8 = kernel_desc<WgmmaVersion<Tf32V8>>(
-    18, "tf32-v8",
-    "Hopper wgmma (sm_90a, m64n64k8 tf32, operands from shared memory), one warpgroup per block, 2 blocks per SM, "
-    "16-row x 64-column tiles by TMA (else cp.async) into one operand tile, gelu_x2; one output row's GELU/mean "
-    "runs while the tensor cores compute the next (Cin = 8, Cout <= 64, sm_90a)");
+/* X(descriptor, hooks, version, name, summary) for each version of this file */
+#define WGMMA_VERSIONS(X)                                                                                              \
+    X(cgp_kernel_tf32_v8, WgmmaVersion<Tf32V8>, 18, "tf32-v8", Tf32V8::summary)                                        \
+    X(cgp_kernel_tf32x3_v8, WgmmaVersion<Tf32x3V8>, 28, "3xtf32-v8", Tf32x3V8::summary)
 
-extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v8 = kernel_desc<WgmmaVersion<Tf32x3V8>>(
-    28, "3xtf32-v8",
-    "Hopper wgmma with the 3xTF32 split (fp32-level accuracy): D = W X^T with the big weights in registers, 28 "
-    "wgmmas a row chained in one accumulator, 8-row tiles staged as tf32-v8's, gelu_x2_fine (Cin = 8, Cout <= 64, "
-    "sm_90a)");
+WGMMA_VERSIONS(CGP_DEFINE_KERNEL_DESC)

@@ -5,6 +5,9 @@
  *   kernel_desc<Hooks>(version, name, summary)   the cgp_kernel_desc of one version, Hooks a struct with
  *       precision (a cgp_precision) and the static functions unsupported, workspace_bytes, launch and path, and
  *       either stages_unsupported and launch_stages or, deriving from NoStageSplit, neither
+ *   CGP_DEFINE_KERNEL_DESC(symbol, Hooks, version, name, summary)   defines the descriptor `symbol` (extern "C",
+ *       as dispatch.cu declares it) = kernel_desc<Hooks>(version, name, summary): the row macro of a file's
+ *       X-macro table of its versions, TABLE(CGP_DEFINE_KERNEL_DESC)
  *   kSharedMemoryNeed<kBytes>.text               "needs N KiB of shared memory per block", N = kBytes in
  *       KiB rounded up, made at compile time
  */
@@ -27,6 +30,9 @@ template <class Hooks> constexpr cgp_kernel_desc kernel_desc(int version, const 
                            Hooks::unsupported, Hooks::workspace_bytes, Hooks::launch, Hooks::path,
                            Hooks::stages_unsupported, Hooks::launch_stages};
 }
+
+#define CGP_DEFINE_KERNEL_DESC(symbol, Hooks, version, name, summary)                                             \
+    extern "C" const cgp_kernel_desc symbol = kernel_desc<Hooks>(version, name, summary);
 
 struct SharedMemoryText {
     char text[64];

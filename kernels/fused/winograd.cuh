@@ -8,6 +8,8 @@
  *                                 F::kBiasElement and F::filter_transform
  *   prefetch_window               starts the copies of a block tile's input window
  *   start_block                   what a block of fp32-v8 or v9 does before its first tile
+ *   begin_tile                    what a block of v7..v9 does at the start of each tile: its origin, its input
+ *                                 window (landed) and the next tile's on its way
  *   publish_image                 image n's channel sums from the per-thread double slots (fp32-v8, v9)
  *   WinogradVersion<V>            the hooks of a version (kernel_desc.cuh): V::kernel, V::kThreads,
  *                                 V::kSmemBytes, its block tile, V::kTileH x V::kTileW outputs, and its path's
@@ -61,6 +63,33 @@ __device__ __forceinline__ void prefetch_window(float *buf, const float *__restr
         load_window_async<kBlockThreads, kCin, kRows, kPitch, int64_t, 1>(buf, x, p, n, oy0 - p.pad, ox0 - p.pad);
     }
     cp_async_commit();
+}
+
+/* A block tile being computed: image n, output origin (oy0, ox0), and its input window in shared memory */
+struct WindowTile {
+    int64_t n, oy0, ox0;
+    const float *window;
+};
+
+/* What a block does at the start of tile `tile` (its tiles being [tile_begin, tile_end)): waits for the tile's
+ * input window, in buffer (tile - tile_begin) & 1 of the two kCin x kRows x kPitch buffers at `windows`, a barrier
+ * (every thread is done with the previous tile), and starts the copies of the next tile's window into the other
+ * buffer */
+template <int kBlockThreads, int kTileH, int kTileW, int kRows, int kPitch>
+__device__ __forceinline__ WindowTile begin_tile(float *windows, const float *__restrict__ x, const cgp_problem &p,
+                                                 const PersistentSchedule &g, int64_t tile, int64_t tile_begin,
+                                                 int64_t tile_end)
+{
+    constexpr int kFloats = kCin * kRows * kPitch;
+    const int buf = (int)((tile - tile_begin) & 1);
+    WindowTile at;
+    persistent_tile_origin(g, tile, kTileH, kTileW, at.n, at.oy0, at.ox0);
+    cp_async_wait<0>();
+    __syncthreads();
+    prefetch_window<kBlockThreads, kTileH, kTileW, kRows, kPitch>(windows + (buf ^ 1) * kFloats, x, p, g, tile + 1,
+                                                                  tile_end);
+    at.window = windows + buf * kFloats;
+    return at;
 }
 
 /* A block's tiles [begin, end) */

@@ -148,18 +148,13 @@ fused_fp32_winograd(const float *__restrict__ x, const float *__restrict__ weigh
     double image_sum0 = 0.0, image_sum1 = 0.0; /* lanes 0 and 16: channels c_co and 32 + c_co */
 
     for (int64_t tile = tile_begin; tile < tile_end; ++tile) {
-        const int buf = (int)((tile - tile_begin) & 1);
-        int64_t n, oy0, ox0;
-        persistent_tile_origin(g, tile, kTile, kTile, n, oy0, ox0);
-        cp_async_wait<0>();
-        __syncthreads(); /* window of this tile landed; everyone is done with the previous tile */
-        prefetch_window<kThreads, kTile, kTile, kInRows, kInPitch>(smem + (buf ^ 1) * kInFloats, x, p, g, tile + 1,
-                                                                   tile_end);
+        const auto [n, oy0, ox0, window] =
+            begin_tile<kThreads, kTile, kTile, kInRows, kInPitch>(smem, x, p, g, tile, tile_begin, tile_end);
 
         { /* A: input transform of (ci, w) = (t / 64, t % 64) */
             const int ci = t / kTiles, w = t % kTiles;
             float v[4][4];
-            patch_transform(smem + buf * kInFloats, ci, w, v);
+            patch_transform(window, ci, w, v);
 #pragma unroll
             for (int k = 0; k < 16; ++k)
                 v_s[(k * kCin + ci) * kTiles + w] = v[k / 4][k % 4];
@@ -300,19 +295,14 @@ fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ w
     int since_flush = 0;
 
     for (int64_t tile = tile_begin; tile < tile_end; ++tile) {
-        const int buf = (int)((tile - tile_begin) & 1);
-        int64_t n, oy0, ox0;
-        persistent_tile_origin(g, tile, kTile, kTile, n, oy0, ox0);
-        cp_async_wait<0>();
-        __syncthreads(); /* window of this tile landed; everyone is done with V of the previous tile */
-        prefetch_window<kRegThreads, kTile, kTile, kInRows, kInPitch>(smem + (buf ^ 1) * kInFloats, x, p, g, tile + 1,
-                                                                      tile_end);
+        const auto [n, oy0, ox0, window] =
+            begin_tile<kRegThreads, kTile, kTile, kInRows, kInPitch>(smem, x, p, g, tile, tile_begin, tile_end);
 
 #pragma unroll
         for (int half = 0; half < 2; ++half) { /* A: input transform of (ci, w), ci = slice + 4 half */
             const int ci = slice + kRegSlices * half;
             float v[4][4];
-            patch_transform(smem + buf * kInFloats, ci, w, v);
+            patch_transform(window, ci, w, v);
             float4 *dst = reinterpret_cast<float4 *>(v_s + (ci * kTiles + w) * kVPitch);
 #pragma unroll
             for (int r = 0; r < 4; ++r)

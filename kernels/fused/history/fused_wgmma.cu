@@ -17,16 +17,29 @@ struct Tf32V4 {
     static constexpr GeluForm gelu = kGeluLog;
     static constexpr bool staged_by_tma = false, transposed = false;
     static constexpr Conversion conversion = kConvertPixel;
+    static constexpr const char *summary =
+        "Hopper wgmma (sm_90a, m64n64k8 tf32, both operands from shared memory), one warpgroup per block, 2 blocks "
+        "per SM, 8-row tiles, gelu_tf32; the GELU/mean epilogue of one output row runs while the tensor cores compute "
+        "the next (Cin = 8, Cout <= 64, sm_90a)";
 };
-struct Tf32V5 : Tf32V4 { /* gelu_x2 */
+struct Tf32V5 : Tf32V4 {
     static constexpr GeluForm gelu = kGeluX2;
+    static constexpr const char *summary =
+        "tf32-v4 with gelu_x2, the exponential-form GELU: 9 instructions and one MUFU per GELU instead of 14 and two "
+        "(Cin = 8, Cout <= 64, sm_90a)";
 };
-struct Tf32V6 : Tf32V5 { /* tiles by TMA, converted in 4 x 4 blocks */
+struct Tf32V6 : Tf32V5 {
     static constexpr bool staged_by_tma = true;
     static constexpr Conversion conversion = kConvert4x4;
+    static constexpr const char *summary =
+        "tf32-v5 with its input tiles loaded by TMA (one 4D box copy a tile, issued by one thread, where W % 4 = 0) "
+        "and converted in 4 x 4 blocks (Cin = 8, Cout <= 64, sm_90a)";
 };
-struct Tf32V7 : Tf32V6 { /* rounded as far as wgmma reads (round_for_mma) */
+struct Tf32V7 : Tf32V6 {
     static constexpr Conversion conversion = kConvert4x4ForMma;
+    static constexpr const char *summary =
+        "tf32-v6 with its tiles rounded as wgmma reads them (bits plus half a tf32 ulp, the low 13 bits left): 3 "
+        "instructions an element instead of cvt.rna's 4 (Cin = 8, Cout <= 64, sm_90a)";
 };
 
 /* 3xtf32-v3: tf32-v4's design with the 3xTF32 split and 4-row tiles (3xTF32's 8-row tiles would leave room for
@@ -34,65 +47,48 @@ struct Tf32V7 : Tf32V6 { /* rounded as far as wgmma reads (round_for_mma) */
 struct Tf32x3V3 : Tf32V4 {
     static constexpr cgp_precision precision = CGP_PRECISION_TF32X3;
     static constexpr int rows = 4;
+    static constexpr const char *summary =
+        "tf32-v4's wgmma design with the 3xTF32 split: input split when staged, weights once, 27 product wgmmas a row "
+        "chained in the accumulator, 2 blocks per SM (Cin = 8, Cout <= 64, sm_90a)";
 };
-struct Tf32x3V4 : Tf32x3V3 { /* tf32-v6's staging */
+struct Tf32x3V4 : Tf32x3V3 {
     static constexpr bool staged_by_tma = true;
     static constexpr Conversion conversion = kConvert4x4;
+    static constexpr const char *summary =
+        "3xtf32-v3 with tf32-v6's staging: input tiles by TMA (valid padding, W % 4 = 0), split in 4 x 4 blocks (Cin "
+        "= 8, Cout <= 64, sm_90a)";
 };
-struct Tf32x3V5 : Tf32x3V4 { /* gelu_x2_fine */
+struct Tf32x3V5 : Tf32x3V4 {
     static constexpr GeluForm gelu = kGeluX2Fine;
+    static constexpr const char *summary =
+        "3xtf32-v4 with gelu_x2_fine, the exponential-form GELU with a degree-7 fit: 11 instructions and one MUFU per "
+        "GELU instead of gelu_fast's 16 and two (Cin = 8, Cout <= 64, sm_90a)";
 };
-struct Tf32x3V6 : Tf32x3V5 { /* split as wgmma reads (round_for_mma) */
+struct Tf32x3V6 : Tf32x3V5 {
     static constexpr Conversion conversion = kConvert4x4ForMma;
+    static constexpr const char *summary =
+        "3xtf32-v5 with its tiles split as wgmma reads them (big truncated, small = v - big plus half a tf32 ulp): 3 "
+        "instructions an element instead of 9 (Cin = 8, Cout <= 64, sm_90a)";
 };
-struct Tf32x3V7 : Tf32x3V6 { /* D transposed, the big weights in registers */
+struct Tf32x3V7 : Tf32x3V6 {
     static constexpr bool transposed = true;
+    static constexpr const char *summary =
+        "3xtf32-v6 with D transposed (channels x pixels): the big weights are wgmma's A operand in registers, so 18 "
+        "of a row's 28 wgmmas read only the input window from shared memory (Cin = 8, Cout <= 64, sm_90a)";
 };
 
 } // namespace
 
-extern "C" const cgp_kernel_desc cgp_kernel_tf32_v4 = kernel_desc<WgmmaVersion<Tf32V4>>(
-    14, "tf32-v4",
-    "Hopper wgmma (sm_90a, m64n64k8 tf32, both operands from shared memory), one warpgroup per block, "
-    "2 blocks per SM, 8-row tiles, gelu_tf32; the GELU/mean epilogue of one output row runs while the tensor "
-    "cores compute the next (Cin = 8, Cout <= 64, sm_90a)");
+/* X(descriptor, hooks, version, name, summary) for each version of this file */
+#define WGMMA_HISTORY_VERSIONS(X)                                                                                      \
+    X(cgp_kernel_tf32_v4, WgmmaVersion<Tf32V4>, 14, "tf32-v4", Tf32V4::summary)                                        \
+    X(cgp_kernel_tf32_v5, WgmmaVersion<Tf32V5>, 15, "tf32-v5", Tf32V5::summary)                                        \
+    X(cgp_kernel_tf32_v6, WgmmaVersion<Tf32V6>, 16, "tf32-v6", Tf32V6::summary)                                        \
+    X(cgp_kernel_tf32_v7, WgmmaVersion<Tf32V7>, 17, "tf32-v7", Tf32V7::summary)                                        \
+    X(cgp_kernel_tf32x3_v3, WgmmaVersion<Tf32x3V3>, 23, "3xtf32-v3", Tf32x3V3::summary)                                \
+    X(cgp_kernel_tf32x3_v4, WgmmaVersion<Tf32x3V4>, 24, "3xtf32-v4", Tf32x3V4::summary)                                \
+    X(cgp_kernel_tf32x3_v5, WgmmaVersion<Tf32x3V5>, 25, "3xtf32-v5", Tf32x3V5::summary)                                \
+    X(cgp_kernel_tf32x3_v6, WgmmaVersion<Tf32x3V6>, 26, "3xtf32-v6", Tf32x3V6::summary)                                \
+    X(cgp_kernel_tf32x3_v7, WgmmaVersion<Tf32x3V7>, 27, "3xtf32-v7", Tf32x3V7::summary)
 
-extern "C" const cgp_kernel_desc cgp_kernel_tf32_v5 = kernel_desc<WgmmaVersion<Tf32V5>>(
-    15, "tf32-v5",
-    "tf32-v4 with gelu_x2, the exponential-form GELU: 9 instructions and one MUFU per GELU instead of 14 and two "
-    "(Cin = 8, Cout <= 64, sm_90a)");
-
-extern "C" const cgp_kernel_desc cgp_kernel_tf32_v6 = kernel_desc<WgmmaVersion<Tf32V6>>(
-    16, "tf32-v6",
-    "tf32-v5 with its input tiles loaded by TMA (one 4D box copy a tile, issued by one thread, where W % 4 = 0) "
-    "and converted in 4 x 4 blocks (Cin = 8, Cout <= 64, sm_90a)");
-
-extern "C" const cgp_kernel_desc cgp_kernel_tf32_v7 = kernel_desc<WgmmaVersion<Tf32V7>>(
-    17, "tf32-v7",
-    "tf32-v6 with its tiles rounded as wgmma reads them (bits plus half a tf32 ulp, the low 13 bits left): 3 "
-    "instructions an element instead of cvt.rna's 4 (Cin = 8, Cout <= 64, sm_90a)");
-
-extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v3 = kernel_desc<WgmmaVersion<Tf32x3V3>>(
-    23, "3xtf32-v3",
-    "tf32-v4's wgmma design with the 3xTF32 split: input split when staged, weights once, 27 product wgmmas "
-    "a row chained in the accumulator, 2 blocks per SM (Cin = 8, Cout <= 64, sm_90a)");
-
-extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v4 = kernel_desc<WgmmaVersion<Tf32x3V4>>(
-    24, "3xtf32-v4",
-    "3xtf32-v3 with tf32-v6's staging: input tiles by TMA (valid padding, W % 4 = 0), split in 4 x 4 blocks "
-    "(Cin = 8, Cout <= 64, sm_90a)");
-
-extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v5 = kernel_desc<WgmmaVersion<Tf32x3V5>>(
-    25, "3xtf32-v5",
-    "3xtf32-v4 with gelu_x2_fine, the exponential-form GELU with a degree-7 fit: 11 instructions and one MUFU per "
-    "GELU instead of gelu_fast's 16 and two (Cin = 8, Cout <= 64, sm_90a)");
-
-extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v6 = kernel_desc<WgmmaVersion<Tf32x3V6>>(
-    26, "3xtf32-v6",
-    "3xtf32-v5 with its tiles split as wgmma reads them (big truncated, small = v - big plus half a tf32 ulp): 3 "
-    "instructions an element instead of 9 (Cin = 8, Cout <= 64, sm_90a)");
-
-extern "C" const cgp_kernel_desc cgp_kernel_tf32x3_v7 = kernel_desc<WgmmaVersion<Tf32x3V7>>(
-    27, "3xtf32-v7",
-    "3xtf32-v6 with D transposed (channels x pixels): the big weights are wgmma's A operand in registers, so 18 of "
-    "a row's 28 wgmmas read only the input window from shared memory (Cin = 8, Cout <= 64, sm_90a)");
+WGMMA_HISTORY_VERSIONS(CGP_DEFINE_KERNEL_DESC)

@@ -285,6 +285,15 @@ template <int P, int MT> __device__ __forceinline__ void convert_input(const flo
 
 /* ---- the MMAs of one warp tile ---- */
 
+/* The A fragments of the MT row tiles of a warp for tap (ky, kx), from its staged input window */
+template <int P, int MT>
+__device__ __forceinline__ void load_a_tap(AFrag<P> (&a)[MT], const float *xs_lane, int ky, int kx)
+{
+#pragma unroll
+    for (int i = 0; i < MT; ++i)
+        a[i] = load_a<P, MT>(xs_lane + ((i + ky) * kPairCols + kx) * 16);
+}
+
 /* Fast path, the MMAs of one filter tap, all 8 input channels: xs_lane = the lane's quad in the operand
  * tile; w_lane = the group's staged weights + this lane's (output channel, channel pair); for tap 0 the
  * bias quads (bias_lane) enter as the C operand, so the bias costs no instruction. */
@@ -294,9 +303,7 @@ __device__ __forceinline__ void mma_tap(float (&acc)[MT][kNTiles][4], int tap, c
 {
     const int ky = tap / 3, kx = tap - 3 * ky;
     AFrag<P> a[MT];
-#pragma unroll
-    for (int i = 0; i < MT; ++i)
-        a[i] = load_a<P, MT>(xs_lane + ((i + ky) * kPairCols + kx) * 16);
+    load_a_tap<P, MT>(a, xs_lane, ky, kx);
 #pragma unroll
     for (int j = 0; j < kNTiles; ++j) {
         const BFrag<P> b = load_b<P>(w_lane + (tap * kGroup + 8 * j) * kWords<P>);
@@ -356,9 +363,7 @@ __device__ __forceinline__ void conv_chunk_global(float (&acc)[MT][kNTiles][4], 
     for (int tap = 0; tap < kTaps; ++tap) {
         const int ky = tap / 3, kx = tap % 3;
         AFrag<P> a[MT];
-#pragma unroll
-        for (int i = 0; i < MT; ++i)
-            a[i] = load_a<P, MT>(xs_lane + ((i + ky) * kPairCols + kx) * 16);
+        load_a_tap<P, MT>(a, xs_lane, ky, kx);
 #pragma unroll
         for (int j = 0; j < kNTiles; ++j) {
             const int64_t c = c_lane + 8 * j;

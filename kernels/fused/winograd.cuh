@@ -28,6 +28,18 @@ namespace {
 
 constexpr int kCin = 8, kCout = 64;
 
+/* fp32-v8's and v9's dynamic shared memory after the two input windows: U, V, the bias, the double sums */
+struct WinogradSmem {
+    float *u, *v, *bias;
+    double *dsum;
+};
+template <int kWindowFloats, int kUFloats, int kVFloats>
+__device__ __forceinline__ WinogradSmem winograd_smem(float *smem)
+{
+    float *u = smem + 2 * kWindowFloats, *v = u + kUFloats, *bias = v + kVFloats;
+    return {u, v, bias, reinterpret_cast<double *>(bias + kCout)};
+}
+
 /* U = G g G^T (F::kAlpha x F::kAlpha) of every (output, input channel) filter into u_s[xi][ci][co], and the
  * bias into bias_s */
 template <int kBlockThreads, class F>

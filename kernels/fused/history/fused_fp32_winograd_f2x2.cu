@@ -277,10 +277,7 @@ fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ w
                         cgp_problem p, PersistentSchedule g, ReduceArgs red)
 {
     extern __shared__ __align__(16) float smem[]; /* input window x2 | U | V | bias | double sums */
-    float *u_s = smem + 2 * kInFloats;
-    float *v_s = u_s + kUFloats;
-    float *bias_s = v_s + kRegVFloats;
-    double *dsum = reinterpret_cast<double *>(bias_s + kCout);
+    const auto [u_s, v_s, bias_s, dsum] = winograd_smem<kInFloats, kUFloats, kRegVFloats>(smem);
     __shared__ double image_sums[kCout];
 
     const int t = threadIdx.x;

@@ -5,7 +5,8 @@
  *   shared_address        32-bit shared-window address of a pointer into shared memory
  *   cp_async_4            4 bytes global -> shared (cp.async.ca), or a 0.0f store that reads nothing when its
  *                         src_bytes is 0; the two offsets become the instruction's immediates
- *   cp_async_16           16 bytes global -> shared (cp.async.cg), both addresses 16-byte aligned
+ *   cp_async_16           16 bytes global -> shared (cp.async.cg), both addresses 16-byte aligned; with a
+ *                         src_bytes of 0 it stores 16 zero bytes and reads nothing
  *   cp_async_commit       closes this thread's copies since the last commit into a group
  *   cp_async_wait<N>      waits until at most N of this thread's groups are pending
  *   cp_async_wait_all     waits for all of this thread's copies, committed or not
@@ -45,6 +46,11 @@ __device__ __forceinline__ void cp_async_4(uint32_t dst, const float *src, uint3
 __device__ __forceinline__ void cp_async_16(uint32_t dst, const float *src)
 {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+}
+
+__device__ __forceinline__ void cp_async_16(uint32_t dst, const float *src, uint32_t src_bytes)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
 }
 
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }

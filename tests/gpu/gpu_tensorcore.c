@@ -2,7 +2,8 @@
  * gpu_tensorcore.c - the tensor-core kernels (kernels/fused/fused_tf32.cu: tf32-v1 = version 11, tf32-v2 = 12,
  * tf32-v3 = 13, 3xtf32-v1 = 21, 3xtf32-v2 = 22; the wgmma versions, kernels/fused/fused_wgmma.cu and
  * kernels/fused/history/fused_wgmma.cu: tf32-v4 = 14, tf32-v5 = 15, tf32-v6 = 16, tf32-v7 = 17, tf32-v8 = 18,
- * 3xtf32-v3 = 23, 3xtf32-v4 = 24, 3xtf32-v5 = 25, 3xtf32-v6 = 26, 3xtf32-v7 = 27, 3xtf32-v8 = 28)
+ * 3xtf32-v3 = 23, 3xtf32-v4 = 24, 3xtf32-v5 = 25, 3xtf32-v6 = 26, 3xtf32-v7 = 27, 3xtf32-v8 = 28; the implicit GEMM
+ * of any channel count, kernels/fused/fused_implicit_gemm.cu: tf32-v9 = 19, 3xtf32-v9 = 29)
  * through the public API, both reductions, both paddings, on the default problem and on shapes that
  * take the fast path (Cin = 8, weights in shared memory; for 14-18 and 23-28 the wgmma path, Cout <= 64 too)
  * and the generic path (any other Cin, or more output channels than fit), with partial tiles,
@@ -20,7 +21,8 @@
  *           (3) the det output of (2) bit-identical to that of (1): the kernel rounds as cvt.rna does.
  *   Kernel 0 ("best") passes the same checks on one shape (the version it resolves to is printed).
  *   The stage split (host/lib/plan_stages.h) of every version: each partial launch runs and writes every y
- *   (no NaN left), and off the fast path a partial launch is refused with CGP_ERROR_UNSUPPORTED. (All stages
+ *   (no NaN left), and off the fast path (and by the implicit GEMMs, which have none) a partial launch is refused
+ *   with CGP_ERROR_UNSUPPORTED. (All stages
  *   is cgp_plan_run's own launch, checked above.)
  * Without a GPU: one SKIP (a FAIL with CGP_TEST_REQUIRE_GPU=1).
  * Run: CGP_TEST_REQUIRE_GPU=1 make test CGP_TEST_FILTER=gpu_tensorcore   (or build/tests/gpu_tensorcore)
@@ -36,10 +38,10 @@
 
 #include "plan_stages.h"
 
-static const int tf32_versions[] = {11, 12, 13, 14, 15, 16, 17, 18};
-static const int tf32x3_versions[] = {21, 22, 23, 24, 25, 26, 27, 28};
+static const int tf32_versions[] = {11, 12, 13, 14, 15, 16, 17, 18, 19};
+static const int tf32x3_versions[] = {21, 22, 23, 24, 25, 26, 27, 28, 29};
 #define VERSION_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
-#define MAX_TF32_VERSIONS 8 /* TF32 versions test_problem takes at once */
+#define MAX_TF32_VERSIONS 9 /* TF32 versions test_problem takes at once */
 #ifndef CGP_WGMMA_BUILT
 #define CGP_WGMMA_BUILT 0 /* the Makefile sets 1 where it builds the wgmma kernels (SM=90, for sm_90a) */
 #endif
@@ -71,18 +73,22 @@ static const shape_case cases[] = {
 
 static const char *precision_name(int precision) { return precision == CGP_PRECISION_TF32 ? "tf32" : "3xtf32"; }
 
-/* Whether version runs the shape: the mma.sync versions (11-13, 21, 22) every shape on a GPU of compute capability
+/* Whether version runs the shape: the mma.sync versions (11-13, 19, 21, 22, 29) every shape on a GPU of compute capability
  * 8.0 or newer; the wgmma versions (14-18, 23-28) Cin = 8 and Cout <= 64 only, on a GPU of compute capability 9.0
  * with a build for sm_90a. Version 0 ("best") runs every shape. */
 static int version_runs(int version, const cgp_shape *s, const cgp_device_info *d)
 {
-    const int wgmma = (version >= 14 && version <= 18) || version >= 23;
+    const int wgmma = (version >= 14 && version <= 18) || (version >= 23 && version <= 28);
     if (version == 0)
         return 1;
     if (!wgmma)
         return d->cc_major >= 8;
     return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && s->cin == 8 && s->cout <= 64;
 }
+
+/* Whether version has a stage split (kernel_api.h) on its fast path: all but the implicit GEMMs (19, 29), which
+ * refuse it on every shape */
+static int has_stage_split(int version) { return version != 19 && version != 29; }
 
 /* A version that must refuse the shape: cgp_plan_create says CGP_ERROR_UNSUPPORTED, with the reason. */
 static void test_refusal(const problem *pr, int precision, int version)
@@ -368,7 +374,7 @@ int main(void)
                         is_tf32 ? tf32_versions[v] : tf32x3_versions[v - VERSION_COUNT(tf32_versions)];
                     if (version_runs(version, &c->shape, &dev)) /* test_problem checked the others' refusal */
                         test_stage_split(&pr, is_tf32 ? CGP_PRECISION_TF32 : CGP_PRECISION_TF32X3, version,
-                                         c->stage_split == 1);
+                                         c->stage_split == 1 && has_stage_split(version));
                 }
             problem_destroy(&pr);
         }

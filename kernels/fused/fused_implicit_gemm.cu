@@ -1,0 +1,498 @@
+/*
+ * fused_implicit_gemm.cu - the tensor-core fused kernels for any channel count (library layer): tf32-v9 (version 19)
+ * and 3xtf32-v9 (version 29), an implicit GEMM on mma.sync m16n8k8 tf32 fed by a multi-stage cp.async ring. They
+ * run every shape the API accepts on a GPU of compute capability 8.0 or newer.
+ *
+ *   GEMM          M = the output pixels of a TH x TW tile of one image, N = a block of BN output channels,
+ *                 K = Cin x 9 taps, walked in chunks of kChunk = 8 input channels (one MMA's K), all 9 taps of a
+ *                 chunk in one pipeline stage. Grid: (image, tile) x channel block.
+ *   warps         (TH x TW / 32) x (BN / 32), each a warp tile of 32 pixels x 32 channels: 2 x 4 m16n8 tiles.
+ *   stage         the chunk's (TH + 2) x (TW + 2) input window, [channel][row][column] (zero outside the image and
+ *                 past Cin, which gives padding "same"), and the BN x 72 weights of the chunk in their own layout,
+ *                 [output channel][input channel][tap] (zero past Cout and Cin), copied by cp.async, 4 bytes a
+ *                 thread, coalesced, into a ring of kStages stages. Each thread rounds (3xTF32: splits into big
+ *                 and small) the elements it copied, in place, once they have landed: one barrier a stage. The
+ *                 plane and row strides are padded so that every fragment load is free of bank conflicts.
+ *   A fragment    pixel m of the tile at tap (ky, kx) is window[(row(m) + ky) * (TW + 2) + col(m) + kx]: the taps
+ *                 are constant offsets, the window is read 9 times from shared memory, copied once.
+ *   accumulation  the tensor cores add into their fp32 accumulator with truncation, so a long chain of MMAs in
+ *                 one accumulator drifts (tf32-v3 measured 1.5e-5 at Cin = 512, 576 MMAs a chain). Here every
+ *                 kTapsPerFlush taps start from a fresh accumulator, added into the running sum with FADD
+ *                 (round to nearest): chains of 3 MMAs (tf32: 3 taps; 3xTF32: 1 tap of 3 products).
+ *   3xTF32        x = big + small, w likewise; acc += small * big + big * small + big * big, corrections first.
+ *   epilogue      bias, GELU (gelu_x2; 3xTF32 gelu_x2_fine), masked by the image and by Cout, summed per channel
+ *                 over the lane's pixels, then across lanes (shuffles), then the warps of the block in a fixed
+ *                 order (sum_slots), then published to the in-launch reduction (reduction.cuh) with one slot per
+ *                 (image, tile): deterministic, or atomic.
+ *   tiles         a template over TH, TW, BN; the launch picks one per shape (choose_tile), path() names it.
+ */
+#include <stdint.h>
+
+#include "async_copy.cuh"
+#include "cgp.h"
+#include "fused_tf32_device.cuh"
+#include "gelu.cuh"
+#include "kernel_api.h"
+#include "kernel_desc.cuh"
+#include "reduction.cuh"
+
+namespace {
+
+constexpr int kChunk = 8;                 /* input channels a stage: the K of one MMA */
+constexpr int kTaps = 9;
+constexpr int kChunkK = kChunk * kTaps;   /* K a stage */
+constexpr int kWarpChannels = 32;
+constexpr int kNj = kWarpChannels / 8;    /* n8 tiles of a warp tile */
+
+/* The stride of an input-window channel plane: lanes (group g, tig t) read plane t at consecutive pixels g, so
+ * the stride is 8 or 24 modulo 32 banks */
+constexpr int plane_stride(int area)
+{
+    int s = area;
+    while (s % 32 != 8 && s % 32 != 24)
+        ++s;
+    return s;
+}
+
+/* The stride of an output channel's weights: lanes read channel g, input channel t, one tap: g * s + 9 t must
+ * hit 32 different banks */
+constexpr bool weight_stride_conflict_free(int s)
+{
+    unsigned banks = 0;
+    for (int g = 0; g < 8; ++g)
+        for (int t = 0; t < 4; ++t)
+            banks |= 1u << ((g * s + kTaps * t) % 32);
+    return banks == 0xffffffffu;
+}
+constexpr int weight_stride()
+{
+    int s = kChunkK;
+    while (!weight_stride_conflict_free(s))
+        ++s;
+    return s;
+}
+
+enum Precision { kTf32 = CGP_PRECISION_TF32, kTf32x3 = CGP_PRECISION_TF32X3 };
+
+/* One tile configuration: output tile TH x TW pixels, BN channels, precision P */
+template <int P, int TH, int TW, int BN> struct Tile {
+    static constexpr int kPrecision = P, kTh = TH, kTw = TW, kBn = BN;
+    static constexpr int kBm = TH * TW;
+    static constexpr int kMi = BN == 64 && TW == 16 ? 2 : 1; /* m16 tiles a warp tile; smaller tiles get more warps */
+    static constexpr int kWarpPixels = 16 * kMi;
+    static constexpr int kWarpsM = kBm / kWarpPixels, kWarpsN = BN / kWarpChannels;
+    static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
+    static constexpr int kRowStride = TW + 2, kArea = (TH + 2) * kRowStride;
+    static constexpr int kPlane = plane_stride(kArea);
+    static constexpr int kWStride = weight_stride();
+    static constexpr int kInFloats = kChunk * kPlane, kWFloats = BN * kWStride;
+    static constexpr int kPlanes = P == kTf32 ? 1 : 2; /* big (tf32), then small (3xTF32) */
+    static constexpr int kStageFloats = kPlanes * (kInFloats + kWFloats);
+    static constexpr int kStages = P == kTf32 ? 4 : 2;
+    static constexpr int kTapsPerFlush = P == kTf32 ? 3 : 1;
+    static constexpr size_t kSmemBytes = sizeof(float) * (size_t)kStages * kStageFloats;
+    static constexpr int kInSlots = (kChunk * kArea + kThreads - 1) / kThreads;
+    static_assert(kBm % (16 * kMi) == 0 && BN % kWarpChannels == 0, "whole warp tiles");
+    static_assert(TW % 8 == 0, "a lane group's 8 pixels lie in one row");
+    static_assert(BN <= kThreads, "sum_slots: a thread per channel");
+};
+
+struct IgemmParams {
+    const float *x, *w, *b;
+    ReduceArgs red;
+    int64_t cin, cout, h, wd, hout, wout;
+    int64_t tiles_x, tiles_per_image, channel_blocks;
+    int pad, chunks;
+};
+
+/* The thread's copies of a stage and their conversion. Input window: element i = thread + s x threads (channel
+ * i / area, row, column), 4 bytes each (the window's rows start anywhere). Weights: kVecW (Cin a multiple of 4,
+ * weights 16-byte aligned) 16 bytes a copy, 4 consecutive (input channel, tap) of one output channel; else 4
+ * bytes. Slot s copies the same element of every chunk, so where it lands and reads from is worked out once. */
+template <class T, bool kVecW> struct StageCopies {
+    static constexpr int kInElems = kChunk * T::kArea;
+    static constexpr int kWWidth = kVecW ? 4 : 1;              /* floats a weight copy */
+    static constexpr int kWRow = kChunkK / kWWidth;            /* weight copies an output channel */
+    static constexpr int kWElems = T::kBn * kWRow;             /* weight copies a stage */
+    static constexpr int kWSlots = (kWElems + T::kThreads - 1) / T::kThreads;
+    static constexpr uint32_t kNone = 0xffffffffu;
+
+    const float *in_src[T::kInSlots]; /* the slot's element in the next chunk to issue (when in the image) */
+    uint32_t in_dst[T::kInSlots];     /* its offset in the stage | its channel in the chunk << 24; kNone: spare */
+    uint32_t in_image;                /* bit s: slot s is inside the image */
+    int w_src[kWSlots];               /* its weights' offset from the chunk's first weight; -1: past Cout or spare */
+    uint32_t w_dst[kWSlots];          /* its offset in the stage's weights | its input channel << 24 */
+
+    __device__ __forceinline__ void init(const IgemmParams &p, const float *x_img, int64_t oy0, int64_t ox0, int64_t c0)
+    {
+        in_image = 0;
+#pragma unroll
+        for (int s = 0; s < T::kInSlots; ++s) {
+            const int i = (int)threadIdx.x + s * T::kThreads;
+            const int ci = i / T::kArea, r = i % T::kArea / T::kRowStride, c = i % T::kRowStride;
+            const int64_t iy = oy0 + r - p.pad, ix = ox0 + c - p.pad;
+            const bool inside = i < kInElems && iy >= 0 && iy < p.h && ix >= 0 && ix < p.wd;
+            in_image |= inside ? 1u << s : 0u;
+            in_src[s] = inside ? x_img + (ci * p.h + iy) * p.wd + ix : p.x;
+            in_dst[s] = i < kInElems ? (uint32_t)(ci * T::kPlane + r * T::kRowStride + c) | (uint32_t)ci << 24 : kNone;
+        }
+#pragma unroll
+        for (int s = 0; s < kWSlots; ++s) {
+            const int i = (int)threadIdx.x + s * T::kThreads;
+            const int co = i / kWRow, k = i % kWRow * kWWidth;
+            w_src[s] = i < kWElems && c0 + co < p.cout ? (int)(co * p.cin * kTaps + k) : -1;
+            w_dst[s] = (uint32_t)(co * T::kWStride + k) | (uint32_t)(k / kTaps) << 24;
+        }
+    }
+
+    /* The copies of chunk `chunk` into `stage`; chunks are issued in order 0, 1, 2, ... */
+    __device__ __forceinline__ void issue(const IgemmParams &p, int64_t c0, int chunk, float *stage)
+    {
+        const int64_t ci0 = (int64_t)chunk * kChunk;
+        const int left = (int)(p.cin - ci0 < kChunk ? p.cin - ci0 : kChunk); /* channels of the chunk in Cin */
+        const uint32_t in_base = shared_address(stage), w_base = shared_address(stage + T::kInFloats);
+#pragma unroll
+        for (int s = 0; s < T::kInSlots; ++s) {
+            if (in_dst[s] == kNone)
+                continue;
+            const bool inside = (in_image >> s & 1u) && (int)(in_dst[s] >> 24) < left;
+            cp_async_4(in_base + 4u * (in_dst[s] & 0xffffffu), inside ? in_src[s] : p.x, inside ? 4u : 0u);
+            in_src[s] += kChunk * p.h * p.wd;
+        }
+        const float *w_chunk = p.w + (c0 * p.cin + ci0) * kTaps;
+#pragma unroll
+        for (int s = 0; s < kWSlots; ++s) {
+            const bool inside = w_src[s] >= 0 && (int)(w_dst[s] >> 24) < left;
+            const float *src = inside ? w_chunk + w_src[s] : p.w;
+            const uint32_t dst = w_base + 4u * (w_dst[s] & 0xffffffu);
+            if (kWSlots * T::kThreads > kWElems && (int)threadIdx.x + s * T::kThreads >= kWElems)
+                continue;
+            if (kVecW)
+                cp_async_16(dst, src, inside ? 16u : 0u);
+            else
+                cp_async_4(dst, src, inside ? 4u : 0u);
+        }
+    }
+
+    /* Rounds (splits) the elements this thread copied into `stage`, once they landed */
+    __device__ __forceinline__ void convert(float *stage) const
+    {
+#pragma unroll
+        for (int s = 0; s < T::kInSlots; ++s)
+            if (in_dst[s] != kNone)
+                convert_one(stage + (in_dst[s] & 0xffffffu));
+        float *w = stage + T::kInFloats;
+#pragma unroll
+        for (int s = 0; s < kWSlots; ++s) {
+            if (kWSlots * T::kThreads > kWElems && (int)threadIdx.x + s * T::kThreads >= kWElems)
+                continue;
+#pragma unroll
+            for (int e = 0; e < kWWidth; ++e)
+                convert_one(w + (w_dst[s] & 0xffffffu) + e);
+        }
+    }
+
+    /* big in place; 3xTF32: small one stage-plane further */
+    static __device__ __forceinline__ void convert_one(float *at)
+    {
+        const float v = *at;
+        const uint32_t big = tf32_round(v);
+        *at = __uint_as_float(big);
+        if (T::kPlanes == 2)
+            at[T::kInFloats + T::kWFloats] = __uint_as_float(tf32_round(v - __uint_as_float(big)));
+    }
+};
+
+/* The lane's MMAs of one stage into acc[m16 tile][n8 tile][4] */
+template <class T>
+__device__ __forceinline__ void stage_mmas(const float *stage, const int (&a_off)[T::kMi][2], const int (&b_off)[kNj],
+                                           float (&acc)[T::kMi][kNj][4])
+{
+    constexpr int kSmall = T::kInFloats + T::kWFloats; /* the small plane's distance from the big one */
+    const float *in = stage, *w = stage + T::kInFloats;
+#pragma unroll 1
+    for (int f = 0; f < kTaps / T::kTapsPerFlush; ++f) {
+        float part[T::kMi][kNj][4];
+#pragma unroll
+        for (int i = 0; i < T::kMi; ++i)
+#pragma unroll
+            for (int j = 0; j < kNj; ++j)
+#pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    part[i][j][e] = 0.0f;
+#pragma unroll
+        for (int u = 0; u < T::kTapsPerFlush; ++u) {
+            const int tap = f * T::kTapsPerFlush + u;
+            const int shift = tap / 3 * T::kRowStride + tap % 3;
+            uint32_t a[T::kMi][4], a_small[T::kMi][4];
+#pragma unroll
+            for (int i = 0; i < T::kMi; ++i)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const int at = a_off[i][e % 2] + (e / 2) * 4 * T::kPlane + shift;
+                    a[i][e] = __float_as_uint(in[at]);
+                    if (T::kPlanes == 2)
+                        a_small[i][e] = __float_as_uint(in[at + kSmall]);
+                }
+#pragma unroll
+            for (int j = 0; j < kNj; ++j) {
+                uint32_t b[2], b_small[2];
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    const int at = b_off[j] + e * 4 * kTaps + tap;
+                    b[e] = __float_as_uint(w[at]);
+                    if (T::kPlanes == 2)
+                        b_small[e] = __float_as_uint(w[at + kSmall]);
+                }
+#pragma unroll
+                for (int i = 0; i < T::kMi; ++i) {
+                    if (T::kPlanes == 2) {
+                        mma_tf32(part[i][j], a_small[i], b, part[i][j]);
+                        mma_tf32(part[i][j], a[i], b_small, part[i][j]);
+                    }
+                    mma_tf32(part[i][j], a[i], b, part[i][j]);
+                }
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < T::kMi; ++i)
+#pragma unroll
+            for (int j = 0; j < kNj; ++j)
+#pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    acc[i][j][e] += part[i][j][e];
+    }
+}
+
+/* at most 128 registers a thread */
+template <class T, bool kVecW>
+__global__ void __launch_bounds__(T::kThreads, 512 / T::kThreads) implicit_gemm_conv_gelu_mean(const IgemmParams p)
+{
+    __shared__ float warp_sums[T::kWarpsM * T::kBn];
+    __shared__ double block_sums[T::kBn];
+    float *ring = reinterpret_cast<float *>(dynamic_smem());
+
+    const int64_t n = blockIdx.x / p.tiles_per_image, tile = blockIdx.x % p.tiles_per_image;
+    const int64_t oy0 = tile / p.tiles_x * T::kTh, ox0 = tile % p.tiles_x * T::kTw;
+    const int64_t c0 = (int64_t)blockIdx.y * T::kBn;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int wm = warp % T::kWarpsM, wn = warp / T::kWarpsM;
+    const int group = lane / 4, tig = lane % 4;
+
+    int a_off[T::kMi][2], b_off[kNj];
+#pragma unroll
+    for (int i = 0; i < T::kMi; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int m = wm * T::kWarpPixels + i * 16 + group + 8 * h;
+            a_off[i][h] = tig * T::kPlane + m / T::kTw * T::kRowStride + m % T::kTw;
+        }
+#pragma unroll
+    for (int j = 0; j < kNj; ++j)
+        b_off[j] = (wn * kWarpChannels + j * 8 + group) * T::kWStride + tig * kTaps;
+
+    StageCopies<T, kVecW> copies;
+    copies.init(p, p.x + n * p.cin * p.h * p.wd, oy0, ox0, c0);
+
+#pragma unroll
+    for (int s = 0; s < T::kStages - 1; ++s) {
+        if (s < p.chunks)
+            copies.issue(p, c0, s, ring + s * T::kStageFloats);
+        cp_async_commit();
+    }
+
+    float acc[T::kMi][kNj][4];
+#pragma unroll
+    for (int i = 0; i < T::kMi; ++i)
+#pragma unroll
+        for (int j = 0; j < kNj; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+                acc[i][j][e] = 0.0f;
+
+    for (int chunk = 0; chunk < p.chunks; ++chunk) {
+        float *stage = ring + chunk % T::kStages * T::kStageFloats;
+        cp_async_wait<T::kStages - 2>();
+        copies.convert(stage);
+        __syncthreads(); /* the stage is converted; every warp is done with the stage the next copies overwrite */
+        const int next = chunk + T::kStages - 1;
+        if (next < p.chunks)
+            copies.issue(p, c0, next, ring + next % T::kStages * T::kStageFloats);
+        cp_async_commit();
+        stage_mmas<T>(stage, a_off, b_off, acc);
+    }
+
+    /* epilogue: bias, GELU (twice it: gelu_x2 forms), masked, summed per channel */
+    float sum[kNj][2];
+#pragma unroll
+    for (int j = 0; j < kNj; ++j) {
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+            const int64_t c = c0 + wn * kWarpChannels + j * 8 + 2 * tig + e;
+            const float bias = c < p.cout ? __ldg(&p.b[c]) : 0.0f;
+            float s = 0.0f;
+#pragma unroll
+            for (int i = 0; i < T::kMi; ++i)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int m = wm * T::kWarpPixels + i * 16 + group + 8 * h;
+                    const bool inside = oy0 + m / T::kTw < p.hout && ox0 + m % T::kTw < p.wout;
+                    const float v = acc[i][j][2 * h + e] + bias;
+                    const float g2 = T::kPrecision == kTf32x3 ? gelu_x2_fine(v) : gelu_x2(v);
+                    s += inside ? g2 : 0.0f;
+                }
+            sum[j][e] = s;
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < kNj; ++j)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+            float s = sum[j][e];
+            s += __shfl_xor_sync(0xffffffffu, s, 4);
+            s += __shfl_xor_sync(0xffffffffu, s, 8);
+            s += __shfl_xor_sync(0xffffffffu, s, 16);
+            if (group == 0)
+                warp_sums[wm * T::kBn + wn * kWarpChannels + j * 8 + 2 * tig + e] = 0.5f * s;
+        }
+    sum_slots<T::kBn, T::kWarpsM, T::kBn>([&](int c) { return &warp_sums[c]; }, block_sums);
+    ImageSlots slots;
+    slots.slot = n * p.tiles_per_image + tile;
+    slots.first = n * p.tiles_per_image;
+    slots.count = p.tiles_per_image;
+    slots.arrivals = (unsigned)(p.tiles_per_image * p.channel_blocks);
+    const int nc = (int)(p.cout - c0 < T::kBn ? p.cout - c0 : T::kBn);
+    publish_image_sums(p.red, n, c0, nc, block_sums, slots);
+}
+
+
+/* ---- the tiles, the choice per shape, the hooks ---- */
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* The tile shapes, in the order of kTileNames and of the kernels launch_tile instantiates */
+struct TileShape {
+    int th, tw, bn;
+};
+constexpr TileShape kTileShapes[] = {{8, 16, 64}, {8, 8, 64}, {8, 16, 32}, {8, 8, 32}};
+const char *const kTileNames[] = {"8x16 px x 64 ch", "8x8 px x 64 ch", "8x16 px x 32 ch", "8x8 px x 32 ch"};
+
+/* 32 channels a block where Cout needs no more; 8 x 8 pixels where 8 x 16 would compute over 8/7 of the
+ * pixels 8 x 8 does (narrow images) */
+int choose_tile(const cgp_problem *p)
+{
+    const int64_t rows = ceil_div(p->hout, 8) * 8;
+    const int64_t wide = rows * ceil_div(p->wout, 16) * 16, narrow = rows * ceil_div(p->wout, 8) * 8;
+    return (p->cout <= 32 ? 2 : 0) + (narrow * 8 < wide * 7 ? 1 : 0);
+}
+
+struct Geometry {
+    int64_t tiles_x, tiles_per_image, channel_blocks;
+};
+
+Geometry geometry(const cgp_problem *p)
+{
+    const TileShape t = kTileShapes[choose_tile(p)];
+    Geometry g;
+    g.tiles_x = ceil_div(p->wout, t.tw);
+    g.tiles_per_image = g.tiles_x * ceil_div(p->hout, t.th);
+    g.channel_blocks = ceil_div(p->cout, t.bn);
+    return g;
+}
+
+template <class T> cudaError_t launch_tile(const cgp_launch_args *a, cudaStream_t stream)
+{
+    const Geometry g = geometry(&a->p);
+    IgemmParams p;
+    p.x = a->x;
+    p.w = a->weight;
+    p.b = a->bias;
+    p.red = make_reduce_args(a, a->workspace);
+    p.cin = a->p.cin;
+    p.cout = a->p.cout;
+    p.h = a->p.h;
+    p.wd = a->p.w;
+    p.hout = a->p.hout;
+    p.wout = a->p.wout;
+    p.tiles_x = g.tiles_x;
+    p.tiles_per_image = g.tiles_per_image;
+    p.channel_blocks = g.channel_blocks;
+    p.pad = a->p.pad;
+    p.chunks = (int)ceil_div(a->p.cin, kChunk);
+    /* weights by 16-byte copies where every chunk's run of them is 16-byte aligned (the results are the same) */
+    const bool vec_weights = a->p.cin % 4 == 0 && reinterpret_cast<uintptr_t>(a->weight) % 16 == 0;
+    const void *kernel = vec_weights ? reinterpret_cast<const void *>(&implicit_gemm_conv_gelu_mean<T, true>)
+                                     : reinterpret_cast<const void *>(&implicit_gemm_conv_gelu_mean<T, false>);
+    const cudaError_t err =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)T::kSmemBytes);
+    if (err != cudaSuccess)
+        return err;
+    /* cudaLaunchKernel reports this launch's status only, not an error the caller left behind */
+    void *argv[] = {&p};
+    return cudaLaunchKernel(kernel, dim3((unsigned)(a->p.n * g.tiles_per_image), (unsigned)g.channel_blocks),
+                            dim3(T::kThreads), argv, T::kSmemBytes, stream);
+}
+
+template <int P> constexpr size_t max_smem_bytes()
+{
+    size_t most = 0;
+    const size_t bytes[] = {Tile<P, 8, 16, 64>::kSmemBytes, Tile<P, 8, 8, 64>::kSmemBytes,
+                            Tile<P, 8, 16, 32>::kSmemBytes, Tile<P, 8, 8, 32>::kSmemBytes};
+    for (size_t b : bytes)
+        most = b > most ? b : most;
+    return most;
+}
+
+/* tf32-v9's and 3xtf32-v9's hooks (kernel_desc.cuh) */
+template <int P> struct ImplicitGemmVersion : NoStageSplit {
+    static constexpr cgp_precision precision = (cgp_precision)P;
+
+    static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
+    {
+        constexpr size_t kSmem = max_smem_bytes<P>();
+        if (d->cc_major < 8)
+            return "needs a GPU of compute capability 8.0 or newer (mma.sync tf32)";
+        if (kSmem > d->smem_per_block_optin)
+            return kSharedMemoryNeed<kSmem>.text;
+        const Geometry g = geometry(p);
+        if (p->n * g.tiles_per_image > 0x7fffffff)
+            return "more than 2^31-1 (image, output tile) pairs";
+        if (g.channel_blocks > 65535)
+            return "more than 65535 blocks of output channels";
+        if (g.tiles_per_image * g.channel_blocks > 0xffffffffLL)
+            return "more than 2^32-1 tiles per image";
+        return NULL;
+    }
+
+    /* det partials: one row of Cout doubles per (image, tile) slot */
+    static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *)
+    {
+        return (size_t)(p->n * geometry(p).tiles_per_image * p->cout) * sizeof(double);
+    }
+
+    static const char *path(const cgp_problem *p, const cgp_device_info *) { return kTileNames[choose_tile(p)]; }
+
+    static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *, cudaStream_t s)
+    {
+        switch (choose_tile(&a->p)) {
+        case 0: return launch_tile<Tile<P, 8, 16, 64>>(a, s);
+        case 1: return launch_tile<Tile<P, 8, 8, 64>>(a, s);
+        case 2: return launch_tile<Tile<P, 8, 16, 32>>(a, s);
+        default: return launch_tile<Tile<P, 8, 8, 32>>(a, s);
+        }
+    }
+};
+
+} // namespace
+
+/* X(descriptor, hooks, version, name, summary) for each version of this file */
+#define IMPLICIT_GEMM_VERSIONS(X)                                                                                      \
+    X(cgp_kernel_tf32_v9, ImplicitGemmVersion<kTf32>, 19, "tf32-v9",                                                  \
+      "implicit GEMM on mma.sync m16n8k8 tf32 for any channel count: tiles of 8x16 or 8x8 pixels x 64 or 32 channels "  \
+      "(chosen per shape), 8 input channels x 9 taps a stage in a 4-stage cp.async ring, rounded in place, a fresh "   \
+      "accumulator every 3 taps (FADD into the sum), bias/GELU/mean in registers")                                     \
+    X(cgp_kernel_tf32x3_v9, ImplicitGemmVersion<kTf32x3>, 29, "3xtf32-v9",                                            \
+      "tf32-v9 with the 3xTF32 split (fp32-level accuracy): big and small planes split in place, 2-stage ring, a fresh " \
+      "accumulator every tap (its 3 products), gelu_x2_fine")
+
+IMPLICIT_GEMM_VERSIONS(CGP_DEFINE_KERNEL_DESC)

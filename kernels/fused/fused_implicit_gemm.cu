@@ -106,22 +106,32 @@ struct IgemmParams {
 };
 
 /* The thread's copies of a stage and their conversion. Input window: element i = thread + s x threads (channel
- * i / area, row, column), 4 bytes each (the window's rows start anywhere). Weights: kVecW (Cin a multiple of 4,
- * weights 16-byte aligned) 16 bytes a copy, 4 consecutive (input channel, tap) of one output channel; else 4
- * bytes. Slot s copies the same element of every chunk, so where it lands and reads from is worked out once. */
-template <class T, bool kVecW> struct StageCopies {
+ * i / area, row, column), 4 bytes each (the window's rows start anywhere). Weights: kWhole (Cin a multiple of 8, so
+ * every chunk is whole, and weights 16-byte aligned) 16 bytes a copy, 4 consecutive (input channel, tap) of one
+ * output channel, and no channel past Cin to test; else 4 bytes a copy. Slot s copies the same element of every
+ * chunk, so where it lands and where it reads are worked out once. */
+template <class T, bool kWhole> struct StageCopies {
     static constexpr int kInElems = kChunk * T::kArea;
-    static constexpr int kWWidth = kVecW ? 4 : 1;              /* floats a weight copy */
+    static constexpr int kWWidth = kWhole ? 4 : 1;             /* floats a weight copy */
     static constexpr int kWRow = kChunkK / kWWidth;            /* weight copies an output channel */
     static constexpr int kWElems = T::kBn * kWRow;             /* weight copies a stage */
     static constexpr int kWSlots = (kWElems + T::kThreads - 1) / T::kThreads;
-    static constexpr uint32_t kNone = 0xffffffffu;
+    static constexpr bool kInSpare = T::kInSlots * T::kThreads > kInElems; /* the last slot of some threads is spare */
+    static constexpr bool kWSpare = kWSlots * T::kThreads > kWElems;
 
-    const float *in_src[T::kInSlots]; /* the slot's element in the next chunk to issue (when in the image) */
-    uint32_t in_dst[T::kInSlots];     /* its offset in the stage | its channel in the chunk << 24; kNone: spare */
+    const float *in_src[T::kInSlots]; /* the slot's element in the next chunk to issue (x itself: outside the image) */
+    uint32_t in_dst[T::kInSlots];     /* its byte offset in a stage | its channel in the chunk << kChannelShift */
     uint32_t in_image;                /* bit s: slot s is inside the image */
-    int w_src[kWSlots];               /* its weights' offset from the chunk's first weight; -1: past Cout or spare */
-    uint32_t w_dst[kWSlots];          /* its offset in the stage's weights | its input channel << 24 */
+    int w_src[kWSlots];               /* its weights' offset from the chunk's first weight; -1: past Cout */
+    uint32_t w_dst[kWSlots];          /* their byte offset in a stage | their input channel << kChannelShift */
+    static constexpr int kChannelShift = 24;
+    static constexpr uint32_t kOffsetMask = (1u << kChannelShift) - 1;
+    static_assert(T::kStageFloats * 4 <= (int)kOffsetMask, "stage offsets below the channel bits");
+
+    static __device__ __forceinline__ bool spare(int s, int elems)
+    {
+        return (int)threadIdx.x + s * T::kThreads >= elems;
+    }
 
     __device__ __forceinline__ void init(const IgemmParams &p, const float *x_img, int64_t oy0, int64_t ox0, int64_t c0)
     {
@@ -134,61 +144,61 @@ template <class T, bool kVecW> struct StageCopies {
             const bool inside = i < kInElems && iy >= 0 && iy < p.h && ix >= 0 && ix < p.wd;
             in_image |= inside ? 1u << s : 0u;
             in_src[s] = inside ? x_img + (ci * p.h + iy) * p.wd + ix : p.x;
-            in_dst[s] = i < kInElems ? (uint32_t)(ci * T::kPlane + r * T::kRowStride + c) | (uint32_t)ci << 24 : kNone;
+            in_dst[s] = 4u * (uint32_t)(ci * T::kPlane + r * T::kRowStride + c) | (uint32_t)(ci & 15) << kChannelShift;
         }
 #pragma unroll
         for (int s = 0; s < kWSlots; ++s) {
             const int i = (int)threadIdx.x + s * T::kThreads;
             const int co = i / kWRow, k = i % kWRow * kWWidth;
             w_src[s] = i < kWElems && c0 + co < p.cout ? (int)(co * p.cin * kTaps + k) : -1;
-            w_dst[s] = (uint32_t)(co * T::kWStride + k) | (uint32_t)(k / kTaps) << 24;
+            w_dst[s] = 4u * (uint32_t)(T::kInFloats + co * T::kWStride + k) | (uint32_t)(k / kTaps) << kChannelShift;
         }
     }
 
-    /* The copies of chunk `chunk` into `stage`; chunks are issued in order 0, 1, 2, ... */
-    __device__ __forceinline__ void issue(const IgemmParams &p, int64_t c0, int chunk, float *stage)
+    /* The copies of chunk `chunk` into the stage at shared address `stage`; chunks are issued in order 0, 1, ... */
+    __device__ __forceinline__ void issue(const IgemmParams &p, int64_t c0, int chunk, uint32_t stage)
     {
         const int64_t ci0 = (int64_t)chunk * kChunk;
-        const int left = (int)(p.cin - ci0 < kChunk ? p.cin - ci0 : kChunk); /* channels of the chunk in Cin */
-        const uint32_t in_base = shared_address(stage), w_base = shared_address(stage + T::kInFloats);
+        const uint32_t left = (uint32_t)(p.cin - ci0 < kChunk ? p.cin - ci0 : kChunk); /* the chunk's channels */
+        const int64_t step = kChunk * p.h * p.wd;
 #pragma unroll
         for (int s = 0; s < T::kInSlots; ++s) {
-            if (in_dst[s] == kNone)
+            if (kInSpare && s == T::kInSlots - 1 && spare(s, kInElems))
                 continue;
-            const bool inside = (in_image >> s & 1u) && (int)(in_dst[s] >> 24) < left;
-            cp_async_4(in_base + 4u * (in_dst[s] & 0xffffffu), inside ? in_src[s] : p.x, inside ? 4u : 0u);
-            in_src[s] += kChunk * p.h * p.wd;
+            const bool inside = (in_image >> s & 1u) && (kWhole || in_dst[s] >> kChannelShift < left);
+            cp_async_4(stage + (in_dst[s] & kOffsetMask), in_src[s], inside ? 4u : 0u);
+            if (in_image >> s & 1u)
+                in_src[s] += step;
         }
         const float *w_chunk = p.w + (c0 * p.cin + ci0) * kTaps;
 #pragma unroll
         for (int s = 0; s < kWSlots; ++s) {
-            const bool inside = w_src[s] >= 0 && (int)(w_dst[s] >> 24) < left;
-            const float *src = inside ? w_chunk + w_src[s] : p.w;
-            const uint32_t dst = w_base + 4u * (w_dst[s] & 0xffffffu);
-            if (kWSlots * T::kThreads > kWElems && (int)threadIdx.x + s * T::kThreads >= kWElems)
+            if (kWSpare && s == kWSlots - 1 && spare(s, kWElems))
                 continue;
-            if (kVecW)
-                cp_async_16(dst, src, inside ? 16u : 0u);
+            const bool inside = w_src[s] >= 0 && (kWhole || w_dst[s] >> kChannelShift < left);
+            const float *src = inside ? w_chunk + w_src[s] : p.w;
+            if (kWhole)
+                cp_async_16(stage + (w_dst[s] & kOffsetMask), src, inside ? 16u : 0u);
             else
-                cp_async_4(dst, src, inside ? 4u : 0u);
+                cp_async_4(stage + (w_dst[s] & kOffsetMask), src, inside ? 4u : 0u);
         }
     }
 
     /* Rounds (splits) the elements this thread copied into `stage`, once they landed */
-    __device__ __forceinline__ void convert(float *stage) const
+    __device__ __forceinline__ void convert(char *stage) const
     {
 #pragma unroll
         for (int s = 0; s < T::kInSlots; ++s)
-            if (in_dst[s] != kNone)
-                convert_one(stage + (in_dst[s] & 0xffffffu));
-        float *w = stage + T::kInFloats;
+            if (!(kInSpare && s == T::kInSlots - 1 && spare(s, kInElems)))
+                convert_one(reinterpret_cast<float *>(stage + (in_dst[s] & kOffsetMask)));
 #pragma unroll
         for (int s = 0; s < kWSlots; ++s) {
-            if (kWSlots * T::kThreads > kWElems && (int)threadIdx.x + s * T::kThreads >= kWElems)
+            if (kWSpare && s == kWSlots - 1 && spare(s, kWElems))
                 continue;
-#pragma unroll
-            for (int e = 0; e < kWWidth; ++e)
-                convert_one(w + (w_dst[s] & 0xffffffu) + e);
+            if (kWhole)
+                convert_four(reinterpret_cast<float4 *>(stage + (w_dst[s] & kOffsetMask)));
+            else
+                convert_one(reinterpret_cast<float *>(stage + (w_dst[s] & kOffsetMask)));
         }
     }
 
@@ -196,10 +206,22 @@ template <class T, bool kVecW> struct StageCopies {
     static __device__ __forceinline__ void convert_one(float *at)
     {
         const float v = *at;
-        const uint32_t big = tf32_round(v);
-        *at = __uint_as_float(big);
+        const float big = __uint_as_float(tf32_round(v));
+        *at = big;
         if (T::kPlanes == 2)
-            at[T::kInFloats + T::kWFloats] = __uint_as_float(tf32_round(v - __uint_as_float(big)));
+            at[T::kInFloats + T::kWFloats] = __uint_as_float(tf32_round(v - big));
+    }
+
+    static __device__ __forceinline__ void convert_four(float4 *at)
+    {
+        const float4 v = *at;
+        const float4 big = make_float4(__uint_as_float(tf32_round(v.x)), __uint_as_float(tf32_round(v.y)),
+                                       __uint_as_float(tf32_round(v.z)), __uint_as_float(tf32_round(v.w)));
+        *at = big;
+        if (T::kPlanes == 2)
+            at[(T::kInFloats + T::kWFloats) / 4] =
+                make_float4(__uint_as_float(tf32_round(v.x - big.x)), __uint_as_float(tf32_round(v.y - big.y)),
+                            __uint_as_float(tf32_round(v.z - big.z)), __uint_as_float(tf32_round(v.w - big.w)));
     }
 };
 
@@ -264,13 +286,15 @@ __device__ __forceinline__ void stage_mmas(const float *stage, const int (&a_off
     }
 }
 
-/* at most 128 registers a thread */
-template <class T, bool kVecW>
+/* at most 128 registers a thread: two blocks of 8 warps an SM */
+template <class T, bool kWhole>
 __global__ void __launch_bounds__(T::kThreads, 512 / T::kThreads) implicit_gemm_conv_gelu_mean(const IgemmParams p)
 {
     __shared__ float warp_sums[T::kWarpsM * T::kBn];
     __shared__ double block_sums[T::kBn];
     float *ring = reinterpret_cast<float *>(dynamic_smem());
+    const uint32_t ring_base = shared_address(ring);
+    constexpr uint32_t kStageBytes = 4u * T::kStageFloats;
 
     const int64_t n = blockIdx.x / p.tiles_per_image, tile = blockIdx.x % p.tiles_per_image;
     const int64_t oy0 = tile / p.tiles_x * T::kTh, ox0 = tile % p.tiles_x * T::kTw;
@@ -291,13 +315,13 @@ __global__ void __launch_bounds__(T::kThreads, 512 / T::kThreads) implicit_gemm_
     for (int j = 0; j < kNj; ++j)
         b_off[j] = (wn * kWarpChannels + j * 8 + group) * T::kWStride + tig * kTaps;
 
-    StageCopies<T, kVecW> copies;
+    StageCopies<T, kWhole> copies;
     copies.init(p, p.x + n * p.cin * p.h * p.wd, oy0, ox0, c0);
 
 #pragma unroll
     for (int s = 0; s < T::kStages - 1; ++s) {
         if (s < p.chunks)
-            copies.issue(p, c0, s, ring + s * T::kStageFloats);
+            copies.issue(p, c0, s, ring_base + s * kStageBytes);
         cp_async_commit();
     }
 
@@ -311,13 +335,14 @@ __global__ void __launch_bounds__(T::kThreads, 512 / T::kThreads) implicit_gemm_
                 acc[i][j][e] = 0.0f;
 
     for (int chunk = 0; chunk < p.chunks; ++chunk) {
-        float *stage = ring + chunk % T::kStages * T::kStageFloats;
+        const int slot = chunk % T::kStages;
+        float *stage = ring + slot * T::kStageFloats;
         cp_async_wait<T::kStages - 2>();
-        copies.convert(stage);
+        copies.convert(reinterpret_cast<char *>(stage));
         __syncthreads(); /* the stage is converted; every warp is done with the stage the next copies overwrite */
         const int next = chunk + T::kStages - 1;
         if (next < p.chunks)
-            copies.issue(p, c0, next, ring + next % T::kStages * T::kStageFloats);
+            copies.issue(p, c0, next, ring_base + (slot == 0 ? T::kStages - 1 : slot - 1) * kStageBytes);
         cp_async_commit();
         stage_mmas<T>(stage, a_off, b_off, acc);
     }
@@ -419,10 +444,11 @@ template <class T> cudaError_t launch_tile(const cgp_launch_args *a, cudaStream_
     p.channel_blocks = g.channel_blocks;
     p.pad = a->p.pad;
     p.chunks = (int)ceil_div(a->p.cin, kChunk);
-    /* weights by 16-byte copies where every chunk's run of them is 16-byte aligned (the results are the same) */
-    const bool vec_weights = a->p.cin % 4 == 0 && reinterpret_cast<uintptr_t>(a->weight) % 16 == 0;
-    const void *kernel = vec_weights ? reinterpret_cast<const void *>(&implicit_gemm_conv_gelu_mean<T, true>)
-                                     : reinterpret_cast<const void *>(&implicit_gemm_conv_gelu_mean<T, false>);
+    /* whole chunks and weights by 16-byte copies where Cin allows and the weights are 16-byte aligned (the results
+     * are the same either way) */
+    const bool whole = a->p.cin % kChunk == 0 && reinterpret_cast<uintptr_t>(a->weight) % 16 == 0;
+    const void *kernel = whole ? reinterpret_cast<const void *>(&implicit_gemm_conv_gelu_mean<T, true>)
+                               : reinterpret_cast<const void *>(&implicit_gemm_conv_gelu_mean<T, false>);
     const cudaError_t err =
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)T::kSmemBytes);
     if (err != cudaSuccess)

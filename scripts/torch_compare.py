@@ -25,6 +25,8 @@ Usage (from the repository root, after `make`):
 Classes (--zoo): cgp fp32 and 3xtf32 against the PyTorch rows with TF32 off, cgp tf32 against those
 with TF32 on (cuDNN and matmul); PyTorch rows: eager NCHW, eager channels_last, torch.compile
 default, and with --max-autotune also torch.compile max-autotune-no-cudagraphs; cudnn.benchmark on.
+cgp rows use the measured kernel selection (select="measured": cgp_plan_create_measured times every
+version of the precision that runs the shape, as cudnn.benchmark does for cuDNN's algorithms).
 
 Without PyTorch or without a GPU it says so and exits 0. Exit 1 when a cgp row misses its
 tolerance or the library check fails; exit 2 on bad arguments or a missing library. Tolerances
@@ -360,8 +362,8 @@ def compare_shape(shape, args):
 
     def fused(precision):
         def factory():
-            version, kernel = cgp.kernel_of(x, w, b, padding=shape.padding, precision=precision)
-            return (lambda: cgp.conv_gelu_mean(x, w, b, padding=shape.padding, precision=precision),
+            version, kernel = cgp.kernel_of(x, w, b, padding=shape.padding, precision=precision, select="measured")
+            return (lambda: cgp.conv_gelu_mean(x, w, b, padding=shape.padding, precision=precision, select="measured"),
                     "cgp %s (version %d)" % (kernel, version), kernel)
         return factory
 
@@ -466,9 +468,9 @@ def write_zoo(csv_path, md_path, meta, best, args):
         f.write("Device %(device)s, PyTorch %(torch)s, cuDNN %(cudnn)s, CUDA %(cuda)s, commit %(commit)s, %(date)s.\n"
                 % meta)
         f.write("`scripts/torch_compare.py --zoo%s`: median of %d timed runs after %d warm-up, in one process on the "
-                "same tensors; cudnn.benchmark on. fp32 and 3xtf32 against PyTorch with TF32 off, tf32 against "
-                "PyTorch with TF32 on.\n\n" % (" --max-autotune" if args.max_autotune else "", args.iters,
-                                                args.warmup))
+                "same tensors; cudnn.benchmark on, cgp's measured kernel selection. fp32 and 3xtf32 against PyTorch "
+                "with TF32 off, tf32 against PyTorch with TF32 on.\n\n"
+                % (" --max-autotune" if args.max_autotune else "", args.iters, args.warmup))
         f.write("| N | Cin | Cout | H x W | padding | precision | cgp kernel | cgp ms | fastest PyTorch row | "
                 "PyTorch ms | speedup |\n|---:|---:|---:|---|---|---|---|---:|---|---:|---:|\n")
         for r in best:

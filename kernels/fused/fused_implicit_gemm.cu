@@ -28,181 +28,67 @@
  */
 #include <stdint.h>
 
-#include "async_copy.cuh"
-#include "cgp.h"
 #include "fused_tf32_device.cuh"
-#include "gelu.cuh"
-#include "kernel_api.h"
+#include "implicit_gemm.cuh"
 #include "kernel_desc.cuh"
-#include "reduction.cuh"
 
 namespace {
 
-constexpr int kChunk = 8;                 /* input channels a stage: the K of one MMA */
-constexpr int kTaps = 9;
-constexpr int kChunkK = kChunk * kTaps;   /* K a stage */
 constexpr int kWarpChannels = 32;
 constexpr int kNj = kWarpChannels / 8;    /* n8 tiles of a warp tile */
 
-/* The stride of an input-window channel plane: lanes (group g, tig t) read plane t at consecutive pixels g, so
- * the stride is 8 or 24 modulo 32 banks */
-constexpr int plane_stride(int area)
-{
-    int s = area;
-    while (s % 32 != 8 && s % 32 != 24)
-        ++s;
-    return s;
-}
-
-/* The stride of an output channel's weights: lanes read channel g, input channel t, one tap: g * s + 9 t must
- * hit 32 different banks */
-constexpr bool weight_stride_conflict_free(int s)
-{
-    unsigned banks = 0;
-    for (int g = 0; g < 8; ++g)
-        for (int t = 0; t < 4; ++t)
-            banks |= 1u << ((g * s + kTaps * t) % 32);
-    return banks == 0xffffffffu;
-}
-constexpr int weight_stride()
-{
-    int s = kChunkK;
-    while (!weight_stride_conflict_free(s))
-        ++s;
-    return s;
-}
-
-enum Precision { kTf32 = CGP_PRECISION_TF32, kTf32x3 = CGP_PRECISION_TF32X3 };
-
 /* One tile configuration: output tile TH x TW pixels, BN channels, precision P */
-template <int P, int TH, int TW, int BN> struct Tile {
-    static constexpr int kPrecision = P, kTh = TH, kTw = TW, kBn = BN;
-    static constexpr int kBm = TH * TW;
+template <int TH, int TW, int BN> struct WarpGrid {
     static constexpr int kMi = BN == 64 && TW == 16 ? 2 : 1; /* m16 tiles a warp tile; smaller tiles get more warps */
     static constexpr int kWarpPixels = 16 * kMi;
-    static constexpr int kWarpsM = kBm / kWarpPixels, kWarpsN = BN / kWarpChannels;
+    static constexpr int kWarpsM = TH * TW / kWarpPixels, kWarpsN = BN / kWarpChannels;
     static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
-    static constexpr int kRowStride = TW + 2, kArea = (TH + 2) * kRowStride;
-    static constexpr int kPlane = plane_stride(kArea);
-    static constexpr int kWStride = weight_stride();
-    static constexpr int kInFloats = kChunk * kPlane, kWFloats = BN * kWStride;
+};
+
+/* The stage is converted in place: the landing layout (Window) is the operand layout */
+template <int P, int TH, int TW, int BN>
+struct Tile : WarpGrid<TH, TW, BN>, Window<TH, TW, BN, WarpGrid<TH, TW, BN>::kThreads> {
+    using Grid = WarpGrid<TH, TW, BN>;
+    using Land = Window<TH, TW, BN, Grid::kThreads>;
+    using Grid::kMi, Grid::kWarpPixels, Grid::kWarpsM, Grid::kWarpsN, Grid::kThreads;
+    using Land::kTh, Land::kTw, Land::kBn, Land::kRowStride, Land::kArea, Land::kPlane, Land::kWStride, Land::kInFloats,
+        Land::kWFloats, Land::kInSlots;
+    static constexpr int kPrecision = P;
     static constexpr int kPlanes = P == kTf32 ? 1 : 2; /* big (tf32), then small (3xTF32) */
     static constexpr int kStageFloats = kPlanes * (kInFloats + kWFloats);
     static constexpr int kStages = P == kTf32 ? 4 : 2;
     static constexpr int kTapsPerFlush = P == kTf32 ? 3 : 1;
     static constexpr size_t kSmemBytes = sizeof(float) * (size_t)kStages * kStageFloats;
-    static constexpr int kInSlots = (kChunk * kArea + kThreads - 1) / kThreads;
-    static_assert(kBm % (16 * kMi) == 0 && BN % kWarpChannels == 0, "whole warp tiles");
+    static_assert(TH * TW % (16 * kMi) == 0 && BN % kWarpChannels == 0, "whole warp tiles");
     static_assert(TW % 8 == 0, "a lane group's 8 pixels lie in one row");
-    static_assert(BN <= kThreads, "sum_slots: a thread per channel");
 };
 
-struct IgemmParams {
-    const float *x, *w, *b;
-    ReduceArgs red;
-    int64_t cin, cout, h, wd, hout, wout;
-    int64_t tiles_x, tiles_per_image, channel_blocks;
-    int pad, chunks;
-};
+/* Rounds (splits) the elements this thread copied into `stage`, once they landed: in place (3xTF32: the small part
+ * one stage-plane further), cvt.rna */
+template <class T, class Copies> struct InPlaceConversion {
+    static constexpr int kInElems = Copies::kInElems, kWElems = Copies::kWElems, kWSlots = Copies::kWSlots;
+    static constexpr bool kInSpare = Copies::kInSpare, kWSpare = Copies::kWSpare;
+    static constexpr uint32_t kOffsetMask = Copies::kOffsetMask;
 
-/* The thread's copies of a stage and their conversion. Input window: element i = thread + s x threads (channel
- * i / area, row, column), 4 bytes each (the window's rows start anywhere). Weights: kWhole (Cin a multiple of 8, so
- * every chunk is whole, and weights 16-byte aligned) 16 bytes a copy, 4 consecutive (input channel, tap) of one
- * output channel, and no channel past Cin to test; else 4 bytes a copy. Slot s copies the same element of every
- * chunk, so where it lands and where it reads are worked out once. */
-template <class T, bool kWhole> struct StageCopies {
-    static constexpr int kInElems = kChunk * T::kArea;
-    static constexpr int kWWidth = kWhole ? 4 : 1;             /* floats a weight copy */
-    static constexpr int kWRow = kChunkK / kWWidth;            /* weight copies an output channel */
-    static constexpr int kWElems = T::kBn * kWRow;             /* weight copies a stage */
-    static constexpr int kWSlots = (kWElems + T::kThreads - 1) / T::kThreads;
-    static constexpr bool kInSpare = T::kInSlots * T::kThreads > kInElems; /* the last slot of some threads is spare */
-    static constexpr bool kWSpare = kWSlots * T::kThreads > kWElems;
+    static __device__ __forceinline__ bool spare(int s, int elems) { return Copies::spare(s, elems); }
 
-    const float *in_src[T::kInSlots]; /* the slot's element in the next chunk to issue (x itself: outside the image) */
-    uint32_t in_dst[T::kInSlots];     /* its byte offset in a stage | its channel in the chunk << kChannelShift */
-    uint32_t in_image;                /* bit s: slot s is inside the image */
-    int w_src[kWSlots];               /* its weights' offset from the chunk's first weight; -1: past Cout */
-    uint32_t w_dst[kWSlots];          /* their byte offset in a stage | their input channel << kChannelShift */
-    static constexpr int kChannelShift = 24;
-    static constexpr uint32_t kOffsetMask = (1u << kChannelShift) - 1;
-    static_assert(T::kStageFloats * 4 <= (int)kOffsetMask, "stage offsets below the channel bits");
-
-    static __device__ __forceinline__ bool spare(int s, int elems)
-    {
-        return (int)threadIdx.x + s * T::kThreads >= elems;
-    }
-
-    __device__ __forceinline__ void init(const IgemmParams &p, const float *x_img, int64_t oy0, int64_t ox0, int64_t c0)
-    {
-        in_image = 0;
-#pragma unroll
-        for (int s = 0; s < T::kInSlots; ++s) {
-            const int i = (int)threadIdx.x + s * T::kThreads;
-            const int ci = i / T::kArea, r = i % T::kArea / T::kRowStride, c = i % T::kRowStride;
-            const int64_t iy = oy0 + r - p.pad, ix = ox0 + c - p.pad;
-            const bool inside = i < kInElems && iy >= 0 && iy < p.h && ix >= 0 && ix < p.wd;
-            in_image |= inside ? 1u << s : 0u;
-            in_src[s] = inside ? x_img + (ci * p.h + iy) * p.wd + ix : p.x;
-            in_dst[s] = 4u * (uint32_t)(ci * T::kPlane + r * T::kRowStride + c) | (uint32_t)(ci & 15) << kChannelShift;
-        }
-#pragma unroll
-        for (int s = 0; s < kWSlots; ++s) {
-            const int i = (int)threadIdx.x + s * T::kThreads;
-            const int co = i / kWRow, k = i % kWRow * kWWidth;
-            w_src[s] = i < kWElems && c0 + co < p.cout ? (int)(co * p.cin * kTaps + k) : -1;
-            w_dst[s] = 4u * (uint32_t)(T::kInFloats + co * T::kWStride + k) | (uint32_t)(k / kTaps) << kChannelShift;
-        }
-    }
-
-    /* The copies of chunk `chunk` into the stage at shared address `stage`; chunks are issued in order 0, 1, ... */
-    __device__ __forceinline__ void issue(const IgemmParams &p, int64_t c0, int chunk, uint32_t stage)
-    {
-        const int64_t ci0 = (int64_t)chunk * kChunk;
-        const uint32_t left = (uint32_t)(p.cin - ci0 < kChunk ? p.cin - ci0 : kChunk); /* the chunk's channels */
-        const int64_t step = kChunk * p.h * p.wd;
-#pragma unroll
-        for (int s = 0; s < T::kInSlots; ++s) {
-            if (kInSpare && s == T::kInSlots - 1 && spare(s, kInElems))
-                continue;
-            const bool inside = (in_image >> s & 1u) && (kWhole || in_dst[s] >> kChannelShift < left);
-            cp_async_4(stage + (in_dst[s] & kOffsetMask), in_src[s], inside ? 4u : 0u);
-            if (in_image >> s & 1u)
-                in_src[s] += step;
-        }
-        const float *w_chunk = p.w + (c0 * p.cin + ci0) * kTaps;
-#pragma unroll
-        for (int s = 0; s < kWSlots; ++s) {
-            if (kWSpare && s == kWSlots - 1 && spare(s, kWElems))
-                continue;
-            const bool inside = w_src[s] >= 0 && (kWhole || w_dst[s] >> kChannelShift < left);
-            const float *src = inside ? w_chunk + w_src[s] : p.w;
-            if (kWhole)
-                cp_async_16(stage + (w_dst[s] & kOffsetMask), src, inside ? 16u : 0u);
-            else
-                cp_async_4(stage + (w_dst[s] & kOffsetMask), src, inside ? 4u : 0u);
-        }
-    }
-
-    /* Rounds (splits) the elements this thread copied into `stage`, once they landed */
-    __device__ __forceinline__ void convert(char *stage) const
+    static __device__ __forceinline__ void convert(const Copies &c, char *stage)
     {
 #pragma unroll
         for (int s = 0; s < T::kInSlots; ++s)
             if (!(kInSpare && s == T::kInSlots - 1 && spare(s, kInElems)))
-                convert_one(reinterpret_cast<float *>(stage + (in_dst[s] & kOffsetMask)));
+                convert_one(reinterpret_cast<float *>(stage + (c.in_dst[s] & kOffsetMask)));
 #pragma unroll
         for (int s = 0; s < kWSlots; ++s) {
             if (kWSpare && s == kWSlots - 1 && spare(s, kWElems))
                 continue;
-            if (kWhole)
-                convert_four(reinterpret_cast<float4 *>(stage + (w_dst[s] & kOffsetMask)));
+            if (Copies::kWWidth == 4)
+                convert_four(reinterpret_cast<float4 *>(stage + (c.w_dst[s] & kOffsetMask)));
             else
-                convert_one(reinterpret_cast<float *>(stage + (w_dst[s] & kOffsetMask)));
+                convert_one(reinterpret_cast<float *>(stage + (c.w_dst[s] & kOffsetMask)));
         }
     }
 
-    /* big in place; 3xTF32: small one stage-plane further */
     static __device__ __forceinline__ void convert_one(float *at)
     {
         const float v = *at;
@@ -338,7 +224,7 @@ __global__ void __launch_bounds__(T::kThreads, 512 / T::kThreads) implicit_gemm_
         const int slot = chunk % T::kStages;
         float *stage = ring + slot * T::kStageFloats;
         cp_async_wait<T::kStages - 2>();
-        copies.convert(reinterpret_cast<char *>(stage));
+        InPlaceConversion<T, StageCopies<T, kWhole>>::convert(copies, reinterpret_cast<char *>(stage));
         __syncthreads(); /* the stage is converted; every warp is done with the stage the next copies overwrite */
         const int next = chunk + T::kStages - 1;
         if (next < p.chunks)
@@ -347,53 +233,14 @@ __global__ void __launch_bounds__(T::kThreads, 512 / T::kThreads) implicit_gemm_
         stage_mmas<T>(stage, a_off, b_off, acc);
     }
 
-    /* epilogue: bias, GELU (twice it: gelu_x2 forms), masked, summed per channel */
     float sum[kNj][2];
-#pragma unroll
-    for (int j = 0; j < kNj; ++j) {
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-            const int64_t c = c0 + wn * kWarpChannels + j * 8 + 2 * tig + e;
-            const float bias = c < p.cout ? __ldg(&p.b[c]) : 0.0f;
-            float s = 0.0f;
-#pragma unroll
-            for (int i = 0; i < T::kMi; ++i)
-#pragma unroll
-                for (int h = 0; h < 2; ++h) {
-                    const int m = wm * T::kWarpPixels + i * 16 + group + 8 * h;
-                    const bool inside = oy0 + m / T::kTw < p.hout && ox0 + m % T::kTw < p.wout;
-                    const float v = acc[i][j][2 * h + e] + bias;
-                    const float g2 = T::kPrecision == kTf32x3 ? gelu_x2_fine(v) : gelu_x2(v);
-                    s += inside ? g2 : 0.0f;
-                }
-            sum[j][e] = s;
-        }
-    }
-#pragma unroll
-    for (int j = 0; j < kNj; ++j)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-            float s = sum[j][e];
-            s += __shfl_xor_sync(0xffffffffu, s, 4);
-            s += __shfl_xor_sync(0xffffffffu, s, 8);
-            s += __shfl_xor_sync(0xffffffffu, s, 16);
-            if (group == 0)
-                warp_sums[wm * T::kBn + wn * kWarpChannels + j * 8 + 2 * tig + e] = 0.5f * s;
-        }
-    sum_slots<T::kBn, T::kWarpsM, T::kBn>([&](int c) { return &warp_sums[c]; }, block_sums);
-    ImageSlots slots;
-    slots.slot = n * p.tiles_per_image + tile;
-    slots.first = n * p.tiles_per_image;
-    slots.count = p.tiles_per_image;
-    slots.arrivals = (unsigned)(p.tiles_per_image * p.channel_blocks);
-    const int nc = (int)(p.cout - c0 < T::kBn ? p.cout - c0 : T::kBn);
-    publish_image_sums(p.red, n, c0, nc, block_sums, slots);
+    lane_gelu_sums<T::kPrecision, T::kTw>(
+        p, acc, [&](int i, int h) { return wm * T::kWarpPixels + i * 16 + group + 8 * h; }, oy0, ox0,
+        c0 + wn * kWarpChannels, sum);
+    publish_block_sums<T::kBn, T::kWarpsM>(p, sum, wm, wn * kWarpChannels, n, tile, c0, warp_sums, block_sums);
 }
 
-
 /* ---- the tiles, the choice per shape, the hooks ---- */
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* The tile shapes, in the order of kTileNames and of the kernels launch_tile instantiates */
 struct TileShape {
@@ -411,42 +258,17 @@ int choose_tile(const cgp_problem *p)
     return (p->cout <= 32 ? 2 : 0) + (narrow * 8 < wide * 7 ? 1 : 0);
 }
 
-struct Geometry {
-    int64_t tiles_x, tiles_per_image, channel_blocks;
-};
-
-Geometry geometry(const cgp_problem *p)
+ImplicitGemmGeometry geometry(const cgp_problem *p)
 {
     const TileShape t = kTileShapes[choose_tile(p)];
-    Geometry g;
-    g.tiles_x = ceil_div(p->wout, t.tw);
-    g.tiles_per_image = g.tiles_x * ceil_div(p->hout, t.th);
-    g.channel_blocks = ceil_div(p->cout, t.bn);
-    return g;
+    return implicit_gemm_geometry(p, t.th, t.tw, t.bn);
 }
 
 template <class T> cudaError_t launch_tile(const cgp_launch_args *a, cudaStream_t stream)
 {
-    const Geometry g = geometry(&a->p);
-    IgemmParams p;
-    p.x = a->x;
-    p.w = a->weight;
-    p.b = a->bias;
-    p.red = make_reduce_args(a, a->workspace);
-    p.cin = a->p.cin;
-    p.cout = a->p.cout;
-    p.h = a->p.h;
-    p.wd = a->p.w;
-    p.hout = a->p.hout;
-    p.wout = a->p.wout;
-    p.tiles_x = g.tiles_x;
-    p.tiles_per_image = g.tiles_per_image;
-    p.channel_blocks = g.channel_blocks;
-    p.pad = a->p.pad;
-    p.chunks = (int)ceil_div(a->p.cin, kChunk);
-    /* whole chunks and weights by 16-byte copies where Cin allows and the weights are 16-byte aligned (the results
-     * are the same either way) */
-    const bool whole = a->p.cin % kChunk == 0 && reinterpret_cast<uintptr_t>(a->weight) % 16 == 0;
+    const ImplicitGemmGeometry g = geometry(&a->p);
+    IgemmParams p = implicit_gemm_params(a, g);
+    const bool whole = implicit_gemm_whole_chunks(a);
     const void *kernel = whole ? reinterpret_cast<const void *>(&implicit_gemm_conv_gelu_mean<T, true>)
                                : reinterpret_cast<const void *>(&implicit_gemm_conv_gelu_mean<T, false>);
     const cudaError_t err =
@@ -480,20 +302,12 @@ template <int P> struct ImplicitGemmVersion : NoStageSplit {
             return "needs a GPU of compute capability 8.0 or newer (mma.sync tf32)";
         if (kSmem > d->smem_per_block_optin)
             return kSharedMemoryNeed<kSmem>.text;
-        const Geometry g = geometry(p);
-        if (p->n * g.tiles_per_image > 0x7fffffff)
-            return "more than 2^31-1 (image, output tile) pairs";
-        if (g.channel_blocks > 65535)
-            return "more than 65535 blocks of output channels";
-        if (g.tiles_per_image * g.channel_blocks > 0xffffffffLL)
-            return "more than 2^32-1 tiles per image";
-        return NULL;
+        return implicit_gemm_grid_unsupported(p, geometry(p));
     }
 
-    /* det partials: one row of Cout doubles per (image, tile) slot */
     static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *)
     {
-        return (size_t)(p->n * geometry(p).tiles_per_image * p->cout) * sizeof(double);
+        return implicit_gemm_workspace_bytes(p, geometry(p));
     }
 
     static const char *path(const cgp_problem *p, const cgp_device_info *) { return kTileNames[choose_tile(p)]; }
@@ -513,12 +327,12 @@ template <int P> struct ImplicitGemmVersion : NoStageSplit {
 
 /* X(descriptor, hooks, version, name, summary) for each version of this file */
 #define IMPLICIT_GEMM_VERSIONS(X)                                                                                      \
-    X(cgp_kernel_tf32_v9, ImplicitGemmVersion<kTf32>, 19, "tf32-v9",                                                  \
-      "implicit GEMM on mma.sync m16n8k8 tf32 for any channel count: tiles of 8x16 or 8x8 pixels x 64 or 32 channels "  \
-      "(chosen per shape), 8 input channels x 9 taps a stage in a 4-stage cp.async ring, rounded in place, a fresh "   \
-      "accumulator every 3 taps (FADD into the sum), bias/GELU/mean in registers")                                     \
-    X(cgp_kernel_tf32x3_v9, ImplicitGemmVersion<kTf32x3>, 29, "3xtf32-v9",                                            \
-      "tf32-v9 with the 3xTF32 split (fp32-level accuracy): big and small planes split in place, 2-stage ring, a fresh " \
-      "accumulator every tap (its 3 products), gelu_x2_fine")
+    X(cgp_kernel_tf32_v9, ImplicitGemmVersion<kTf32>, 19, "tf32-v9",                                                   \
+      "implicit GEMM on mma.sync m16n8k8 tf32 for any channel count: tiles of 8x16 or 8x8 pixels x 64 or 32 "          \
+      "channels (chosen per shape), 8 input channels x 9 taps a stage in a 4-stage cp.async ring, rounded in "         \
+      "place, a fresh accumulator every 3 taps (FADD into the sum), bias/GELU/mean in registers")                      \
+    X(cgp_kernel_tf32x3_v9, ImplicitGemmVersion<kTf32x3>, 29, "3xtf32-v9",                                             \
+      "tf32-v9 with the 3xTF32 split (fp32-level accuracy): big and small planes split in place, 2-stage ring, "       \
+      "a fresh accumulator every tap (its 3 products), gelu_x2_fine")
 
 IMPLICIT_GEMM_VERSIONS(CGP_DEFINE_KERNEL_DESC)

@@ -71,6 +71,7 @@
 #include "tile_loader.cuh"
 #include "gelu.cuh"
 #include "fused_tf32_device.cuh"
+#include "wgmma_ops.cuh"
 
 #ifndef CGP_HAVE_WGMMA
 #define CGP_HAVE_WGMMA 0 /* the Makefile sets 1 where it builds the wgmma files for sm_90a */
@@ -111,57 +112,6 @@ template <int P, int R, bool kTma, int kOperandTiles> constexpr size_t smem_byte
 {
     return sizeof(double) * kRedDoubles + (kTma ? 8 + 128 : 0) +
            sizeof(float) * (kRawFloats<R> + kOperandTiles * kTileFloats<P, R> + kWeightFloats<P> + 2 * kTapFloats);
-}
-
-/* ---- wgmma primitives (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate") ----
- * sm_90a only: SM90A_ASM (async_copy.cuh) makes them a trap in a build for anything else, and the host never
- * launches those kernels (wgmma_unsupported). */
-
-/* Shared-memory matrix descriptor, no swizzle, K-major: the start address, LBO = bytes to the core
- * matrix holding the next 4 K (input channels), SBO = 128 bytes to the next 8 rows (pixels or channels). */
-__device__ __forceinline__ uint64_t kmajor_desc(uint32_t addr, uint32_t lbo_bytes)
-{
-    return (uint64_t)((addr & 0x3FFFFu) >> 4) | (uint64_t)(lbo_bytes >> 4) << 16 | (uint64_t)(128u >> 4) << 32;
-}
-
-/* a descriptor moved by `bytes` (a multiple of 16) in shared memory */
-__device__ __forceinline__ uint64_t desc_add(uint64_t desc, uint32_t bytes) { return desc + (bytes >> 4); }
-
-__device__ __forceinline__ void wgmma_fence() { SM90A_ASM("wgmma.fence.sync.aligned;" ::: "memory"); }
-__device__ __forceinline__ void wgmma_commit() { SM90A_ASM("wgmma.commit_group.sync.aligned;" ::: "memory"); }
-template <int kPending> __device__ __forceinline__ void wgmma_wait()
-{
-    SM90A_ASM("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
-}
-
-/* Orders this thread's generic-proxy shared-memory writes before later async-proxy (wgmma) reads. */
-__device__ __forceinline__ void fence_proxy_async() { SM90A_ASM("fence.proxy.async.shared::cta;" ::: "memory"); }
-
-/* Ties the accumulators to this point, so their reads after a wgmma_wait stay after it. */
-__device__ __forceinline__ void hold(float (&d)[32])
-{
-#pragma unroll
-    for (int i = 0; i < 32; ++i)
-        asm volatile("" : "+f"(d[i])::"memory");
-}
-
-/* the 32 accumulator operands of an m64n64 wgmma, %0..%31 */
-#define WGMMA_ACCUMULATORS(d)                                                                                   \
-    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),   \
-        "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),    \
-        "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),   \
-        "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-
-/* d = A * B (+ d if kAccumulate): m64n64k8, tf32 operands from shared memory, fp32 accumulators */
-template <int kAccumulate> __device__ __forceinline__ void wgmma_tf32(float (&d)[32], uint64_t a, uint64_t b)
-{
-    SM90A_ASM("{\n.reg .pred acc;\nsetp.ne.b32 acc, %34, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
-                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
-                 "%32, %33, acc, 1, 1;\n}\n"
-                 : WGMMA_ACCUMULATORS(d)
-                 : "l"(a), "l"(b), "n"(kAccumulate));
 }
 
 /* d = A * B (+ d if kAccumulate), A from registers: a = this thread's A[16 warp + group (+ 8)][tig (+ 4)], the
@@ -208,26 +158,14 @@ __device__ __forceinline__ void stage_operands(const float *w, const float *b, i
     }
 }
 
-/* fp32 -> tf32 for wgmma, whose tensor cores read the top 19 bits of an operand and ignore the low 13 (tests/
- * gpu_tensorcore.c checks it: tf32 results bit-identical to those of inputs rounded on the host). TF32: the bits
- * plus half a tf32 ulp, so the bits read are cvt.rna's (ties away) for every finite value; infinities and NaN
- * stay as they are. 3 instructions (FSETP, IADD, SEL); cvt.rna's 4 also clear the low bits. 3xTF32: big = v
- * with the low 13 bits cleared (truncated), small = v - big (exact) plus half a tf32 ulp: 3 instructions
- * (LOP3, FADD, IADD) instead of split_tf32's 9. Truncating big leaves small up to 2^-10 |v| instead of
- * 2^-11; small is still read to 2^-11 of itself, so v is represented to 2^-21 (rather than 2^-22) and the
- * dropped small * small product is up to 2^-21 of the product: per pixel, 1.0e-7 instead of 7e-8 relative
- * (a CPU simulation of 72-term sums), far inside 3xTF32's 1e-6 for the mean. small is finite for finite
- * v; for v = +-inf it is NaN, whose bits plus 0x1000 read as -0, leaving big = +-inf: the products are
- * +-inf as in fp32 (cvt.rna's split made them NaN). The one difference from cvt.rna: a NaN whose payload
- * lies only in the low 13 bits reads as an infinity. */
+/* fp32 -> tf32 as the tensor cores read it (fused_tf32_device.cuh): TF32 tf32_round_for_mma, 3xTF32
+ * split_tf32_for_mma */
 template <int P> __device__ __forceinline__ void round_for_mma(float v, uint32_t &big, uint32_t &small)
 {
-    if constexpr (P == kTf32) {
-        big = fabsf(v) < INFINITY ? __float_as_uint(v) + 0x1000u : __float_as_uint(v);
-    } else {
-        big = __float_as_uint(v) & 0xFFFFE000u;
-        small = __float_as_uint(v - __uint_as_float(big)) + 0x1000u;
-    }
+    if constexpr (P == kTf32)
+        big = tf32_round_for_mma(v);
+    else
+        split_tf32_for_mma(v, big, small);
 }
 
 /* The 4 channels of a pixel rounded (3xTF32: split into big and small): with cvt.rna, or kForMma with

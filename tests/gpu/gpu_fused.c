@@ -51,7 +51,8 @@ static const char *precision_name(int p) { return p == 1 ? "tf32" : p == 2 ? "3x
 enum { MUST_REFUSE, MUST_RUN, MAY_RUN };
 
 /* What version must do with the shape, read from each version's documented limits: fp32-v1 and the mma.sync
- * versions (11-13, 19, 21, 22, 29; compute capability 8.0 on) run every shape; fp32-v2..v9 only Cin = 8 and Cout = 64,
+ * versions (11-13, 19, 21, 22, 29; compute capability 8.0 on) run every shape, and so do the wgmma implicit GEMMs
+ * (20, 30) on compute capability 9.0 with a build for sm_90a; fp32-v2..v9 only Cin = 8 and Cout = 64,
  * and they need up to 215 KiB of shared memory a block (an H100/H200 has 227: elsewhere they may refuse); the
  * wgmma versions (14-18, 23-28) only Cin = 8 and Cout <= 64, on compute capability 9.0 with a build for sm_90a. */
 static int expected_support(int version, const cgp_shape *s, const cgp_device_info *d)
@@ -59,6 +60,8 @@ static int expected_support(int version, const cgp_shape *s, const cgp_device_in
     const int wgmma = (version >= 14 && version <= 18) || (version >= 23 && version <= 28);
     if (version == 1)
         return MUST_RUN;
+    if (version == 20 || version == 30) /* the wgmma implicit GEMMs: any shape */
+        return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 ? MUST_RUN : MUST_REFUSE;
     if (version <= 9) {
         if (s->cin != 8 || s->cout != 64)
             return MUST_REFUSE;

@@ -2,8 +2,9 @@
  * gpu_tensorcore.c - the tensor-core kernels (kernels/fused/fused_tf32.cu: tf32-v1 = version 11, tf32-v2 = 12,
  * tf32-v3 = 13, 3xtf32-v1 = 21, 3xtf32-v2 = 22; the wgmma versions, kernels/fused/fused_wgmma.cu and
  * kernels/fused/history/fused_wgmma.cu: tf32-v4 = 14, tf32-v5 = 15, tf32-v6 = 16, tf32-v7 = 17, tf32-v8 = 18,
- * 3xtf32-v3 = 23, 3xtf32-v4 = 24, 3xtf32-v5 = 25, 3xtf32-v6 = 26, 3xtf32-v7 = 27, 3xtf32-v8 = 28; the implicit GEMM
- * of any channel count, kernels/fused/fused_implicit_gemm.cu: tf32-v9 = 19, 3xtf32-v9 = 29)
+ * 3xtf32-v3 = 23, 3xtf32-v4 = 24, 3xtf32-v5 = 25, 3xtf32-v6 = 26, 3xtf32-v7 = 27, 3xtf32-v8 = 28; the implicit GEMMs
+ * of any channel count, kernels/fused/fused_implicit_gemm.cu: tf32-v9 = 19, 3xtf32-v9 = 29, and on wgmma,
+ * fused_implicit_gemm_wgmma.cu: tf32-v10 = 20, 3xtf32-v10 = 30)
  * through the public API, both reductions, both paddings, on the default problem and on shapes that
  * take the fast path (Cin = 8, weights in shared memory; for 14-18 and 23-28 the wgmma path, Cout <= 64 too)
  * and the generic path (any other Cin, or more output channels than fit), with partial tiles,
@@ -38,10 +39,10 @@
 
 #include "plan_stages.h"
 
-static const int tf32_versions[] = {11, 12, 13, 14, 15, 16, 17, 18, 19};
-static const int tf32x3_versions[] = {21, 22, 23, 24, 25, 26, 27, 28, 29};
+static const int tf32_versions[] = {11, 12, 13, 14, 15, 16, 17, 18, 19, 20};
+static const int tf32x3_versions[] = {21, 22, 23, 24, 25, 26, 27, 28, 29, 30};
 #define VERSION_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
-#define MAX_TF32_VERSIONS 9 /* TF32 versions test_problem takes at once */
+#define MAX_TF32_VERSIONS 10 /* TF32 versions test_problem takes at once */
 #ifndef CGP_WGMMA_BUILT
 #define CGP_WGMMA_BUILT 0 /* the Makefile sets 1 where it builds the wgmma kernels (SM=90, for sm_90a) */
 #endif
@@ -73,22 +74,25 @@ static const shape_case cases[] = {
 
 static const char *precision_name(int precision) { return precision == CGP_PRECISION_TF32 ? "tf32" : "3xtf32"; }
 
-/* Whether version runs the shape: the mma.sync versions (11-13, 19, 21, 22, 29) every shape on a GPU of compute capability
- * 8.0 or newer; the wgmma versions (14-18, 23-28) Cin = 8 and Cout <= 64 only, on a GPU of compute capability 9.0
- * with a build for sm_90a. Version 0 ("best") runs every shape. */
+/* Whether version runs the shape: the mma.sync versions (11-13, 19, 21, 22, 29) every shape on a GPU of compute
+ * capability 8.0 or newer; the wgmma versions (14-18, 23-28) Cin = 8 and Cout <= 64 only, and the wgmma implicit
+ * GEMMs (20, 30) every shape, on a GPU of compute capability 9.0 with a build for sm_90a. Version 0 ("best") runs
+ * every shape. */
 static int version_runs(int version, const cgp_shape *s, const cgp_device_info *d)
 {
     const int wgmma = (version >= 14 && version <= 18) || (version >= 23 && version <= 28);
     if (version == 0)
         return 1;
+    if (version == 20 || version == 30)
+        return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0;
     if (!wgmma)
         return d->cc_major >= 8;
     return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && s->cin == 8 && s->cout <= 64;
 }
 
-/* Whether version has a stage split (kernel_api.h) on its fast path: all but the implicit GEMMs (19, 29), which
- * refuse it on every shape */
-static int has_stage_split(int version) { return version != 19 && version != 29; }
+/* Whether version has a stage split (kernel_api.h) on its fast path: all but the implicit GEMMs (19, 20, 29, 30),
+ * which refuse it on every shape */
+static int has_stage_split(int version) { return version != 19 && version != 20 && version != 29 && version != 30; }
 
 /* A version that must refuse the shape: cgp_plan_create says CGP_ERROR_UNSUPPORTED, with the reason. */
 static void test_refusal(const problem *pr, int precision, int version)

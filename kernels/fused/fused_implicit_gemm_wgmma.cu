@@ -1,0 +1,352 @@
+/*
+ * fused_implicit_gemm_wgmma.cu - the Hopper tensor-core fused kernels for any channel count (library layer):
+ * tf32-v10 (version 20) and 3xtf32-v10 (version 30), the implicit GEMM of implicit_gemm.cuh on wgmma (sm_90a) with
+ * both operands from shared memory, so the tensor cores run while the warps prepare the next chunk.
+ *
+ *   block         WY x WX warpgroups (2 x 2, 1 x 2 or 1 x 1: choose_tile), a tile of 8 WY x 8 WX output pixels x
+ *                 64 channels; each warpgroup computes one 8 x 8 pixel block as one m64n64 accumulator (D = X W).
+ *   landing       the chunks' copies (StageCopies) land in a ring of up to 4 Window stages, 3 chunks ahead.
+ *   operands      two operand buffers: chunk c + 1 is converted into one while the wgmmas of chunk c read the
+ *                 other. A = the window as [channel half][pixel][4 channels], 16 bytes a pixel: wgmma's no-swizzle
+ *                 K-major layout, whose 8-row x 16-byte core matrices are 8 consecutive pixels of a window row
+ *                 (SBO = one window row, LBO = one channel half), so the 64 x 8 A of tap (ky, kx) is the window
+ *                 moved by (ky, kx): only the descriptor's start address changes. B = per tap [half][64 output
+ *                 channels][4 input channels] (SBO 128 bytes, LBO 1 KiB). The conversion rounds only as far as the
+ *                 tensor cores read (tf32_round_for_mma; 3xTF32 split_tf32_for_mma into a big and a small plane),
+ *                 4 channels a task, at offsets worked out once (ChunkConversion).
+ *   accumulation  a chunk's 9 taps chained into a fresh accumulator (scale-d 0 on the first wgmma), added into the
+ *                 running sum with FADD: the tensor cores' truncating accumulation never runs past a chunk
+ *                 (fused_implicit_gemm.cu says why); 3xTF32 chains the 18 corrections first, then the 9 big * big.
+ *   pipeline      per chunk c: issue its wgmmas, commit; convert chunk c + 1; issue the copies of chunk c + 3;
+ *                 wait for the wgmmas, add the chain; wait for chunk c + 2's copies; one barrier.
+ *   epilogue      implicit_gemm.cuh: bias, GELU, masked sums per channel, the warps in order, reduction.cuh.
+ * Both run every shape on an sm_90 GPU with a build for sm_90a (SM=90) and refuse other GPUs and builds with the
+ * reason; version 0 then takes tf32-v9 / 3xtf32-v9 (fused_implicit_gemm.cu).
+ */
+#include <stdint.h>
+
+#include <type_traits>
+
+#include "fused_tf32_device.cuh"
+#include "implicit_gemm.cuh"
+#include "kernel_desc.cuh"
+#include "wgmma_ops.cuh"
+
+#ifndef CGP_HAVE_WGMMA
+#define CGP_HAVE_WGMMA 0 /* the Makefile sets 1 where it builds the wgmma files for sm_90a */
+#endif
+
+namespace {
+
+constexpr int kBn = 64;                           /* output channels a block: the wgmma N */
+constexpr int kBTapFloats = 2 * kBn * 4;          /* B of one tap: [half][channel][4] */
+constexpr int kBFloats = kTaps * kBTapFloats;
+constexpr size_t kSmemBudget = 227 * 1024 - 4096; /* an H100/H200 block's opt-in shared memory, less the static */
+
+/* The block of precision P: WY x WX warpgroups, each an 8 x 8 pixel block of the tile (one m64 accumulator), and
+ * its shared memory: kLandStages landing stages (up to 4, as many as fit), then 2 operand buffers */
+template <int P, int WY, int WX> struct Blocks {
+    static constexpr int kWx = WX, kTh = 8 * WY, kTw = 8 * WX;
+    static constexpr int kThreads = 128 * WY * WX, kWarps = kThreads / 32;
+    using Land = Window<kTh, kTw, kBn, kThreads>;
+    static constexpr int kLandFloats = Land::kInFloats + Land::kWFloats; /* a landing stage */
+    static constexpr int kWinPixels = Land::kArea;
+    static constexpr int kAFloats = 2 * kWinPixels * 4;                  /* A: [half][pixel][4] */
+    static constexpr int kPlanes = P == kTf32 ? 1 : 2;                   /* big; 3xTF32: big, small */
+    static constexpr int kBuffers = 2;
+    static constexpr int kOpFloats = kPlanes * (kAFloats + kBFloats);   /* [A big][A small][B big][B small] */
+    static constexpr int kLandStages =
+        (int)((kSmemBudget / sizeof(float) - kBuffers * (size_t)kOpFloats) / kLandFloats) < 4
+            ? (int)((kSmemBudget / sizeof(float) - kBuffers * (size_t)kOpFloats) / kLandFloats)
+            : 4;
+    static constexpr size_t kSmemBytes =
+        sizeof(float) * ((size_t)kLandStages * kLandFloats + kBuffers * (size_t)kOpFloats);
+    static_assert(kLandStages >= 3, "a landing ring of 3 stages at least");
+};
+
+/* The rounding (3xTF32: split) of 4 values as the tensor cores read them */
+template <int P> __device__ __forceinline__ void round4(const float (&v)[4], uint4 &big, uint4 &small)
+{
+    uint32_t b[4], s[4] = {0, 0, 0, 0};
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        if (P == kTf32)
+            b[j] = tf32_round_for_mma(v[j]);
+        else
+            split_tf32_for_mma(v[j], b[j], s[j]);
+    }
+    big = make_uint4(b[0], b[1], b[2], b[3]);
+    small = make_uint4(s[0], s[1], s[2], s[3]);
+}
+
+/* A thread's share of converting a landed chunk (every thread's copies, after a barrier) into an operand buffer, 4
+ * channels a task: input tasks (half, pixel), weight tasks (output channel, half, tap). A task's offsets are the same
+ * every chunk: worked out once, source (floats into the landing stage) | destination (16-byte units into A or B)
+ * << 16. Weight task t = (channel / 8, (half, tap), channel % 8): 8 lanes read 8 channels of one (half, tap), banks
+ * apart by the weight stride, and store 128 contiguous bytes. */
+template <int P, class B> struct ChunkConversion {
+    using Land = typename B::Land;
+    static constexpr int kWinPixels = B::kWinPixels, kThreads = B::kThreads;
+    static constexpr int kInTasks = 2 * kWinPixels, kWTasks = kBn * 2 * kTaps;
+    static constexpr int kInSlots = (kInTasks + kThreads - 1) / kThreads, kWSlots = (kWTasks + kThreads - 1) / kThreads;
+    uint32_t in[kInSlots], w[kWSlots];
+
+    static __device__ __forceinline__ bool spare(int s, int tasks) { return (int)threadIdx.x + s * kThreads >= tasks; }
+
+    __device__ __forceinline__ void init()
+    {
+#pragma unroll
+        for (int s = 0; s < kInSlots; ++s) {
+            const int t = (int)threadIdx.x + s * kThreads, half = t / kWinPixels, px = t % kWinPixels;
+            in[s] = (uint32_t)(4 * half * Land::kPlane + px) | (uint32_t)(half * kWinPixels + px) << 16;
+        }
+#pragma unroll
+        for (int s = 0; s < kWSlots; ++s) {
+            const int t = (int)threadIdx.x + s * kThreads;
+            const int c = t / (8 * 2 * kTaps) * 8 + t % 8, k = t / 8 % (2 * kTaps), half = k / kTaps, tap = k % kTaps;
+            w[s] = (uint32_t)(Land::kInFloats + c * Land::kWStride + 4 * half * kTaps + tap) |
+                   (uint32_t)((tap * 2 + half) * kBn + c) << 16;
+        }
+    }
+
+    __device__ __forceinline__ void convert(const float *land, float *op) const
+    {
+        constexpr int kSmallA = B::kAFloats / 4, kSmallB = kBFloats / 4, kB = B::kPlanes * B::kAFloats / 4;
+        uint4 *dst = reinterpret_cast<uint4 *>(op);
+#pragma unroll
+        for (int s = 0; s < kInSlots; ++s)
+            if (!spare(s, kInTasks))
+                task<Land::kPlane, kSmallA>(land + (in[s] & 0xffffu), dst + (in[s] >> 16));
+#pragma unroll
+        for (int s = 0; s < kWSlots; ++s)
+            if (!spare(s, kWTasks))
+                task<kTaps, kSmallB>(land + (w[s] & 0xffffu), dst + kB + (w[s] >> 16));
+    }
+
+    /* 4 channels kStride floats apart, rounded (3xTF32: split, the small part kSmall further) */
+    template <int kStride, int kSmall> static __device__ __forceinline__ void task(const float *src, uint4 *dst)
+    {
+        const float v[4] = {src[0], src[kStride], src[2 * kStride], src[3 * kStride]};
+        uint4 big, small;
+        round4<P>(v, big, small);
+        dst[0] = big;
+        if (P == kTf32x3)
+            dst[kSmall] = small;
+    }
+};
+
+/* The wgmmas of one chunk for warpgroup `wg`, its 9 taps chained into `part` from zero; 3xTF32: the 18
+ * corrections (small * big, big * small) first, while the sum is small, then the 9 big * big products (the tensor
+ * cores' truncation is relative to the running sum) */
+template <int P, class B> __device__ __forceinline__ void issue_chunk(uint32_t op, int wg, float (&part)[32])
+{
+    constexpr uint32_t kLboA = B::kWinPixels * 16, kSboA = B::Land::kRowStride * 16, kLboB = kBn * 16;
+    constexpr uint32_t kBBytes = 4 * B::kPlanes * B::kAFloats;
+    const int wy = wg / B::kWx, wx = wg % B::kWx;
+    const uint64_t a = kmajor_desc(op + 16u * (uint32_t)(8 * wy * B::Land::kRowStride + 8 * wx), kLboA, kSboA);
+    const uint64_t b = kmajor_desc(op + kBBytes, kLboB);
+    auto a_tap = [&](int tap) { return desc_add(a, 16u * (uint32_t)(tap / 3 * B::Land::kRowStride + tap % 3)); };
+    auto b_tap = [&](int tap) { return desc_add(b, 4u * kBTapFloats * tap); };
+    if (P == kTf32x3) {
+#pragma unroll
+        for (int tap = 0; tap < kTaps; ++tap) {
+            if (tap == 0)
+                wgmma_tf32<0>(part, desc_add(a_tap(tap), 4u * B::kAFloats), b_tap(tap));
+            else
+                wgmma_tf32<1>(part, desc_add(a_tap(tap), 4u * B::kAFloats), b_tap(tap));
+            wgmma_tf32<1>(part, a_tap(tap), desc_add(b_tap(tap), 4u * kBFloats));
+        }
+    }
+#pragma unroll
+    for (int tap = 0; tap < kTaps; ++tap) {
+        if (P == kTf32 && tap == 0)
+            wgmma_tf32<0>(part, a_tap(tap), b_tap(tap));
+        else
+            wgmma_tf32<1>(part, a_tap(tap), b_tap(tap));
+    }
+}
+
+/* acc += part, once part's wgmmas are done (wgmma_wait) */
+__device__ __forceinline__ void add_chain(float (&acc)[32], float (&part)[32])
+{
+    hold(part);
+#pragma unroll
+    for (int i = 0; i < 32; ++i)
+        acc[i] += part[i];
+}
+
+template <int P, class B, bool kWhole>
+__global__ void __launch_bounds__(B::kThreads, 1) implicit_gemm_wgmma_conv_gelu_mean(const IgemmParams p)
+{
+    using Land = typename B::Land;
+    constexpr int kTh = B::kTh, kTw = B::kTw, kWarps = B::kWarps, kLandFloats = B::kLandFloats;
+    __shared__ float warp_sums[kWarps * kBn];
+    __shared__ double block_sums[kBn];
+    float *smem = reinterpret_cast<float *>(dynamic_smem());
+    constexpr int kStages = B::kLandStages, kBuffers = B::kBuffers, kOpFloats = B::kOpFloats;
+    constexpr uint32_t kLandBytes = 4u * kLandFloats, kOpBytes = 4u * kOpFloats;
+    float *land = smem, *ops = smem + kStages * kLandFloats;
+    const uint32_t land_base = shared_address(land), ops_base = shared_address(ops);
+
+    const int64_t n = blockIdx.x / p.tiles_per_image, tile = blockIdx.x % p.tiles_per_image;
+    const int64_t oy0 = tile / p.tiles_x * kTh, ox0 = tile % p.tiles_x * kTw;
+    const int64_t c0 = (int64_t)blockIdx.y * kBn;
+    const int warp = threadIdx.x / 32, wg = warp / 4;
+
+    StageCopies<Land, kWhole> copies;
+    copies.init(p, p.x + n * p.cin * p.h * p.wd, oy0, ox0, c0);
+    ChunkConversion<P, B> conversion;
+    conversion.init();
+#pragma unroll
+    for (int s = 0; s < kStages - 1; ++s) {
+        if (s < p.chunks)
+            copies.issue(p, c0, s, land_base + s * kLandBytes);
+        cp_async_commit();
+    }
+    cp_async_wait<kStages - 2>();
+    __syncthreads(); /* chunk 0 landed */
+    conversion.convert(land, ops);
+    fence_proxy_async();
+    cp_async_wait<kStages - 3>();
+    __syncthreads(); /* operand buffer 0 ready; chunk 1 landed */
+
+    float acc[32], part[32];
+#pragma unroll
+    for (int i = 0; i < 32; ++i)
+        acc[i] = 0.0f;
+    for (int chunk = 0; chunk < p.chunks; ++chunk) {
+        wgmma_fence();
+        issue_chunk<P, B>(ops_base + chunk % kBuffers * kOpBytes, wg, part);
+        wgmma_commit();
+        if (chunk + 1 < p.chunks) { /* while the tensor cores run */
+            conversion.convert(land + (chunk + 1) % kStages * kLandFloats, ops + (chunk + 1) % kBuffers * kOpFloats);
+            fence_proxy_async();
+        }
+        const int next = chunk + kStages - 1;
+        if (next < p.chunks)
+            copies.issue(p, c0, next, land_base + next % kStages * kLandBytes);
+        cp_async_commit();
+        wgmma_wait<0>();
+        add_chain(acc, part);
+        cp_async_wait<kStages - 3>();
+        __syncthreads(); /* the next operand buffer is ready and the one just read is free; chunk + 2 landed */
+    }
+
+    const int lane = threadIdx.x % 32, group = lane / 4;
+    float sum[8][2];
+    lane_gelu_sums<P, kTw>(
+        p, reinterpret_cast<const float(&)[1][8][4]>(acc),
+        [&](int, int h) {
+            const int m = 16 * (warp % 4) + group + 8 * h; /* row of the warpgroup's m64 block */
+            return (8 * (wg / B::kWx) + m / 8) * kTw + 8 * (wg % B::kWx) + m % 8;
+        },
+        oy0, ox0, c0, sum);
+    publish_block_sums<kBn, kWarps>(p, sum, warp, 0, n, tile, c0, warp_sums, block_sums);
+}
+
+/* The blocks, in the order of kTileNames and of launch_blocks' cases: 2 x 2, 1 x 2 and 1 x 1 warpgroups */
+struct TileShape {
+    int wy, wx;
+};
+constexpr TileShape kTileShapes[] = {{2, 2}, {1, 2}, {1, 1}};
+const char *const kTileNames[] = {"16x16 px x 64 ch", "8x16 px x 64 ch", "8x8 px x 64 ch"};
+
+/* The tile of least padded work per throughput: output pixels padded to whole tiles, over the relative rate of
+ * each block measured on the H200 (tf32-v10 on the zoo: the 4-warpgroup block ran 28x28 and 32x32 at 100 TFLOP/s,
+ * the 2-warpgroup one 56x56 at 72; 8 x 8, single-warpgroup blocks, taken at half the 16 x 16 rate) */
+int choose_tile(const cgp_problem *p)
+{
+    static const double kRate[] = {1.0, 0.72, 0.5};
+    int best = 0;
+    double best_cost = 0.0;
+    for (int i = 0; i < 3; ++i) {
+        const TileShape &t = kTileShapes[i];
+        const double padded =
+            (double)(ceil_div(p->hout, 8 * t.wy) * 8 * t.wy) * (double)(ceil_div(p->wout, 8 * t.wx) * 8 * t.wx);
+        if (i == 0 || padded / kRate[i] < best_cost) {
+            best = i;
+            best_cost = padded / kRate[i];
+        }
+    }
+    return best;
+}
+
+ImplicitGemmGeometry geometry(const cgp_problem *p)
+{
+    const TileShape t = kTileShapes[choose_tile(p)];
+    return implicit_gemm_geometry(p, 8 * t.wy, 8 * t.wx, kBn);
+}
+
+template <int P, class B> cudaError_t launch_blocks(const cgp_launch_args *a, cudaStream_t stream)
+{
+    const ImplicitGemmGeometry g = geometry(&a->p);
+    IgemmParams p = implicit_gemm_params(a, g);
+    const void *kernel = implicit_gemm_whole_chunks(a)
+                             ? reinterpret_cast<const void *>(&implicit_gemm_wgmma_conv_gelu_mean<P, B, true>)
+                             : reinterpret_cast<const void *>(&implicit_gemm_wgmma_conv_gelu_mean<P, B, false>);
+    const cudaError_t err =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)B::kSmemBytes);
+    if (err != cudaSuccess)
+        return err;
+    /* cudaLaunchKernel reports this launch's status only, not an error the caller left behind */
+    void *argv[] = {&p};
+    return cudaLaunchKernel(kernel, dim3((unsigned)(a->p.n * g.tiles_per_image), (unsigned)g.channel_blocks),
+                            dim3(B::kThreads), argv, B::kSmemBytes, stream);
+}
+
+template <int P> constexpr size_t max_smem_bytes()
+{
+    const size_t bytes[] = {Blocks<P, 2, 2>::kSmemBytes, Blocks<P, 1, 2>::kSmemBytes, Blocks<P, 1, 1>::kSmemBytes};
+    size_t most = 0;
+    for (size_t b : bytes)
+        most = b > most ? b : most;
+    return most;
+}
+
+/* tf32-v10's and 3xtf32-v10's hooks (kernel_desc.cuh) */
+template <int P> struct ImplicitGemmWgmmaVersion : NoStageSplit {
+    static constexpr cgp_precision precision = (cgp_precision)P;
+
+    static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
+    {
+        constexpr size_t kSmem = max_smem_bytes<P>();
+        if (!CGP_HAVE_WGMMA)
+            return "this build has no sm_90a code (make SM=90 builds it)";
+        if (d->cc_major != 9 || d->cc_minor != 0)
+            return "wgmma needs a GPU of compute capability 9.0 (H100, H200)";
+        if (kSmem > d->smem_per_block_optin)
+            return kSharedMemoryNeed<kSmem>.text;
+        return implicit_gemm_grid_unsupported(p, geometry(p));
+    }
+
+    static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *)
+    {
+        return implicit_gemm_workspace_bytes(p, geometry(p));
+    }
+
+    static const char *path(const cgp_problem *p, const cgp_device_info *) { return kTileNames[choose_tile(p)]; }
+
+    static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *, cudaStream_t stream)
+    {
+        switch (choose_tile(&a->p)) {
+        case 0: return launch_blocks<P, Blocks<P, 2, 2>>(a, stream);
+        case 1: return launch_blocks<P, Blocks<P, 1, 2>>(a, stream);
+        default: return launch_blocks<P, Blocks<P, 1, 1>>(a, stream);
+        }
+    }
+};
+
+} // namespace
+
+/* X(descriptor, hooks, version, name, summary) for each version of this file */
+#define IMPLICIT_GEMM_WGMMA_VERSIONS(X)                                                                                \
+    X(cgp_kernel_tf32_v10, ImplicitGemmWgmmaVersion<kTf32>, 20, "tf32-v10",                                            \
+      "implicit GEMM on Hopper wgmma (sm_90a, m64n64k8 tf32, operands from shared memory) for any channel "            \
+      "count: 16x16, 8x16 or 8x8-pixel x 64-channel tiles (one warpgroup per 8x8, chosen per shape), 8 input "         \
+      "channels x 9 taps a chunk landing 3 chunks ahead by cp.async, converted into one operand buffer while the "     \
+      "wgmmas read the other; a chunk's taps chained in a fresh accumulator")                                          \
+    X(cgp_kernel_tf32x3_v10, ImplicitGemmWgmmaVersion<kTf32x3>, 30, "3xtf32-v10",                                      \
+      "tf32-v10 with the 3xTF32 split (fp32-level accuracy): big and small operand planes, 27 wgmmas a chunk, "        \
+      "the 18 corrections first, gelu_x2_fine")
+
+IMPLICIT_GEMM_WGMMA_VERSIONS(CGP_DEFINE_KERNEL_DESC)

@@ -1,0 +1,295 @@
+/*
+ * implicit_gemm.cuh - what the implicit-GEMM fused kernels share (library layer): tf32-v9 and 3xtf32-v9 on mma.sync
+ * (fused_implicit_gemm.cu) and tf32-v10 and 3xtf32-v10 on wgmma (fused_implicit_gemm_wgmma.cu).
+ *
+ *   GEMM       M = the output pixels of a TH x TW tile of one image, N = a block of BN output channels, K = Cin x 9
+ *              taps, walked in chunks of kChunk = 8 input channels (one MMA's K), the 9 taps of a chunk in one
+ *              pipeline stage. Grid: (image, tile) x channel block.
+ *   Window     the layout a stage's copies land in: the chunk's (TH + 2) x (TW + 2) input window, [channel][row]
+ *              [column] with the plane padded (plane_stride), zero outside the image and past Cin (which gives
+ *              padding "same"); the BN x 72 weights of the chunk in their own order, [output channel][input
+ *              channel][tap], rows padded (weight_stride), zero past Cout and Cin.
+ *   StageCopies   a thread's cp.async copies of a stage: 4 bytes an input element; 16 bytes of weights where Cin
+ *              is a multiple of 8 and the weights 16-byte aligned (kWhole), else 4; where each lands and reads
+ *              from is worked out once per block.
+ *   epilogue   lane_gelu_sums: bias, GELU (gelu_x2; 3xTF32 gelu_x2_fine) of the lane's accumulators in the
+ *              mma.sync C layout, masked by the image and Cout, summed per channel; publish_block_sums: across the
+ *              lanes (shuffles), the warps of the block in a fixed order (sum_slots), then reduction.cuh with one
+ *              slot per (image, tile): deterministic, or atomic.
+ *   host       the grid of a tile shape (ImplicitGemmGeometry), the kernel parameters, the limits of the grid.
+ */
+#ifndef CGP_IMPLICIT_GEMM_CUH
+#define CGP_IMPLICIT_GEMM_CUH
+
+#include <stdint.h>
+
+#include "async_copy.cuh"
+#include "cgp.h"
+#include "gelu.cuh"
+#include "kernel_api.h"
+#include "reduction.cuh"
+
+namespace {
+
+constexpr int kChunk = 8;                 /* input channels a stage: the K of one MMA */
+constexpr int kTaps = 9;
+constexpr int kChunkK = kChunk * kTaps;   /* K a stage */
+
+/* The stride of an input-window channel plane: lanes (group g, tig t) read plane t at consecutive pixels g, so
+ * the stride is 8 or 24 modulo 32 banks */
+constexpr int plane_stride(int area)
+{
+    int s = area;
+    while (s % 32 != 8 && s % 32 != 24)
+        ++s;
+    return s;
+}
+
+/* The stride of an output channel's weights: lanes read channel g, input channel t, one tap (tf32-v9's B
+ * fragments; tf32-v10's conversion reads channels 8 at a time alike): g * s + 9 t must hit 32 different banks */
+constexpr bool weight_stride_conflict_free(int s)
+{
+    unsigned banks = 0;
+    for (int g = 0; g < 8; ++g)
+        for (int t = 0; t < 4; ++t)
+            banks |= 1u << ((g * s + kTaps * t) % 32);
+    return banks == 0xffffffffu;
+}
+constexpr int weight_stride()
+{
+    int s = kChunkK;
+    while (!weight_stride_conflict_free(s))
+        ++s;
+    return s;
+}
+
+enum Precision { kTf32 = CGP_PRECISION_TF32, kTf32x3 = CGP_PRECISION_TF32X3 };
+
+/* The landing layout of a block of kThreads threads computing TH x TW pixels x BN channels */
+template <int TH, int TW, int BN, int kThreads_> struct Window {
+    static constexpr int kTh = TH, kTw = TW, kBn = BN, kThreads = kThreads_;
+    static constexpr int kRowStride = TW + 2, kArea = (TH + 2) * kRowStride;
+    static constexpr int kPlane = plane_stride(kArea);
+    static constexpr int kWStride = weight_stride();
+    static constexpr int kInFloats = kChunk * kPlane, kWFloats = BN * kWStride; /* a stage: input, then weights */
+    static constexpr int kInSlots = (kChunk * kArea + kThreads - 1) / kThreads;
+    static_assert(BN <= kThreads, "sum_slots: a thread per channel");
+};
+
+struct IgemmParams {
+    const float *x, *w, *b;
+    ReduceArgs red;
+    int64_t cin, cout, h, wd, hout, wout;
+    int64_t tiles_x, tiles_per_image, channel_blocks;
+    int pad, chunks;
+};
+
+/* The thread's copies of a stage (T: the block's Window). Input window: element i = thread + s x threads (channel
+ * i / area, row, column), 4 bytes each (the window's rows start anywhere). Weights: kWhole (Cin a multiple of 8, so
+ * every chunk is whole, and weights 16-byte aligned) 16 bytes a copy, 4 consecutive (input channel, tap) of one
+ * output channel, and no channel past Cin to test; else 4 bytes a copy. Slot s copies the same element of every
+ * chunk, so where it lands and where it reads are worked out once. */
+template <class T, bool kWhole> struct StageCopies {
+    static constexpr int kInElems = kChunk * T::kArea;
+    static constexpr int kWWidth = kWhole ? 4 : 1;             /* floats a weight copy */
+    static constexpr int kWRow = kChunkK / kWWidth;            /* weight copies an output channel */
+    static constexpr int kWElems = T::kBn * kWRow;             /* weight copies a stage */
+    static constexpr int kWSlots = (kWElems + T::kThreads - 1) / T::kThreads;
+    static constexpr bool kInSpare = T::kInSlots * T::kThreads > kInElems; /* the last slot of some threads is spare */
+    static constexpr bool kWSpare = kWSlots * T::kThreads > kWElems;
+
+    const float *in_src[T::kInSlots]; /* the slot's element in the next chunk to issue (x itself: outside the image) */
+    uint32_t in_dst[T::kInSlots];     /* its byte offset in a stage | its channel in the chunk << kChannelShift */
+    uint32_t in_image;                /* bit s: slot s is inside the image */
+    int w_src[kWSlots];               /* its weights' offset from the chunk's first weight; -1: past Cout */
+    uint32_t w_dst[kWSlots];          /* their byte offset in a stage | their input channel << kChannelShift */
+    static constexpr int kChannelShift = 24;
+    static constexpr uint32_t kOffsetMask = (1u << kChannelShift) - 1;
+    static_assert((T::kInFloats + T::kWFloats) * 4 <= (int)kOffsetMask, "stage offsets below the channel bits");
+
+    static __device__ __forceinline__ bool spare(int s, int elems)
+    {
+        return (int)threadIdx.x + s * T::kThreads >= elems;
+    }
+
+    __device__ __forceinline__ void init(const IgemmParams &p, const float *x_img, int64_t oy0, int64_t ox0, int64_t c0)
+    {
+        in_image = 0;
+#pragma unroll
+        for (int s = 0; s < T::kInSlots; ++s) {
+            const int i = (int)threadIdx.x + s * T::kThreads;
+            const int ci = i / T::kArea, r = i % T::kArea / T::kRowStride, c = i % T::kRowStride;
+            const int64_t iy = oy0 + r - p.pad, ix = ox0 + c - p.pad;
+            const bool inside = i < kInElems && iy >= 0 && iy < p.h && ix >= 0 && ix < p.wd;
+            in_image |= inside ? 1u << s : 0u;
+            in_src[s] = inside ? x_img + (ci * p.h + iy) * p.wd + ix : p.x;
+            in_dst[s] =
+                4u * (uint32_t)(ci * T::kPlane + r * T::kRowStride + c) | (uint32_t)(ci & 15) << kChannelShift;
+        }
+#pragma unroll
+        for (int s = 0; s < kWSlots; ++s) {
+            const int i = (int)threadIdx.x + s * T::kThreads;
+            const int co = i / kWRow, k = i % kWRow * kWWidth;
+            w_src[s] = i < kWElems && c0 + co < p.cout ? (int)(co * p.cin * kTaps + k) : -1;
+            w_dst[s] = 4u * (uint32_t)(T::kInFloats + co * T::kWStride + k) | (uint32_t)(k / kTaps) << kChannelShift;
+        }
+    }
+
+    /* The copies of chunk `chunk` into the stage at shared address `stage`; chunks are issued in order 0, 1, ... */
+    __device__ __forceinline__ void issue(const IgemmParams &p, int64_t c0, int chunk, uint32_t stage)
+    {
+        const int64_t ci0 = (int64_t)chunk * kChunk;
+        const uint32_t left = (uint32_t)(p.cin - ci0 < kChunk ? p.cin - ci0 : kChunk); /* the chunk's channels */
+        const int64_t step = kChunk * p.h * p.wd;
+#pragma unroll
+        for (int s = 0; s < T::kInSlots; ++s) {
+            if (kInSpare && s == T::kInSlots - 1 && spare(s, kInElems))
+                continue;
+            const bool inside = (in_image >> s & 1u) && (kWhole || in_dst[s] >> kChannelShift < left);
+            cp_async_4(stage + (in_dst[s] & kOffsetMask), in_src[s], inside ? 4u : 0u);
+            if (in_image >> s & 1u)
+                in_src[s] += step;
+        }
+        const float *w_chunk = p.w + (c0 * p.cin + ci0) * kTaps;
+        asm("" : "+l"(w_chunk)); /* one pointer, each slot a 32-bit offset from it */
+#pragma unroll
+        for (int s = 0; s < kWSlots; ++s) {
+            if (kWSpare && s == kWSlots - 1 && spare(s, kWElems))
+                continue;
+            const bool inside = w_src[s] >= 0 && (kWhole || w_dst[s] >> kChannelShift < left);
+            const float *src = inside ? w_chunk + w_src[s] : p.w;
+            if (kWhole)
+                cp_async_16(stage + (w_dst[s] & kOffsetMask), src, inside ? 16u : 0u);
+            else
+                cp_async_4(stage + (w_dst[s] & kOffsetMask), src, inside ? 4u : 0u);
+        }
+    }
+};
+
+/* Twice the GELU (gelu_x2 forms) of the lane's accumulators plus bias, masked, summed per channel: acc[i][j][e] is
+ * pixel m_of(i, e / 2) of the tile (row m / TW, column m % TW) and channel c_base + 8 j + 2 tig + e % 2 of the
+ * block; sum[j][e % 2] gets the lane's total of that channel. */
+template <int P, int TW, int kMi, int kNj, class PixelOf>
+__device__ __forceinline__ void lane_gelu_sums(const IgemmParams &p, const float (&acc)[kMi][kNj][4], PixelOf m_of,
+                                               int64_t oy0, int64_t ox0, int64_t c_base, float (&sum)[kNj][2])
+{
+    const int tig = threadIdx.x % 4;
+#pragma unroll
+    for (int j = 0; j < kNj; ++j)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+            const int64_t c = c_base + j * 8 + 2 * tig + e;
+            const float bias = c < p.cout ? __ldg(&p.b[c]) : 0.0f;
+            float s = 0.0f;
+#pragma unroll
+            for (int i = 0; i < kMi; ++i)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int m = m_of(i, h);
+                    const bool inside = oy0 + m / TW < p.hout && ox0 + m % TW < p.wout;
+                    const float v = acc[i][j][2 * h + e] + bias;
+                    const float g2 = P == kTf32x3 ? gelu_x2_fine(v) : gelu_x2(v);
+                    s += inside ? g2 : 0.0f;
+                }
+            sum[j][e] = s;
+        }
+}
+
+/* The lanes' sums (lane_gelu_sums, twice the GELU) added over the 8 lane groups, written to warp_sums[slot][channel
+ * slot_channel + 8 j + 2 tig + e], the slots of each channel added in order (sum_slots) and published for (image n,
+ * tile) with channels [c0, c0 + BN) of the block. Called by every thread of the block. */
+template <int BN, int kSlots, int kNj>
+__device__ __forceinline__ void publish_block_sums(const IgemmParams &p, const float (&sum)[kNj][2], int slot,
+                                                   int slot_channel, int64_t n, int64_t tile, int64_t c0,
+                                                   float *warp_sums, double *block_sums)
+{
+    const int group = threadIdx.x % 32 / 4, tig = threadIdx.x % 4;
+#pragma unroll
+    for (int j = 0; j < kNj; ++j)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+            float s = sum[j][e];
+            s += __shfl_xor_sync(0xffffffffu, s, 4);
+            s += __shfl_xor_sync(0xffffffffu, s, 8);
+            s += __shfl_xor_sync(0xffffffffu, s, 16);
+            if (group == 0)
+                warp_sums[slot * BN + slot_channel + j * 8 + 2 * tig + e] = 0.5f * s;
+        }
+    sum_slots<BN, kSlots, BN>([&](int c) { return &warp_sums[c]; }, block_sums);
+    ImageSlots slots;
+    slots.slot = n * p.tiles_per_image + tile;
+    slots.first = n * p.tiles_per_image;
+    slots.count = p.tiles_per_image;
+    slots.arrivals = (unsigned)(p.tiles_per_image * p.channel_blocks);
+    const int nc = (int)(p.cout - c0 < BN ? p.cout - c0 : BN);
+    publish_image_sums(p.red, n, c0, nc, block_sums, slots);
+}
+
+/* ---- host ---- */
+
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+struct ImplicitGemmGeometry {
+    int64_t tiles_x, tiles_per_image, channel_blocks;
+};
+
+inline ImplicitGemmGeometry implicit_gemm_geometry(const cgp_problem *p, int th, int tw, int bn)
+{
+    ImplicitGemmGeometry g;
+    g.tiles_x = ceil_div(p->wout, tw);
+    g.tiles_per_image = g.tiles_x * ceil_div(p->hout, th);
+    g.channel_blocks = ceil_div(p->cout, bn);
+    return g;
+}
+
+/* NULL when the grid of g fits the kernels' indexing, else why not */
+inline const char *implicit_gemm_grid_unsupported(const cgp_problem *p, const ImplicitGemmGeometry &g)
+{
+    if (p->n * g.tiles_per_image > 0x7fffffff)
+        return "more than 2^31-1 (image, output tile) pairs";
+    if (g.channel_blocks > 65535)
+        return "more than 65535 blocks of output channels";
+    if (g.tiles_per_image * g.channel_blocks > 0xffffffffLL)
+        return "more than 2^32-1 tiles per image";
+    if (p->cin > (1 << 20))
+        return "more than 2^20 input channels (32-bit weight offsets within a block)";
+    return NULL;
+}
+
+/* Det partials: one row of Cout doubles per (image, tile) slot */
+inline size_t implicit_gemm_workspace_bytes(const cgp_problem *p, const ImplicitGemmGeometry &g)
+{
+    return (size_t)(p->n * g.tiles_per_image * p->cout) * sizeof(double);
+}
+
+inline IgemmParams implicit_gemm_params(const cgp_launch_args *a, const ImplicitGemmGeometry &g)
+{
+    IgemmParams p;
+    p.x = a->x;
+    p.w = a->weight;
+    p.b = a->bias;
+    p.red = make_reduce_args(a, a->workspace);
+    p.cin = a->p.cin;
+    p.cout = a->p.cout;
+    p.h = a->p.h;
+    p.wd = a->p.w;
+    p.hout = a->p.hout;
+    p.wout = a->p.wout;
+    p.tiles_x = g.tiles_x;
+    p.tiles_per_image = g.tiles_per_image;
+    p.channel_blocks = g.channel_blocks;
+    p.pad = a->p.pad;
+    p.chunks = (int)ceil_div(a->p.cin, kChunk);
+    return p;
+}
+
+/* Whole chunks and weights by 16-byte copies (StageCopies' kWhole) where Cin allows and the weights are 16-byte
+ * aligned; the results are the same either way */
+inline bool implicit_gemm_whole_chunks(const cgp_launch_args *a)
+{
+    return a->p.cin % kChunk == 0 && reinterpret_cast<uintptr_t>(a->weight) % 16 == 0;
+}
+
+} // namespace
+
+#endif

@@ -1,0 +1,67 @@
+/*
+ * wgmma_ops.cuh - the Hopper warpgroup MMA primitives under the wgmma kernels (library layer: wgmma_conv.cuh and
+ * fused_implicit_gemm_wgmma.cu), PTX ISA "Asynchronous Warpgroup Level Matrix Multiply-Accumulate":
+ *   kmajor_desc, desc_add        shared-memory matrix descriptors (no swizzle, K-major) and moving one
+ *   wgmma_fence, wgmma_commit, wgmma_wait<N>    ordering of the asynchronous MMAs
+ *   fence_proxy_async            this thread's shared-memory stores made visible to later wgmma reads
+ *   hold                         accumulators tied to a point in the program
+ *   wgmma_tf32<kAccumulate>      m64n64k8 tf32, both operands from shared memory, fp32 accumulators
+ * sm_90a only: SM90A_ASM (async_copy.cuh) makes each a trap in a build for anything else, and the host never
+ * launches those kernels there.
+ */
+#ifndef CGP_WGMMA_OPS_CUH
+#define CGP_WGMMA_OPS_CUH
+
+#include <stdint.h>
+
+#include "async_copy.cuh"
+
+/* Shared-memory matrix descriptor, no swizzle, K-major: the start address, LBO = bytes to the core
+ * matrix holding the next 4 K (input channels), SBO = bytes to the next 8 rows (pixels or channels), 128 where
+ * the 8-row core matrices lie back to back. */
+__device__ __forceinline__ uint64_t kmajor_desc(uint32_t addr, uint32_t lbo_bytes, uint32_t sbo_bytes = 128u)
+{
+    return (uint64_t)((addr & 0x3FFFFu) >> 4) | (uint64_t)(lbo_bytes >> 4) << 16 | (uint64_t)(sbo_bytes >> 4) << 32;
+}
+
+/* a descriptor moved by `bytes` (a multiple of 16) in shared memory */
+__device__ __forceinline__ uint64_t desc_add(uint64_t desc, uint32_t bytes) { return desc + (bytes >> 4); }
+
+__device__ __forceinline__ void wgmma_fence() { SM90A_ASM("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { SM90A_ASM("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int kPending> __device__ __forceinline__ void wgmma_wait()
+{
+    SM90A_ASM("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
+}
+
+/* Orders this thread's generic-proxy shared-memory writes before later async-proxy (wgmma) reads. */
+__device__ __forceinline__ void fence_proxy_async() { SM90A_ASM("fence.proxy.async.shared::cta;" ::: "memory"); }
+
+/* Ties the accumulators to this point, so their reads after a wgmma_wait stay after it. */
+__device__ __forceinline__ void hold(float (&d)[32])
+{
+#pragma unroll
+    for (int i = 0; i < 32; ++i)
+        asm volatile("" : "+f"(d[i])::"memory");
+}
+
+/* the 32 accumulator operands of an m64n64 wgmma, %0..%31 */
+#define WGMMA_ACCUMULATORS(d)                                                                                   \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),   \
+        "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),    \
+        "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),   \
+        "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+
+/* d = A * B (+ d if kAccumulate): m64n64k8, tf32 operands from shared memory, fp32 accumulators */
+template <int kAccumulate> __device__ __forceinline__ void wgmma_tf32(float (&d)[32], uint64_t a, uint64_t b)
+{
+    SM90A_ASM("{\n.reg .pred acc;\nsetp.ne.b32 acc, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+                 "%32, %33, acc, 1, 1;\n}\n"
+                 : WGMMA_ACCUMULATORS(d)
+                 : "l"(a), "l"(b), "n"(kAccumulate));
+}
+
+#endif

@@ -1,18 +1,17 @@
 /*
- * fused_implicit_gemm.cu - the tensor-core fused kernels for any channel count (library layer): tf32-v9 (version 19)
- * and 3xtf32-v9 (version 29), an implicit GEMM on mma.sync m16n8k8 tf32 fed by a multi-stage cp.async ring. They
- * run every shape the API accepts on a GPU of compute capability 8.0 or newer.
+ * fused_implicit_gemm.cu - the tensor-core fused kernels for any channel count on mma.sync (library layer):
+ * tf32-v9 (version 19) and 3xtf32-v9 (version 29), the implicit GEMM of implicit_gemm.cuh on mma.sync m16n8k8
+ * tf32. They run every shape the API accepts on a GPU of compute capability 8.0 or newer (on an H100/H200
+ * tf32-v10 / 3xtf32-v10 run it on wgmma, fused_implicit_gemm_wgmma.cu). docs/design.md, "The implicit-GEMM
+ * kernels", draws both.
  *
- *   GEMM          M = the output pixels of a TH x TW tile of one image, N = a block of BN output channels,
- *                 K = Cin x 9 taps, walked in chunks of kChunk = 8 input channels (one MMA's K), all 9 taps of a
- *                 chunk in one pipeline stage. Grid: (image, tile) x channel block.
- *   warps         (TH x TW / 32) x (BN / 32), each a warp tile of 32 pixels x 32 channels: 2 x 4 m16n8 tiles.
- *   stage         the chunk's (TH + 2) x (TW + 2) input window, [channel][row][column] (zero outside the image and
- *                 past Cin, which gives padding "same"), and the BN x 72 weights of the chunk in their own layout,
- *                 [output channel][input channel][tap] (zero past Cout and Cin), copied by cp.async, 4 bytes a
- *                 thread, coalesced, into a ring of kStages stages. Each thread rounds (3xTF32: splits into big
- *                 and small) the elements it copied, in place, once they have landed: one barrier a stage. The
- *                 plane and row strides are padded so that every fragment load is free of bank conflicts.
+ *   tiles         8 x 16 or 8 x 8 pixels x 64 or 32 channels, a template (Tile), chosen per shape (choose_tile);
+ *                 warp tiles of 32 pixels x 32 channels (2 x 4 m16n8 tiles), 16 x 32 in the narrow tiles and
+ *                 32-channel blocks, which get twice the warps.
+ *   stage         a chunk lands (StageCopies) in a ring of 4 stages (3xTF32: 2); each thread rounds (3xTF32:
+ *                 splits into big and small planes) the elements it copied, in place, once they have landed
+ *                 (InPlaceConversion, cvt.rna): one barrier a stage. The landing strides are the operand
+ *                 strides, padded so that every fragment load is free of bank conflicts.
  *   A fragment    pixel m of the tile at tap (ky, kx) is window[(row(m) + ky) * (TW + 2) + col(m) + kx]: the taps
  *                 are constant offsets, the window is read 9 times from shared memory, copied once.
  *   accumulation  the tensor cores add into their fp32 accumulator with truncation, so a long chain of MMAs in
@@ -20,11 +19,7 @@
  *                 kTapsPerFlush taps start from a fresh accumulator, added into the running sum with FADD
  *                 (round to nearest): chains of 3 MMAs (tf32: 3 taps; 3xTF32: 1 tap of 3 products).
  *   3xTF32        x = big + small, w likewise; acc += small * big + big * small + big * big, corrections first.
- *   epilogue      bias, GELU (gelu_x2; 3xTF32 gelu_x2_fine), masked by the image and by Cout, summed per channel
- *                 over the lane's pixels, then across lanes (shuffles), then the warps of the block in a fixed
- *                 order (sum_slots), then published to the in-launch reduction (reduction.cuh) with one slot per
- *                 (image, tile): deterministic, or atomic.
- *   tiles         a template over TH, TW, BN; the launch picks one per shape (choose_tile), path() names it.
+ *   epilogue      implicit_gemm.cuh (lane_gelu_sums, publish_block_sums).
  */
 #include <stdint.h>
 

@@ -3,15 +3,16 @@
  * tf32-v10 (version 20) and 3xtf32-v10 (version 30), the implicit GEMM of implicit_gemm.cuh on wgmma (sm_90a) with
  * both operands from shared memory, so the tensor cores run while the warps prepare the next chunk.
  *
- *   block         WY x WX warpgroups (2 x 2, 1 x 2 or 1 x 1: choose_tile), a tile of 8 WY x 8 WX output pixels x
- *                 64 channels; each warpgroup computes one 8 x 8 pixel block as one m64n64 accumulator (D = X W).
+ *   block         WY x WX warpgroups (2 x 2, 1 x 2 or 1 x 1), a tile of 8 WY x 8 WX output pixels x BN = 64 or 32
+ *                 channels (choose_tile); each warpgroup computes one 8 x 8 pixel block as one m64nBN accumulator
+ *                 (D = X W).
  *   landing       the chunks' copies (StageCopies) land in a ring of up to 4 Window stages, 3 chunks ahead.
  *   operands      two operand buffers: chunk c + 1 is converted into one while the wgmmas of chunk c read the
  *                 other. A = the window as [channel half][pixel][4 channels], 16 bytes a pixel: wgmma's no-swizzle
  *                 K-major layout, whose 8-row x 16-byte core matrices are 8 consecutive pixels of a window row
  *                 (SBO = one window row, LBO = one channel half), so the 64 x 8 A of tap (ky, kx) is the window
  *                 moved by (ky, kx): only the descriptor's start address changes. B = per tap [half][64 output
- *                 channels][4 input channels] (SBO 128 bytes, LBO 1 KiB). The conversion rounds only as far as the
+ *                 channels][4 input channels] (SBO 128 bytes, LBO BN x 16 bytes). The conversion rounds only as far as the
  *                 tensor cores read (tf32_round_for_mma; 3xTF32 split_tf32_for_mma into a big and a small plane),
  *                 4 channels a task, at offsets worked out once (ChunkConversion).
  *   accumulation  a chunk's 9 taps chained into a fresh accumulator (scale-d 0 on the first wgmma), added into the
@@ -38,17 +39,17 @@
 
 namespace {
 
-constexpr int kBn = 64;                           /* output channels a block: the wgmma N */
-constexpr int kBTapFloats = 2 * kBn * 4;          /* B of one tap: [half][channel][4] */
-constexpr int kBFloats = kTaps * kBTapFloats;
 constexpr size_t kSmemBudget = 227 * 1024 - 4096; /* an H100/H200 block's opt-in shared memory, less the static */
 
-/* The block of precision P: WY x WX warpgroups, each an 8 x 8 pixel block of the tile (one m64 accumulator), and
- * its shared memory: kLandStages landing stages (up to 4, as many as fit), then 2 operand buffers */
-template <int P, int WY, int WX> struct Blocks {
-    static constexpr int kWx = WX, kTh = 8 * WY, kTw = 8 * WX;
+/* The block of precision P: WY x WX warpgroups, each an 8 x 8 pixel block of the tile x BN channels (one
+ * m64nBN accumulator, BN 64 or 32), and its shared memory: kLandStages landing stages (up to 4, as many as fit),
+ * then 2 operand buffers */
+template <int P, int WY, int WX, int BN> struct Blocks {
+    static constexpr int kWx = WX, kTh = 8 * WY, kTw = 8 * WX, kBn = BN;
     static constexpr int kThreads = 128 * WY * WX, kWarps = kThreads / 32;
-    using Land = Window<kTh, kTw, kBn, kThreads>;
+    static constexpr int kBTapFloats = 2 * BN * 4; /* B of one tap: [half][channel][4] */
+    static constexpr int kBFloats = kTaps * kBTapFloats;
+    using Land = Window<kTh, kTw, BN, kThreads>;
     static constexpr int kLandFloats = Land::kInFloats + Land::kWFloats; /* a landing stage */
     static constexpr int kWinPixels = Land::kArea;
     static constexpr int kAFloats = 2 * kWinPixels * 4;                  /* A: [half][pixel][4] */
@@ -87,7 +88,7 @@ template <int P> __device__ __forceinline__ void round4(const float (&v)[4], uin
 template <int P, class B> struct ChunkConversion {
     using Land = typename B::Land;
     static constexpr int kWinPixels = B::kWinPixels, kThreads = B::kThreads;
-    static constexpr int kInTasks = 2 * kWinPixels, kWTasks = kBn * 2 * kTaps;
+    static constexpr int kBn = B::kBn, kInTasks = 2 * kWinPixels, kWTasks = kBn * 2 * kTaps;
     static constexpr int kInSlots = (kInTasks + kThreads - 1) / kThreads, kWSlots = (kWTasks + kThreads - 1) / kThreads;
     uint32_t in[kInSlots], w[kWSlots];
 
@@ -111,7 +112,7 @@ template <int P, class B> struct ChunkConversion {
 
     __device__ __forceinline__ void convert(const float *land, float *op) const
     {
-        constexpr int kSmallA = B::kAFloats / 4, kSmallB = kBFloats / 4, kB = B::kPlanes * B::kAFloats / 4;
+        constexpr int kSmallA = B::kAFloats / 4, kSmallB = B::kBFloats / 4, kB = B::kPlanes * B::kAFloats / 4;
         uint4 *dst = reinterpret_cast<uint4 *>(op);
 #pragma unroll
         for (int s = 0; s < kInSlots; ++s)
@@ -138,9 +139,10 @@ template <int P, class B> struct ChunkConversion {
 /* The wgmmas of one chunk for warpgroup `wg`, its 9 taps chained into `part` from zero; 3xTF32: the 18
  * corrections (small * big, big * small) first, while the sum is small, then the 9 big * big products (the tensor
  * cores' truncation is relative to the running sum) */
-template <int P, class B> __device__ __forceinline__ void issue_chunk(uint32_t op, int wg, float (&part)[32])
+template <int P, class B> __device__ __forceinline__ void issue_chunk(uint32_t op, int wg, float (&part)[B::kBn / 2])
 {
-    constexpr uint32_t kLboA = B::kWinPixels * 16, kSboA = B::Land::kRowStride * 16, kLboB = kBn * 16;
+    constexpr uint32_t kLboA = B::kWinPixels * 16, kSboA = B::Land::kRowStride * 16, kLboB = B::kBn * 16;
+    constexpr uint32_t kBTapFloats = B::kBTapFloats, kBFloats = B::kBFloats;
     constexpr uint32_t kBBytes = 4 * B::kPlanes * B::kAFloats;
     const int wy = wg / B::kWx, wx = wg % B::kWx;
     const uint64_t a = kmajor_desc(op + 16u * (uint32_t)(8 * wy * B::Land::kRowStride + 8 * wx), kLboA, kSboA);
@@ -167,11 +169,11 @@ template <int P, class B> __device__ __forceinline__ void issue_chunk(uint32_t o
 }
 
 /* acc += part, once part's wgmmas are done (wgmma_wait) */
-__device__ __forceinline__ void add_chain(float (&acc)[32], float (&part)[32])
+template <int N> __device__ __forceinline__ void add_chain(float (&acc)[N], float (&part)[N])
 {
     hold(part);
 #pragma unroll
-    for (int i = 0; i < 32; ++i)
+    for (int i = 0; i < N; ++i)
         acc[i] += part[i];
 }
 
@@ -179,7 +181,7 @@ template <int P, class B, bool kWhole>
 __global__ void __launch_bounds__(B::kThreads, 1) implicit_gemm_wgmma_conv_gelu_mean(const IgemmParams p)
 {
     using Land = typename B::Land;
-    constexpr int kTh = B::kTh, kTw = B::kTw, kWarps = B::kWarps, kLandFloats = B::kLandFloats;
+    constexpr int kTh = B::kTh, kTw = B::kTw, kWarps = B::kWarps, kLandFloats = B::kLandFloats, kBn = B::kBn;
     __shared__ float warp_sums[kWarps * kBn];
     __shared__ double block_sums[kBn];
     float *smem = reinterpret_cast<float *>(dynamic_smem());
@@ -210,9 +212,9 @@ __global__ void __launch_bounds__(B::kThreads, 1) implicit_gemm_wgmma_conv_gelu_
     cp_async_wait<kStages - 3>();
     __syncthreads(); /* operand buffer 0 ready; chunk 1 landed */
 
-    float acc[32], part[32];
+    float acc[kBn / 2], part[kBn / 2];
 #pragma unroll
-    for (int i = 0; i < 32; ++i)
+    for (int i = 0; i < kBn / 2; ++i)
         acc[i] = 0.0f;
     for (int chunk = 0; chunk < p.chunks; ++chunk) {
         wgmma_fence();
@@ -233,9 +235,9 @@ __global__ void __launch_bounds__(B::kThreads, 1) implicit_gemm_wgmma_conv_gelu_
     }
 
     const int lane = threadIdx.x % 32, group = lane / 4;
-    float sum[8][2];
+    float sum[kBn / 8][2];
     lane_gelu_sums<P, kTw>(
-        p, reinterpret_cast<const float(&)[1][8][4]>(acc),
+        p, reinterpret_cast<const float(&)[1][kBn / 8][4]>(acc),
         [&](int, int h) {
             const int m = 16 * (warp % 4) + group + 8 * h; /* row of the warpgroup's m64 block */
             return (8 * (wg / B::kWx) + m / 8) * kTw + 8 * (wg % B::kWx) + m % 8;
@@ -244,42 +246,49 @@ __global__ void __launch_bounds__(B::kThreads, 1) implicit_gemm_wgmma_conv_gelu_
     publish_block_sums<kBn, kWarps>(p, sum, warp, 0, n, tile, c0, warp_sums, block_sums);
 }
 
-/* The blocks, in the order of kTileNames and of launch_blocks' cases: 2 x 2, 1 x 2 and 1 x 1 warpgroups */
+/* The blocks, in the order of kTileNames and of launch's cases: 2 x 2, 1 x 2 and 1 x 1 warpgroups x 64 output
+ * channels, then the same x 32 */
 struct TileShape {
-    int wy, wx;
+    int wy, wx, bn;
 };
-constexpr TileShape kTileShapes[] = {{2, 2}, {1, 2}, {1, 1}};
-const char *const kTileNames[] = {"16x16 px x 64 ch", "8x16 px x 64 ch", "8x8 px x 64 ch"};
+constexpr TileShape kTileShapes[] = {{2, 2, 64}, {1, 2, 64}, {1, 1, 64}, {2, 2, 32}, {1, 2, 32}, {1, 1, 32}};
+const char *const kTileNames[] = {"16x16 px x 64 ch", "8x16 px x 64 ch", "8x8 px x 64 ch",
+                                  "16x16 px x 32 ch", "8x16 px x 32 ch", "8x8 px x 32 ch"};
 
-/* The tile of least padded work per throughput: output pixels padded to whole tiles, over the relative rate of
- * each block measured on the H200 (tf32-v10 on the zoo: the 4-warpgroup block ran 28x28 and 32x32 at 100 TFLOP/s,
- * the 2-warpgroup one 56x56 at 72; 8 x 8, single-warpgroup blocks, taken at half the 16 x 16 rate) */
-int choose_tile(const cgp_problem *p)
+/* 32 channels a block where Cout needs no more, and of the three pixel tiles the one that should finish first:
+ * the waves of blocks (one block an SM: their shared memory) times a block's pixels over the relative rate of its
+ * kind, measured on the H200 (tf32-v10 on the zoo: the 4-warpgroup block ran 28x28 and 32x32 at 100 TFLOP/s, the
+ * 2-warpgroup one 56x56 at 72; 8 x 8, single-warpgroup blocks, taken at half the 16 x 16 rate) */
+int choose_tile(const cgp_problem *p, const cgp_device_info *d)
 {
     static const double kRate[] = {1.0, 0.72, 0.5};
-    int best = 0;
+    const int first = p->cout <= 32 ? 3 : 0;
+    const int64_t sms = d->sm_count > 0 ? d->sm_count : 1;
+    int best = first;
     double best_cost = 0.0;
-    for (int i = 0; i < 3; ++i) {
+    for (int i = first; i < first + 3; ++i) {
         const TileShape &t = kTileShapes[i];
-        const double padded =
-            (double)(ceil_div(p->hout, 8 * t.wy) * 8 * t.wy) * (double)(ceil_div(p->wout, 8 * t.wx) * 8 * t.wx);
-        if (i == 0 || padded / kRate[i] < best_cost) {
+        const int64_t blocks =
+            p->n * ceil_div(p->hout, 8 * t.wy) * ceil_div(p->wout, 8 * t.wx) * ceil_div(p->cout, t.bn);
+        const double cost = (double)ceil_div(blocks, sms) * (64.0 * t.wy * t.wx) / kRate[i - first];
+        if (i == first || cost < best_cost) {
             best = i;
-            best_cost = padded / kRate[i];
+            best_cost = cost;
         }
     }
     return best;
 }
 
-ImplicitGemmGeometry geometry(const cgp_problem *p)
+ImplicitGemmGeometry geometry(const cgp_problem *p, const cgp_device_info *d)
 {
-    const TileShape t = kTileShapes[choose_tile(p)];
-    return implicit_gemm_geometry(p, 8 * t.wy, 8 * t.wx, kBn);
+    const TileShape t = kTileShapes[choose_tile(p, d)];
+    return implicit_gemm_geometry(p, 8 * t.wy, 8 * t.wx, t.bn);
 }
 
-template <int P, class B> cudaError_t launch_blocks(const cgp_launch_args *a, cudaStream_t stream)
+template <int P, class B>
+cudaError_t launch_blocks(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t stream)
 {
-    const ImplicitGemmGeometry g = geometry(&a->p);
+    const ImplicitGemmGeometry g = geometry(&a->p, d);
     IgemmParams p = implicit_gemm_params(a, g);
     const void *kernel = implicit_gemm_whole_chunks(a)
                              ? reinterpret_cast<const void *>(&implicit_gemm_wgmma_conv_gelu_mean<P, B, true>)
@@ -296,7 +305,9 @@ template <int P, class B> cudaError_t launch_blocks(const cgp_launch_args *a, cu
 
 template <int P> constexpr size_t max_smem_bytes()
 {
-    const size_t bytes[] = {Blocks<P, 2, 2>::kSmemBytes, Blocks<P, 1, 2>::kSmemBytes, Blocks<P, 1, 1>::kSmemBytes};
+    const size_t bytes[] = {Blocks<P, 2, 2, 64>::kSmemBytes, Blocks<P, 1, 2, 64>::kSmemBytes,
+                            Blocks<P, 1, 1, 64>::kSmemBytes, Blocks<P, 2, 2, 32>::kSmemBytes,
+                            Blocks<P, 1, 2, 32>::kSmemBytes, Blocks<P, 1, 1, 32>::kSmemBytes};
     size_t most = 0;
     for (size_t b : bytes)
         most = b > most ? b : most;
@@ -316,22 +327,25 @@ template <int P> struct ImplicitGemmWgmmaVersion : NoStageSplit {
             return "wgmma needs a GPU of compute capability 9.0 (H100, H200)";
         if (kSmem > d->smem_per_block_optin)
             return kSharedMemoryNeed<kSmem>.text;
-        return implicit_gemm_grid_unsupported(p, geometry(p));
+        return implicit_gemm_grid_unsupported(p, geometry(p, d));
     }
 
-    static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *)
+    static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
     {
-        return implicit_gemm_workspace_bytes(p, geometry(p));
+        return implicit_gemm_workspace_bytes(p, geometry(p, d));
     }
 
-    static const char *path(const cgp_problem *p, const cgp_device_info *) { return kTileNames[choose_tile(p)]; }
+    static const char *path(const cgp_problem *p, const cgp_device_info *d) { return kTileNames[choose_tile(p, d)]; }
 
-    static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *, cudaStream_t stream)
+    static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t stream)
     {
-        switch (choose_tile(&a->p)) {
-        case 0: return launch_blocks<P, Blocks<P, 2, 2>>(a, stream);
-        case 1: return launch_blocks<P, Blocks<P, 1, 2>>(a, stream);
-        default: return launch_blocks<P, Blocks<P, 1, 1>>(a, stream);
+        switch (choose_tile(&a->p, d)) {
+        case 0: return launch_blocks<P, Blocks<P, 2, 2, 64>>(a, d, stream);
+        case 1: return launch_blocks<P, Blocks<P, 1, 2, 64>>(a, d, stream);
+        case 2: return launch_blocks<P, Blocks<P, 1, 1, 64>>(a, d, stream);
+        case 3: return launch_blocks<P, Blocks<P, 2, 2, 32>>(a, d, stream);
+        case 4: return launch_blocks<P, Blocks<P, 1, 2, 32>>(a, d, stream);
+        default: return launch_blocks<P, Blocks<P, 1, 1, 32>>(a, d, stream);
         }
     }
 };
@@ -342,7 +356,7 @@ template <int P> struct ImplicitGemmWgmmaVersion : NoStageSplit {
 #define IMPLICIT_GEMM_WGMMA_VERSIONS(X)                                                                                \
     X(cgp_kernel_tf32_v10, ImplicitGemmWgmmaVersion<kTf32>, 20, "tf32-v10",                                            \
       "implicit GEMM on Hopper wgmma (sm_90a, m64n64k8 tf32, operands from shared memory) for any channel "            \
-      "count: 16x16, 8x16 or 8x8-pixel x 64-channel tiles (one warpgroup per 8x8, chosen per shape), 8 input "         \
+      "count: 16x16, 8x16 or 8x8-pixel x 64 or 32-channel tiles (a warpgroup per 8x8, chosen per shape), 8 input "         \
       "channels x 9 taps a chunk landing 3 chunks ahead by cp.async, converted into one operand buffer while the "     \
       "wgmmas read the other; a chunk's taps chained in a fresh accumulator")                                          \
     X(cgp_kernel_tf32x3_v10, ImplicitGemmWgmmaVersion<kTf32x3>, 30, "3xtf32-v10",                                      \

@@ -5,7 +5,8 @@
  *   wgmma_fence, wgmma_commit, wgmma_wait<N>    ordering of the asynchronous MMAs
  *   fence_proxy_async            this thread's shared-memory stores made visible to later wgmma reads
  *   hold                         accumulators tied to a point in the program
- *   wgmma_tf32<kAccumulate>      m64n64k8 tf32, both operands from shared memory, fp32 accumulators
+ *   wgmma_tf32<kAccumulate>      m64n64k8 tf32, both operands from shared memory, fp32 accumulators (32 a
+ *                                thread); the same with 16 accumulators is m64n32k8
  * sm_90a only: SM90A_ASM (async_copy.cuh) makes each a trap in a build for anything else, and the host never
  * launches those kernels there.
  */
@@ -38,10 +39,10 @@ template <int kPending> __device__ __forceinline__ void wgmma_wait()
 __device__ __forceinline__ void fence_proxy_async() { SM90A_ASM("fence.proxy.async.shared::cta;" ::: "memory"); }
 
 /* Ties the accumulators to this point, so their reads after a wgmma_wait stay after it. */
-__device__ __forceinline__ void hold(float (&d)[32])
+template <int N> __device__ __forceinline__ void hold(float (&d)[N])
 {
 #pragma unroll
-    for (int i = 0; i < 32; ++i)
+    for (int i = 0; i < N; ++i)
         asm volatile("" : "+f"(d[i])::"memory");
 }
 
@@ -62,6 +63,18 @@ template <int kAccumulate> __device__ __forceinline__ void wgmma_tf32(float (&d)
                  "%32, %33, acc, 1, 1;\n}\n"
                  : WGMMA_ACCUMULATORS(d)
                  : "l"(a), "l"(b), "n"(kAccumulate));
+}
+
+/* d = A * B (+ d if kAccumulate): m64n32k8, tf32 operands from shared memory, fp32 accumulators */
+template <int kAccumulate> __device__ __forceinline__ void wgmma_tf32(float (&d)[16], uint64_t a, uint64_t b)
+{
+    SM90A_ASM("{\n.reg .pred acc;\nsetp.ne.b32 acc, %18, 0;\n"
+              "wgmma.mma_async.sync.aligned.m64n32k8.f32.tf32.tf32 "
+              "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, "
+              "%16, %17, acc, 1, 1;\n}\n"
+              : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+              : "l"(a), "l"(b), "n"(kAccumulate));
 }
 
 #endif

@@ -14,6 +14,16 @@ A restructure of the kernel files should leave the machine code alone; this says
         whose template parameter lists changed), each kernel of one side matched to at most one of the
         other. Exit status 0 when every kernel has its match, 1 otherwise, listing the unmatched ones.
 
+    scripts/sass_digest.py delta --before OBJ... --after OBJ...
+        what a change added to or removed from each kernel: kernels matched by their name without its
+        parameter list (demangled with c++filt, so that a parameter added keeps the match; with the object's
+        file name where one side has the name twice); per kernel, the instructions whose count differs
+        (registers, predicates and branch targets masked, a uniform-datapath form such as ULDC or UISETP
+        counted as its vector form, NOPs left out, order ignored), and one net count for the integer-arithmetic
+        and move forms (INTEGER_FORMS) that ptxas picks among for the same work (IADD3, VIADD or IMAD.IADD for
+        an add, MOV or IMAD.MOV for a move, ...), which any change reshuffles. Kernels with the same difference
+        are listed under it together. Exit status 0 when every kernel has its match.
+
 ptxas is not deterministic for every kernel: the same PTX can come out with other register assignments
 from one run to the next (it depends on the address-space layout; `setarch -R` makes one build repeatable,
 but any change of the module may still flip it). So each side may be several builds of the same tree
@@ -31,6 +41,7 @@ import sys
 
 FUNCTION = re.compile(r"Function : (\S+)")
 INSTRUCTION = re.compile(r"\s*/\*[0-9a-f]{4,}\*/\s+(.*?;)")
+NOP = re.compile(r"NOP\s*;")
 ANON = re.compile(r"(\d+)_GLOBAL__N__")
 
 
@@ -47,31 +58,105 @@ def normalize(name):
     return "".join(out)
 
 
+def sass_bodies(obj):
+    """[(mangled kernel name, [instruction text])] of one object, in cuobjdump's order"""
+    try:
+        run = subprocess.run(["cuobjdump", "--dump-sass", obj], capture_output=True, text=True)
+    except FileNotFoundError:
+        sys.exit("sass_digest.py: cuobjdump not found on PATH (the CUDA toolkit's bin/)")
+    if run.returncode != 0:
+        sys.exit(f"sass_digest.py: cuobjdump --dump-sass {obj}: {run.stderr.strip()}")
+    kernels = []
+    for line in run.stdout.splitlines():
+        m = FUNCTION.search(line)
+        if m:
+            kernels.append((m.group(1), []))
+            continue
+        m = INSTRUCTION.match(line)
+        if m and kernels:
+            kernels[-1][1].append(m.group(1))
+    return kernels
+
+
 def digest(objects):
     for obj in objects:
-        try:
-            run = subprocess.run(["cuobjdump", "--dump-sass", obj], capture_output=True, text=True)
-        except FileNotFoundError:
-            sys.exit("sass_digest.py: cuobjdump not found on PATH (the CUDA toolkit's bin/)")
-        if run.returncode != 0:
-            sys.exit(f"sass_digest.py: cuobjdump --dump-sass {obj}: {run.stderr.strip()}")
-        name, body = None, []
+        for name, body in sass_bodies(obj):
+            print(hashlib.md5("\n".join(body).encode()).hexdigest(), normalize(name), obj.split("/")[-1])
 
-        def flush():
-            if name:
-                md5 = hashlib.md5("\n".join(body).encode()).hexdigest()
-                print(md5, normalize(name), obj.split("/")[-1])
 
-        for line in run.stdout.splitlines():
-            m = FUNCTION.search(line)
-            if m:
-                flush()
-                name, body = m.group(1), []
-                continue
-            m = INSTRUCTION.match(line)
-            if m and name:
-                body.append(m.group(1))
-        flush()
+def without_parameters(names):
+    """{mangled name: its demangled name less the parameter list} (normalize's name where c++filt is missing)"""
+    try:
+        run = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True)
+        demangled = run.stdout.splitlines() if run.returncode == 0 else []
+    except FileNotFoundError:
+        demangled = []
+    if len(demangled) != len(names):
+        return {n: normalize(n) for n in names}
+    out = {}
+    for mangled, text in zip(names, demangled):
+        depth, end = 0, len(text)
+        for i in range(len(text) - 1, -1, -1):  # the outermost (...) at the end is the parameter list
+            depth += {")": 1, "(": -1}.get(text[i], 0)
+            if depth == 0:
+                end = i
+                break
+        out[mangled] = text[:end]
+    return out
+
+
+# ptxas's interchangeable forms of integer arithmetic and register moves: counted, not compared one by one
+INTEGER_FORMS = re.compile(r"^(MOV|UMOV|IADD3|IADD3\.X|UIADD3|UIADD3\.X|VIADD|IMAD|IMAD\.\S+|UIMAD|UIMAD\.\S+|LEA|"
+                           r"LEA\.HI|LEA\.HI\.X|ULEA|SHF\.\S+|USHF\.\S+|HFMA2\.MMA|SEL|USEL|P2R|R2P|CS2R|IABS)$")
+MASKS = [(re.compile(r"\bU?R(\d+|Z)\b"), "R"), (re.compile(r"\bU?P(\d|T)\b"), "P"), (re.compile(r"\bB\d+\b"), "B"),
+         (re.compile(r"\.reuse\b"), ""), (re.compile(r"\bS2UR\b"), "S2R"),
+         (re.compile(r"\bU(LDC|ISETP|LOP3|PLOP3)\b"), r"\1")]  # the uniform datapath's forms as the vector ones
+CONTROL = re.compile(r"^((?:@!?P )?(?:BRA|BRA\.DIV|BSSY|CALL\.\S+|RET\.\S+|WARPSYNC\.\S+|BREAK|JMP)\b.*?)0x[0-9a-f]+")
+
+
+def masked(body):
+    """(Counter of masked instructions outside INTEGER_FORMS, count of those in it) of one kernel"""
+    counted, integer = collections.Counter(), 0
+    for instruction in body:
+        text = instruction
+        for pattern, mask in MASKS:
+            text = pattern.sub(mask, text)
+        text = CONTROL.sub(r"\1ADDR", text)
+        opcode = text.split()[1] if text.startswith("@") else text.split()[0]
+        if INTEGER_FORMS.match(opcode.rstrip(";")):
+            integer += 1  # a call's return address is one of them too: a MOV of an address
+        else:
+            counted[text] += 1
+    return counted, integer
+
+
+def delta(args):
+    sides = []
+    for objects in (args.before, args.after):
+        found = []
+        for obj in objects:
+            kernels = sass_bodies(obj)
+            short = without_parameters([name for name, _ in kernels])
+            found += [(short[name], obj.split("/")[-1], [i for i in body if not NOP.fullmatch(i)])
+                      for name, body in kernels]
+        seen = collections.Counter(name for name, _, _ in found)
+        sides.append({name if seen[name] == 1 else f"{name} ({obj})": body for name, obj, body in found})
+    before, after = sides
+    groups = collections.defaultdict(list)
+    for key in sorted(set(before) & set(after)):
+        (b, b_int), (a, a_int) = masked(before[key]), masked(after[key])
+        change = [f"+{n} {i}" for i, n in sorted((a - b).items())] + [f"-{n} {i}" for i, n in sorted((b - a).items())]
+        change.append(f"integer and move forms {a_int - b_int:+d}")
+        total = len(after[key]) - len(before[key])
+        groups[(f"instructions {total:+d}",) + tuple(change)].append(key)
+    for change, kernels in sorted(groups.items(), key=lambda g: -len(g[1])):
+        print(f"{len(kernels)} kernel{'s' if len(kernels) > 1 else ''}: " + "; ".join(change))
+        for k in kernels:
+            print(f"    {k}")
+    unmatched = sorted(set(before) ^ set(after))
+    for key in unmatched:
+        print(f"unmatched ({'before' if key in before else 'after'} only): {key}")
+    return 1 if unmatched else 0
 
 
 def read_side(paths):
@@ -134,11 +219,14 @@ def main():
     c.add_argument("--bodies", action="store_true", help="match by SASS body alone, ignoring names")
     c.add_argument("--before", action="append", required=True, help="digest of a build of the old tree")
     c.add_argument("--after", action="append", required=True, help="digest of a build of the new tree")
+    e = sub.add_parser("delta", help="what a change added to or removed from each kernel's SASS")
+    e.add_argument("--before", nargs="+", required=True, help="objects of the old tree")
+    e.add_argument("--after", nargs="+", required=True, help="objects of the new tree")
     args = parser.parse_args()
     if args.command == "digest":
         digest(args.objects)
         return 0
-    return compare(args)
+    return delta(args) if args.command == "delta" else compare(args)
 
 
 if __name__ == "__main__":

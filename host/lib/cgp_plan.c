@@ -28,6 +28,7 @@ struct cgp_plan {
     size_t workspace_bytes;
     double *accum;      /* [n * cout], zero between runs */
     unsigned *counters; /* [n], zero between runs */
+    unsigned *path_record; /* one word: the cgp_path_id the last launch recorded, 0 after cgp_plan_recorded_path */
     cgp_candidate candidates[PLAN_MAX_CANDIDATES]; /* what the selection considered, table order */
     int candidate_count;
     int from_cache; /* a measured plan that took a winner measured earlier in the process */
@@ -276,6 +277,7 @@ static void plan_free(cgp_plan *p)
     p->magic = 0;
     cudaFree(p->accum);
     cudaFree(p->counters);
+    cudaFree(p->path_record);
     free(p);
 }
 
@@ -300,8 +302,10 @@ static cgp_status plan_make(const plan_setup *s, const cgp_kernel_desc *kernel, 
     cudaError_t err;
     if ((err = cudaMalloc((void **)&p->accum, accum_bytes)) != cudaSuccess ||
         (err = cudaMalloc((void **)&p->counters, counter_bytes)) != cudaSuccess ||
+        (err = cudaMalloc((void **)&p->path_record, sizeof *p->path_record)) != cudaSuccess ||
         (err = cudaMemsetAsync(p->accum, 0, accum_bytes, stream)) != cudaSuccess ||
         (err = cudaMemsetAsync(p->counters, 0, counter_bytes, stream)) != cudaSuccess ||
+        (err = cudaMemsetAsync(p->path_record, 0, sizeof *p->path_record, stream)) != cudaSuccess ||
         /* a stream that another (a non-blocking one) does not wait for: finish the memsets here, so a first
          * run on any stream sees the state zeroed */
         (err = cudaStreamSynchronize(stream)) != cudaSuccess) {
@@ -330,6 +334,7 @@ static cgp_launch_args launch_args(const cgp_plan *p, const float *x, const floa
     a.workspace = workspace;
     a.accum = p->accum;
     a.counters = p->counters;
+    a.path_record = p->path_record;
     a.atomic = p->options.reduce == CGP_REDUCE_ATOMIC;
     a.p = p->problem;
     return a;
@@ -501,6 +506,33 @@ cgp_status cgp_plan_run_stages(cgp_plan *plan, const float *x, const float *weig
     return plan_launch("cgp_plan_run_stages", plan, x, weight, bias, y, workspace, workspace_bytes, stages, stream);
 }
 
+cgp_status cgp_plan_recorded_path(cgp_plan *plan, const char **name)
+{
+    if (!name)
+        return fail(CGP_ERROR_NULL_POINTER, "cgp_plan_recorded_path: name must not be NULL");
+    if (!is_live(plan))
+        return fail(CGP_ERROR_INVALID_PLAN, "cgp_plan_recorded_path: not a live plan (never created, or destroyed)");
+    int current = -1;
+    cudaError_t err = cudaGetDevice(&current);
+    if (err != cudaSuccess)
+        return fail_cuda("cudaGetDevice", err);
+    if (current != plan->device_ordinal)
+        return fail(CGP_ERROR_CUDA, "cgp_plan_recorded_path: the plan was created on device %d, the current device "
+                    "is %d", plan->device_ordinal, current);
+    /* the launches may be on any stream: wait for the device, read, clear, and wait for the clearing */
+    unsigned id = 0;
+    if ((err = cudaDeviceSynchronize()) != cudaSuccess)
+        return fail_cuda("cgp_plan_recorded_path: cudaDeviceSynchronize", err);
+    if ((err = cudaMemcpy(&id, plan->path_record, sizeof id, cudaMemcpyDeviceToHost)) != cudaSuccess)
+        return fail_cuda("cgp_plan_recorded_path: cudaMemcpy of the record", err);
+    if ((err = cudaMemset(plan->path_record, 0, sizeof id)) != cudaSuccess)
+        return fail_cuda("cgp_plan_recorded_path: cudaMemset of the record", err);
+    if ((err = cudaDeviceSynchronize()) != cudaSuccess)
+        return fail_cuda("cgp_plan_recorded_path: cudaDeviceSynchronize", err);
+    *name = cgp_path_name(id);
+    return CGP_SUCCESS;
+}
+
 cgp_status cgp_plan_destroy(cgp_plan *plan)
 {
     if (!plan)
@@ -508,11 +540,13 @@ cgp_status cgp_plan_destroy(cgp_plan *plan)
     if (!live_find(plan, 1))
         return fail(CGP_ERROR_INVALID_PLAN, "cgp_plan_destroy: not a live plan (never created, or destroyed twice)");
     plan->magic = 0;
-    const cudaError_t e1 = cudaFree(plan->accum), e2 = cudaFree(plan->counters);
+    const cudaError_t e1 = cudaFree(plan->accum), e2 = cudaFree(plan->counters), e3 = cudaFree(plan->path_record);
     free(plan);
     if (e1 != cudaSuccess)
         return fail_cuda("cudaFree", e1);
     if (e2 != cudaSuccess)
         return fail_cuda("cudaFree", e2);
+    if (e3 != cudaSuccess)
+        return fail_cuda("cudaFree", e3);
     return CGP_SUCCESS;
 }

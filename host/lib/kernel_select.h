@@ -28,9 +28,10 @@ int cgp_select_candidates(const cgp_problem *p, const cgp_device_info *d, int pr
                           const cgp_kernel_desc **kernels, cgp_candidate *candidates, int max);
 
 /* Times each candidate that runs the problem: one warm-up and CGP_SELECT_TIMED_RUNS runs between CUDA
- * events on `stream` with `args` (its workspace allocated and freed here, per candidate), median into
- * median_ms. Returns the index of the fastest (the first of equals), or -1 with why[] set: a CUDA error
- * (*cuda_error set) or no candidate runs the problem (*cuda_error cudaSuccess). */
+ * events on `stream` with `args` (the plan's state, whose path record each run writes; its workspace allocated
+ * and freed here, per candidate), median into median_ms. Returns the index of the fastest (the first of
+ * equals), or -1 with why[] set: a CUDA error (*cuda_error set) or no candidate runs the problem (*cuda_error
+ * cudaSuccess). */
 int cgp_select_measure(const cgp_kernel_desc *const *kernels, cgp_candidate *candidates, int count,
                        const cgp_device_info *d, cgp_launch_args args, cudaStream_t stream, cudaError_t *cuda_error,
                        char *why, size_t why_size);

@@ -3,7 +3,8 @@
  * Within each precision the most preferred version comes first: version 0 ("best") takes the first one whose
  * `unsupported` hook accepts the problem. Superseded versions (kernels/fused/history/) stay selectable with
  * `--kernel N` so the history in docs/perf-log.md can be re-measured. Beside the table, what the tools need
- * to ask a version about a plan's problem: the version by number and the current device's info.
+ * to ask a version about a plan's problem: the version by number and the current device's info; and the names
+ * of the paths a launch records (cgp_path_id).
  */
 #include "kernel_api.h"
 
@@ -63,6 +64,24 @@ extern "C" const cgp_kernel_desc *cgp_kernel_find(int version)
             return k;
     return NULL;
 }
+
+/* The names of the cgp_path_id values, by id */
+static const char *const path_names[] = {
+    NULL,                                                                     /* CGP_PATH_NONE */
+    "generic",                                                                /* CGP_PATH_GENERIC */
+    "fast",                                                                   /* CGP_PATH_FAST */
+    "direct",                                                                 /* CGP_PATH_DIRECT */
+    "winograd-f2x2",                                                          /* CGP_PATH_WINOGRAD_F2X2 */
+    "winograd-f4x4",                                                          /* CGP_PATH_WINOGRAD_F4X4 */
+    "tma",                                                                    /* CGP_PATH_TMA */
+    "cp.async",                                                               /* CGP_PATH_CP_ASYNC */
+    "8x16 px x 64 ch", "8x8 px x 64 ch", "8x16 px x 32 ch", "8x8 px x 32 ch", /* CGP_PATH_IGEMM_TILE0 + 0..3 */
+    "16x16 px x 64 ch", "8x16 px x 64 ch", "8x8 px x 64 ch",                  /* CGP_PATH_IGEMM_WGMMA_TILE0 + 0..2 */
+    "16x16 px x 32 ch", "8x16 px x 32 ch", "8x8 px x 32 ch",                  /* CGP_PATH_IGEMM_WGMMA_TILE0 + 3..5 */
+};
+static_assert(sizeof path_names / sizeof path_names[0] == CGP_PATH_COUNT, "a name for every cgp_path_id");
+
+extern "C" const char *cgp_path_name(unsigned id) { return id < CGP_PATH_COUNT ? path_names[id] : NULL; }
 
 extern "C" cudaError_t cgp_device_info_of(int ordinal, cgp_device_info *d)
 {

@@ -12,6 +12,7 @@
 #include "gelu.cuh"
 #include "kernel_api.h"
 #include "kernel_desc.cuh"
+#include "path_record.cuh"
 #include "reduction.cuh"
 
 namespace {
@@ -38,8 +39,9 @@ GenericGeometry generic_geometry(const cgp_problem *p)
 
 __global__ void __launch_bounds__(kThreads)
 fused_fp32_generic(const float *__restrict__ x, const float *__restrict__ weight, const float *__restrict__ bias,
-                   cgp_problem p, GenericGeometry g, ReduceArgs red)
+                   cgp_problem p, GenericGeometry g, ReduceArgs red, unsigned *path_record)
 {
+    record_path(path_record, CGP_PATH_GENERIC);
     __shared__ float in_s[kInChannels][kHalo][kHalo + 1];
     __shared__ float w_s[kChannels][kInChannels][9];
     __shared__ float warp_sums[kWarps][kChannels];
@@ -127,7 +129,7 @@ struct GenericVersion : NoStageSplit {
         return (size_t)(p->n * generic_geometry(p).tiles_per_image * p->cout) * sizeof(double);
     }
 
-    static const char *path(const cgp_problem *, const cgp_device_info *) { return "generic"; }
+    static const char *path(const cgp_problem *, const cgp_device_info *) { return cgp_path_name(CGP_PATH_GENERIC); }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *, cudaStream_t s)
     {
@@ -137,7 +139,8 @@ struct GenericVersion : NoStageSplit {
         const float *x = a->x, *w = a->weight, *b = a->bias;
         cgp_problem p = a->p;
         ReduceArgs red = make_reduce_args(a, a->workspace);
-        void *args[] = {&x, &w, &b, &p, const_cast<GenericGeometry *>(&g), &red};
+        unsigned *path_record = a->path_record;
+        void *args[] = {&x, &w, &b, &p, const_cast<GenericGeometry *>(&g), &red, &path_record};
         return cudaLaunchKernel((const void *)fused_fp32_generic, grid, dim3(kThreads), args, 0, s);
     }
 };

@@ -190,8 +190,10 @@ __device__ __forceinline__ void accumulate_input_channel(float (&acc)[36][kChann
 
 __global__ void __launch_bounds__(kThreads, 1)
 fused_fp32_winograd_f4x4(const float *__restrict__ x, const float *__restrict__ weight,
-                         const float *__restrict__ bias, cgp_problem p, PersistentSchedule g, ReduceArgs red)
+                         const float *__restrict__ bias, cgp_problem p, PersistentSchedule g, ReduceArgs red,
+                         unsigned *path_record)
 {
+    record_path(path_record, CGP_PATH_WINOGRAD_F4X4);
     extern __shared__ __align__(16) float smem[]; /* input window x2 | U | V | bias | double sums */
     const auto [u_s, v_s, bias_s, dsum] = winograd_smem<kInFloats, kUFloats, kVFloats>(smem);
     __shared__ double image_sums[kCout];
@@ -265,7 +267,7 @@ struct WinogradF4x4Kernel {
     static constexpr WinogradKernel kernel = fused_fp32_winograd_f4x4;
     static constexpr int kThreads = ::kThreads, kTileH = ::kTileH, kTileW = ::kTileW;
     static constexpr size_t kSmemBytes = ::kSmemBytes;
-    static constexpr const char *kPath = "winograd-f4x4";
+    static constexpr unsigned kPath = CGP_PATH_WINOGRAD_F4X4;
 };
 
 } // namespace

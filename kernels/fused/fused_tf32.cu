@@ -52,6 +52,7 @@
 #include "cgp.h"
 #include "kernel_api.h"
 #include "kernel_desc.cuh"
+#include "path_record.cuh"
 #include "reduction.cuh"
 #include "gelu.cuh"
 #include "fused_tf32_device.cuh"
@@ -102,6 +103,7 @@ struct TcParams {
     int64_t spatial_tiles; /* warp tiles per (image, channel group) */
     int64_t units;         /* all warp tiles: n * groups * spatial_tiles */
     int pad, cin_chunks, groups;
+    unsigned *path_record; /* the plan's word for the path this launch takes (path_record.cuh) */
 };
 
 __device__ __forceinline__ int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -733,6 +735,7 @@ __device__ __forceinline__ ImageSlots image_slots(int64_t img, int64_t per_image
 template <int P, int MT, int kPath, int W, int S>
 __global__ void __launch_bounds__(32 * W, 1) tc_conv_gelu_mean(const TcParams p)
 {
+    record_path(p.path_record, kPath == kPathGeneric ? CGP_PATH_GENERIC : CGP_PATH_FAST);
     constexpr bool kStagedWeights = kPath != kPathGeneric;
     double2 *dsum = reinterpret_cast<double2 *>(dynamic_smem());
     double *sums = reinterpret_cast<double *>(dsum + 32 * W * kNTiles);
@@ -866,6 +869,7 @@ TcParams tc_params(const cgp_launch_args *a)
     p.pad = pr->pad;
     p.cin_chunks = (int)ceil_div(pr->cin, 8);
     p.groups = (int)ceil_div(pr->cout, kGroup);
+    p.path_record = a->path_record;
     return p;
 }
 
@@ -897,7 +901,7 @@ template <class C> struct MmaSyncVersion {
 
     static const char *path(const cgp_problem *p, const cgp_device_info *d)
     {
-        return use_fast_path<C>(p, d) ? "fast" : "generic";
+        return cgp_path_name(use_fast_path<C>(p, d) ? CGP_PATH_FAST : CGP_PATH_GENERIC);
     }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)

@@ -27,14 +27,42 @@ typedef struct cgp_device_info {
     size_t smem_per_block_optin; /* bytes a block may use after cudaFuncSetAttribute */
 } cgp_device_info;
 
+/* The paths a launch can take inside a version, numbered for the launch to record (cgp_launch_args.path_record);
+ * cgp_path_name gives each the name a version's `path` hook returns. 0: nothing recorded. */
+enum cgp_path_id {
+    CGP_PATH_NONE = 0,
+    CGP_PATH_GENERIC,       /* "generic": fp32-v1; the mma.sync versions' generic path (weights from global memory) */
+    CGP_PATH_FAST,          /* "fast": the mma.sync versions' fast path (weights in shared memory, Cin = 8) */
+    CGP_PATH_DIRECT,        /* "direct": fp32-v2..v6 */
+    CGP_PATH_WINOGRAD_F2X2, /* "winograd-f2x2": fp32-v7, v8 */
+    CGP_PATH_WINOGRAD_F4X4, /* "winograd-f4x4": fp32-v9 */
+    CGP_PATH_TMA,           /* "tma": a wgmma version's input tiles staged by TMA */
+    CGP_PATH_CP_ASYNC,      /* "cp.async": a wgmma version's input tiles staged by cp.async */
+    /* the mma.sync implicit GEMMs' (tf32-v9, 3xtf32-v9) 4 tiles: CGP_PATH_IGEMM_TILE0 + the tile's index in
+     * fused_implicit_gemm.cu's order, "8x16 px x 64 ch", "8x8 px x 64 ch", "8x16 px x 32 ch", "8x8 px x 32 ch" */
+    CGP_PATH_IGEMM_TILE0,
+    /* the wgmma implicit GEMMs' (tf32-v10, 3xtf32-v10) 6 tiles: CGP_PATH_IGEMM_WGMMA_TILE0 + the tile's index in
+     * fused_implicit_gemm_wgmma.cu's order, "16x16 px x 64 ch", "8x16 px x 64 ch", "8x8 px x 64 ch",
+     * "16x16 px x 32 ch", "8x16 px x 32 ch", "8x8 px x 32 ch" */
+    CGP_PATH_IGEMM_WGMMA_TILE0 = CGP_PATH_IGEMM_TILE0 + 4,
+    CGP_PATH_COUNT = CGP_PATH_IGEMM_WGMMA_TILE0 + 6 /* one past the last id */
+};
+
+/* The name of path `id` (exactly what the `path` hook of a version taking it returns), or NULL for 0 and any id
+ * not in cgp_path_id */
+const char *cgp_path_name(unsigned id);
+
 /* Everything one launch needs. accum and counters belong to the plan: zero before the first
- * run, and every run leaves them zero again. */
+ * run, and every run leaves them zero again. path_record belongs to the plan too. */
 typedef struct cgp_launch_args {
     const float *x, *weight, *bias;
     float *y;
     void *workspace; /* workspace_bytes() of it, 16-byte aligned */
     double *accum;   /* [n * cout], used by the atomic reduction */
     unsigned *counters; /* [n] */
+    /* one device word: thread 0 of block (0, 0, 0) of every launch writes the cgp_path_id of the path it took
+     * (path_record.cuh), for cgp_plan_recorded_path (host/lib/plan_stages.h) to read */
+    unsigned *path_record;
     int atomic;      /* 0: det reduction, 1: atomic reduction */
     cgp_problem p;
 } cgp_launch_args;
@@ -55,8 +83,8 @@ typedef struct cgp_kernel_desc {
     size_t (*workspace_bytes)(const cgp_problem *p, const cgp_device_info *d);
     cudaError_t (*launch)(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s);
     /* The short name of the path launch takes inside this version for a problem it runs: "tma" or "cp.async"
-     * (the wgmma versions' staging), "fast" or "generic" (the mma.sync versions), or the one name of a
-     * single-path version */
+     * (the wgmma versions' staging), "fast" or "generic" (the mma.sync versions), the tile (the implicit GEMMs),
+     * or the one name of a single-path version; cgp_path_name of the id the launch records (cgp_path_id) */
     const char *(*path)(const cgp_problem *p, const cgp_device_info *d);
     /* The stage split, or both NULL (the tensor-core versions have one on their fast path):
      * stages_unsupported: NULL when launch_stages runs this problem, else a sentence saying why not;

@@ -67,6 +67,7 @@
 #include "cgp.h"
 #include "kernel_api.h"
 #include "kernel_desc.cuh"
+#include "path_record.cuh"
 #include "reduction.cuh"
 #include "tile_loader.cuh"
 #include "gelu.cuh"
@@ -638,12 +639,14 @@ __device__ __forceinline__ void block_image_sums(double (&dsum)[4], double *, do
 }
 
 /* C: a version ("what a version sets"); S: the stages run (CGP_STAGE_ALL but in the stage split); kTma: tiles by
- * TMA through map (else by cp.async; map unused) */
+ * TMA through map (else by cp.async; map unused), which the launch records in path_record */
 template <class C, int S, bool kTma>
 __global__ void __launch_bounds__(kThreads, C::blocks_per_sm)
     wgmma_conv_gelu_mean(const float *x, const float *w, const float *b, const cgp_problem p,
-                         const PersistentSchedule g, const ReduceArgs red, const __grid_constant__ CUtensorMap map)
+                         const PersistentSchedule g, const ReduceArgs red, const __grid_constant__ CUtensorMap map,
+                         unsigned *path_record)
 {
+    record_path(path_record, kTma ? CGP_PATH_TMA : CGP_PATH_CP_ASYNC);
     static_assert(kValidVersion<C>, "rows a power of 2 (cheap row arithmetic); landing a tile needs the tile two "
                                       "before it done: rows >= the rows in flight");
     constexpr int P = C::precision, R = C::rows;
@@ -772,7 +775,8 @@ cudaError_t launch_kernel(const cgp_launch_args *a, const cgp_device_info *d, cu
     cgp_problem p = a->p;
     PersistentSchedule g = wgmma_schedule<C>(&a->p, d);
     ReduceArgs red = make_reduce_args(a, a->workspace);
-    void *args[] = {&x, &w, &b, &p, &g, &red, const_cast<CUtensorMap *>(&map)};
+    unsigned *path_record = a->path_record;
+    void *args[] = {&x, &w, &b, &p, &g, &red, const_cast<CUtensorMap *>(&map), &path_record};
     /* cudaLaunchKernel reports this launch's status only, not an error the caller left behind */
     return cudaLaunchKernel(kernel, dim3((unsigned)g.blocks), dim3(kThreads), args, smem, s);
 }
@@ -813,7 +817,7 @@ template <class C> struct WgmmaVersion {
 
     static const char *path(const cgp_problem *p, const cgp_device_info *)
     {
-        return stages_by_tma<C>(p) ? "tma" : "cp.async";
+        return cgp_path_name(stages_by_tma<C>(p) ? CGP_PATH_TMA : CGP_PATH_CP_ASYNC);
     }
 
     /* The stage split (kernel_api.h): every problem the version runs */

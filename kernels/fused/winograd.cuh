@@ -12,8 +12,8 @@
  *                                 window (landed) and the next tile's on its way
  *   publish_image                 image n's channel sums from the per-thread double slots (fp32-v8, v9)
  *   WinogradVersion<V>            the hooks of a version (kernel_desc.cuh): V::kernel, V::kThreads,
- *                                 V::kSmemBytes, its block tile, V::kTileH x V::kTileW outputs, and its path's
- *                                 name, V::kPath
+ *                                 V::kSmemBytes, its block tile, V::kTileH x V::kTileW outputs, and its path,
+ *                                 V::kPath (a cgp_path_id; the kernel records the same, path_record.cuh)
  */
 #ifndef CGP_WINOGRAD_CUH
 #define CGP_WINOGRAD_CUH
@@ -21,6 +21,7 @@
 #include "cgp.h"
 #include "kernel_api.h"
 #include "kernel_desc.cuh"
+#include "path_record.cuh"
 #include "reduction.cuh"
 #include "tile_loader.cuh"
 
@@ -141,7 +142,7 @@ __device__ __forceinline__ void publish_image(double *dsum, double *image_sums, 
 }
 
 using WinogradKernel = void (*)(const float *, const float *, const float *, cgp_problem, PersistentSchedule,
-                               ReduceArgs);
+                               ReduceArgs, unsigned *);
 
 /* The hooks of version V: one block of V::kThreads with V::kSmemBytes of shared memory per SM, on the persistent
  * schedule of V::kTileH x V::kTileW block tiles */
@@ -164,7 +165,7 @@ template <class V> struct WinogradVersion : NoStageSplit {
         return persistent_workspace_bytes(p, persistent_schedule(p, d, V::kTileH, V::kTileW));
     }
 
-    static const char *path(const cgp_problem *, const cgp_device_info *) { return V::kPath; }
+    static const char *path(const cgp_problem *, const cgp_device_info *) { return cgp_path_name(V::kPath); }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
     {
@@ -178,7 +179,8 @@ template <class V> struct WinogradVersion : NoStageSplit {
         const float *x = a->x, *w = a->weight, *b = a->bias;
         cgp_problem p = a->p;
         ReduceArgs red = make_reduce_args(a, a->workspace);
-        void *args[] = {&x, &w, &b, &p, &g, &red};
+        unsigned *path_record = a->path_record;
+        void *args[] = {&x, &w, &b, &p, &g, &red, &path_record};
         return cudaLaunchKernel((const void *)kernel, dim3(g.blocks), dim3(V::kThreads), args, V::kSmemBytes, s);
     }
 };

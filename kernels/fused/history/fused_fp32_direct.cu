@@ -23,6 +23,7 @@
 #include "gelu.cuh"
 #include "kernel_api.h"
 #include "kernel_desc.cuh"
+#include "path_record.cuh"
 #include "reduction.cuh"
 #include "tile_loader.cuh"
 
@@ -114,8 +115,9 @@ __device__ __forceinline__ float gelu_version(float v)
 template <int kVersion>
 __global__ void __launch_bounds__(threads_of<kVersion>(), 1)
 fused_fp32_direct(const float *__restrict__ x, const float *__restrict__ weight, const float *__restrict__ bias,
-                   cgp_problem p, PersistentSchedule g, ReduceArgs red)
+                   cgp_problem p, PersistentSchedule g, ReduceArgs red, unsigned *path_record)
 {
+    record_path(path_record, CGP_PATH_DIRECT);
     constexpr bool kFastGelu = kVersion >= 3, kCompact = kVersion >= 4, kOneBarrier = kVersion >= 5;
     constexpr int kEpiChannels = kVersion == 5 ? 2 : 1; /* channels per epilogue iteration (compact) */
     constexpr int kThreads = threads_of<kVersion>(), kChanPerWarp = channels_per_warp_of<kVersion>();
@@ -300,7 +302,7 @@ template <int kVersion> struct DirectVersion : NoStageSplit {
         return persistent_workspace_bytes(p, persistent_schedule(p, d, kTileH, kTileW));
     }
 
-    static const char *path(const cgp_problem *, const cgp_device_info *) { return "direct"; }
+    static const char *path(const cgp_problem *, const cgp_device_info *) { return cgp_path_name(CGP_PATH_DIRECT); }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
     {
@@ -314,7 +316,8 @@ template <int kVersion> struct DirectVersion : NoStageSplit {
         const float *x = a->x, *w = a->weight, *b = a->bias;
         cgp_problem p = a->p;
         ReduceArgs red = make_reduce_args(a, a->workspace);
-        void *args[] = {&x, &w, &b, &p, const_cast<PersistentSchedule *>(&g), &red};
+        unsigned *path_record = a->path_record;
+        void *args[] = {&x, &w, &b, &p, const_cast<PersistentSchedule *>(&g), &red, &path_record};
         return cudaLaunchKernel((const void *)fused_fp32_direct<kVersion>, dim3(g.blocks),
                                 dim3(threads_of<kVersion>()), args, bytes, s);
     }

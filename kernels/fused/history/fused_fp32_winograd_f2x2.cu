@@ -125,8 +125,9 @@ __device__ __forceinline__ void patch_transform(const float *window, int ci, int
 
 __global__ void __launch_bounds__(kThreads, 1)
 fused_fp32_winograd(const float *__restrict__ x, const float *__restrict__ weight, const float *__restrict__ bias,
-                    cgp_problem p, PersistentSchedule g, ReduceArgs red)
+                    cgp_problem p, PersistentSchedule g, ReduceArgs red, unsigned *path_record)
 {
+    record_path(path_record, CGP_PATH_WINOGRAD_F2X2);
     extern __shared__ __align__(16) float smem[]; /* input window x2 | U | V | M | bias */
     float *u_s = smem + 2 * kInFloats;
     float *v_s = u_s + kUFloats;
@@ -274,8 +275,9 @@ __device__ __forceinline__ void flush_reg_sums(double *dsum, float (&sum)[kRegPa
 
 __global__ void __launch_bounds__(kRegThreads, 1)
 fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ weight, const float *__restrict__ bias,
-                        cgp_problem p, PersistentSchedule g, ReduceArgs red)
+                        cgp_problem p, PersistentSchedule g, ReduceArgs red, unsigned *path_record)
 {
+    record_path(path_record, CGP_PATH_WINOGRAD_F2X2);
     extern __shared__ __align__(16) float smem[]; /* input window x2 | U | V | bias | double sums */
     const auto [u_s, v_s, bias_s, dsum] = winograd_smem<kInFloats, kUFloats, kRegVFloats>(smem);
     __shared__ double image_sums[kCout];
@@ -388,14 +390,14 @@ struct WinogradF2x2SmemKernel {
     static constexpr WinogradKernel kernel = fused_fp32_winograd;
     static constexpr int kThreads = ::kThreads, kTileH = kTile, kTileW = kTile;
     static constexpr size_t kSmemBytes = ::kSmemBytes;
-    static constexpr const char *kPath = "winograd-f2x2";
+    static constexpr unsigned kPath = CGP_PATH_WINOGRAD_F2X2;
 };
 
 struct WinogradF2x2RegisterKernel {
     static constexpr WinogradKernel kernel = fused_fp32_winograd_reg;
     static constexpr int kThreads = kRegThreads, kTileH = kTile, kTileW = kTile;
     static constexpr size_t kSmemBytes = kRegSmemBytes;
-    static constexpr const char *kPath = "winograd-f2x2";
+    static constexpr unsigned kPath = CGP_PATH_WINOGRAD_F2X2;
 };
 
 } // namespace

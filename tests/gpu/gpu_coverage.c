@@ -1,17 +1,17 @@
 /*
  * gpu_coverage.c - every kernel version of every precision, tensor cores included, through what a program
  * may do with a plan besides one run on the default stream, each output checked against the fp64 GPU
- * reference (tf32: of its tf32-rounded inputs) with the bounds of tests/lib/tolerance.h and y poisoned
- * with NaN before every run:
+ * reference (tf32: of its tf32-rounded inputs) with the bounds of tests/lib/tolerance.h, y poisoned
+ * with NaN before every run, and the path each launch recorded the one the version's `path` hook names:
  *   - the CUDA-error path of the API, by two errors the CUDA documentation defines: cgp_plan_create inside
  *     a global-mode stream capture (its cudaMalloc is an unsafe call there: cudaErrorStreamCaptureUnsupported),
  *     and cgp_plan_run of every version on cudaStreamLegacy while a blocking stream captures (the legacy
  *     stream is unusable then: cudaErrorStreamCaptureImplicit). Both return CGP_ERROR_CUDA naming the
- *     error, the refused run writes nothing, and plan and library work afterwards;
+ *     error, the refused run writes nothing and records no path, and plan and library work afterwards;
  *   - same padding with H or W of 1 or 2 (every version that takes the shape, both reductions; a version
  *     that refuses one must be refused by cgp_plan_create with the same reason);
  *   - CUDA graph capture (global mode) and 3 replays, both reductions; det replays bit-identical to an
- *     eager run;
+ *     eager run, the replayed launch recording its path as the eager one does;
  *   - two plans on two streams at once, from one host thread and from two, per precision (kernel 0);
  *   - the minimum alignment cgp.h allows: x and workspace 16-byte aligned but not 32, weight, bias and y
  *     4-byte aligned but not 8, both reductions.
@@ -81,6 +81,16 @@ static int cov_check(const char *name, const cov_problem *c, int precision, cons
     return test_check_y(name, y, c->ref[precision == CGP_PRECISION_TF32], c->outputs,
                         test_arith_of_precision(precision), c->pixels, c->pr.p.shape.cin)
         .passed;
+}
+
+/* The path the plan's launches recorded is the one its version's hook names: 1, or 0 after a FAIL under `name` */
+static int cov_check_path(const char *name, cgp_plan *plan, const cov_problem *c)
+{
+    char why[300];
+    if (test_recorded_path_matches(plan, &c->pr.p.shape, c->pr.p.padding, why, sizeof why))
+        return 1;
+    TEST_FAIL(name, "%s", why);
+    return 0;
 }
 
 static const char *why_refused(const cgp_kernel_desc *k, const cov_problem *c)
@@ -209,11 +219,21 @@ static void error_path_run(const cgp_kernel_desc *k, const cov_problem *c, int r
         TEST_FAIL(name, "the refused run wrote y (or y could not be read back)");
         goto out;
     }
+    const char *recorded = NULL;
+    const cgp_status read = cgp_plan_recorded_path(a.plan, &recorded);
+    if (read != CGP_SUCCESS) {
+        TEST_FAIL(name, "cgp_plan_recorded_path after the refused run: %s", cgp_last_error_detail());
+        goto out;
+    }
+    if (recorded) {
+        TEST_FAIL(name, "the refused run recorded path \"%s\": a kernel ran", recorded);
+        goto out;
+    }
     const cgp_status later = run_poisoned(a.plan, pr->p.x, pr->p.w, pr->p.b, pr->p.y, c->outputs, a.ws, a.ws_bytes, y);
     if (later != CGP_SUCCESS)
         TEST_FAIL(name, "the next run, on the legacy stream after the capture: %s: %s", cgp_status_string(later),
                   cgp_last_error_detail());
-    else if (cov_check(name, c, k->precision, y))
+    else if (cov_check(name, c, k->precision, y) && cov_check_path(name, a.plan, c))
         test_report("PASS", name, "%s; the next run is right", detail);
 out:
     if (s)
@@ -254,7 +274,7 @@ static void small_planes(void)
                     run_poisoned(a.plan, c.pr.p.x, c.pr.p.w, c.pr.p.b, c.pr.p.y, c.outputs, a.ws, a.ws_bytes, y);
                 if (st != CGP_SUCCESS)
                     TEST_FAIL(name, "%s: %s", cgp_status_string(st), cgp_last_error_detail());
-                else if (cov_check(name, &c, table[k]->precision, y))
+                else if (cov_check(name, &c, table[k]->precision, y) && cov_check_path(name, a.plan, &c))
                     TEST_PASS(name);
                 plan_free(&a);
             }
@@ -311,6 +331,8 @@ static void graph_case(const cgp_kernel_desc *k, const cov_problem *c, int reduc
         TEST_FAIL(name, "eager run: %s: %s", cgp_status_string(st), cgp_last_error_detail());
         goto out;
     }
+    if (!cov_check_path(name, a.plan, c))
+        goto out;
     if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess ||
         cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) != cudaSuccess) {
         TEST_FAIL(name, "starting the capture: %s", cudaGetErrorString(cudaGetLastError()));
@@ -340,6 +362,8 @@ static void graph_case(const cgp_kernel_desc *k, const cov_problem *c, int reduc
             TEST_FAIL(name, "replay %d is not bit-identical to the eager run", replay);
             goto out;
         }
+        if (!cov_check_path(name, a.plan, c))
+            goto out;
     }
     test_report("PASS", name, "3 replays within the bounds%s", reduce ? "" : ", bit-identical to an eager run");
 out:
@@ -365,6 +389,7 @@ typedef struct stream_job {
     cudaStream_t s;
     cgp_status status;
     char error[512];
+    char path_mismatch[300]; /* why the path its launches recorded is not its version's hook's, or "" */
     float *y;
 } stream_job;
 
@@ -403,6 +428,10 @@ static void job_finish(stream_job *j)
         j->status = CGP_ERROR_CUDA;
         snprintf(j->error, sizeof j->error, "after the runs: %s", cudaGetErrorString(cudaGetLastError()));
     }
+    char why[300];
+    if (j->status == CGP_SUCCESS &&
+        !test_recorded_path_matches(j->a.plan, &j->c->pr.p.shape, j->c->pr.p.padding, why, sizeof why))
+        snprintf(j->path_mismatch, sizeof j->path_mismatch, "%s", why);
     if (j->s)
         cudaStreamDestroy(j->s);
     plan_free(&j->a);
@@ -477,6 +506,9 @@ static void two_streams(int precision, int threads)
         if (job[i].status != CGP_SUCCESS) {
             TEST_FAIL(name, "%s: %s: %s", c[i].label, cgp_status_string(job[i].status), job[i].error);
             ok = 0;
+        } else if (job[i].path_mismatch[0]) {
+            TEST_FAIL(name, "%s: %s", c[i].label, job[i].path_mismatch);
+            ok = 0;
         } else {
             ok = cov_check(part, &c[i], precision, job[i].y);
         }
@@ -536,7 +568,7 @@ static void alignment_case(const cgp_kernel_desc *k, const cov_problem *c, int r
     if (st != CGP_SUCCESS)
         TEST_FAIL(name, "%s: %s (%s)", cgp_status_string(st), cgp_last_error_detail(),
                   cudaGetErrorString(cudaGetLastError()));
-    else if (cov_check(name, c, k->precision, y_host))
+    else if (cov_check(name, c, k->precision, y_host) && cov_check_path(name, a.plan, c))
         TEST_PASS(name);
 out:
     for (int i = 0; i < 5; ++i)

@@ -2,8 +2,9 @@
  * gpu_fused.c - every fused kernel version, on every test shape, both paddings, both reductions,
  * against the fp64 GPU reference (itself checked against the CPU one in gpu_reference.c).
  * Fresh random inputs each run (seed printed), outputs poisoned with NaN before every run so an
- * unwritten element fails, det mode bit-identical over 3 runs. Bounds: tests/lib/tolerance.h (relative L2
- * and max abs; tf32 against the reference of its tf32-rounded inputs).
+ * unwritten element fails, det mode bit-identical over 3 runs, and the path the launch recorded
+ * (kernels/fused/path_record.cuh) the one the version's `path` hook names. Bounds: tests/lib/tolerance.h (relative
+ * L2 and max abs; tf32 against the reference of its tf32-rounded inputs).
  * Which version takes which shape is the test's own rule (expected_support): a version that refuses a shape
  * it must run fails, one that accepts a shape it must refuse fails; an expected refusal is a case too:
  * cgp_plan_create must refuse it with the version's reason. Kernel 0 ("best") must be the first version of
@@ -155,10 +156,15 @@ static void test_version(const problem *pr, const double *ref, const double *ref
             break;
         }
         if (r == 0) {
+            char why[300];
             if (!test_check_y(name, y_first, precision == CGP_PRECISION_TF32 ? ref_tf32 : ref, outputs,
                               test_arith_of_precision(precision), pr->p.hout * pr->p.wout, s->cin)
                      .passed)
                 break;
+            if (!test_recorded_path_matches(plan, s, pr->p.padding, why, sizeof why)) {
+                TEST_FAIL(name, "%s", why);
+                break;
+            }
         } else if (memcmp(y_first, y_host, (size_t)outputs * sizeof(float)) != 0) {
             TEST_FAIL(name, "det run %d differs from run 0 (not bit-identical)", r);
             break;
@@ -213,7 +219,6 @@ int main(void)
                                  (long long)shapes[i].cin, (long long)shapes[i].cout, (long long)shapes[i].h,
                                  (long long)shapes[i].w);
                         TEST_FAIL(name, "%s accepts a shape it must refuse (expected_support)", table[k]->name);
-                        continue;
                         continue;
                     }
                     ran[k]++;

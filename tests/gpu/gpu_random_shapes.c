@@ -6,7 +6,8 @@
  * reduction, naming the versions), against fp64 under the bounds of tests/lib/tolerance.h: fp32 and 3xtf32
  * against the exact reference, tf32 against the reference of the operands rounded to tf32 as the kernels
  * round them (what is left is the kernel's own error; its accumulator's grows linearly with Cin); every
- * output NaN-poisoned first, det bit-identical over 3 runs. N * Cout >= 32.
+ * output NaN-poisoned first, det bit-identical over 3 runs, the path each version's launch recorded the one its
+ * `path` hook names. N * Cout >= 32.
  * GPU time: each shape's work is bounded by what fp32-v1, the slowest kernel that runs any shape, does with
  * its padding (Cout and Cin to multiples of 8, Hout and Wout to multiples of 16): N x 8[Cout/8] x 16[Hout/16]
  * x 16[Wout/16] x 8[Cin/8] x 9 <= 2^32 multiply-adds, and x to 2^26 elements. fp32-v1 did the default
@@ -103,6 +104,11 @@ static int test_version(const problem *pr, const cgp_kernel_desc *k, int reduce,
                  cgp_last_error_detail());
         goto out;
     }
+    char path_why[300];
+    if (!test_recorded_path_matches(plan, s, pr->p.padding, path_why, sizeof path_why)) {
+        snprintf(why, cap, "%s: %s", name, path_why);
+        goto out;
+    }
     const test_result t = test_evaluate_y(y_first, ref, outputs, arith, pr->p.hout * pr->p.wout, s->cin);
     printf("# %s: rel L2 %.2e (bound %.2e), max abs %.2e (bound %.2e), %s model\n", name, t.r.rel_l2_error,
            t.bounds.rel_l2, t.r.max_abs_error, t.bounds.max_abs, test_error_models[arith].name);
@@ -148,7 +154,7 @@ static void test_shape(const cgp_shape *s, cgp_padding pad, int precision, uint6
     int count = 0;
     const cgp_kernel_desc *const *table = cgp_kernel_table(&count);
     for (int reduce = 0; reduce <= 1; ++reduce) {
-        char case_name[240], why[400] = "";
+        char case_name[240], why[600] = "";
         int tested = 0, ok = 1;
         names[0] = '\0';
         for (int i = 0; i < count; ++i) {

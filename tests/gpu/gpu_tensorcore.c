@@ -9,8 +9,10 @@
  * take the fast path (Cin = 8, weights in shared memory; for 14-18 and 23-28 the wgmma path, Cout <= 64 too)
  * and the generic path (any other Cin, or more output channels than fit), with partial tiles,
  * H or W = 3, many small images, and one output channel. Fresh random inputs (seed printed), y
- * poisoned with NaN before every run, det runs bit-identical over 3 runs. Bounds: tests/lib/tolerance.h
- * (relative L2 and max abs, from an error model of each arithmetic).
+ * poisoned with NaN before every run, det runs bit-identical over 3 runs, and every launch's recorded path
+ * (kernels/fused/path_record.cuh: "fast" or "generic", "tma" or "cp.async", the implicit GEMMs' tile) the one
+ * the version's `path` hook names, so a version that ran another path than it says fails. Bounds:
+ * tests/lib/tolerance.h (relative L2 and max abs, from an error model of each arithmetic).
  * Which version runs which shape is the test's own rule (version_runs): a version that should run a shape and
  * refuses it fails, and so does one that should refuse it and runs it; an expected refusal passes once per
  * shape and version as "PASS <case> refused: <the version's reason>".
@@ -21,10 +23,10 @@
  *           (2) on the original inputs, against the exact reference with the tf32 model;
  *           (3) the det output of (2) bit-identical to that of (1): the kernel rounds as cvt.rna does.
  *   Kernel 0 ("best") passes the same checks on one shape (the version it resolves to is printed).
- *   The stage split (host/lib/plan_stages.h) of every version: each partial launch runs and writes every y
- *   (no NaN left), and off the fast path (and by the implicit GEMMs, which have none) a partial launch is refused
- *   with CGP_ERROR_UNSUPPORTED. (All stages
- *   is cgp_plan_run's own launch, checked above.)
+ *   The stage split (host/lib/plan_stages.h) of every version: each partial launch runs, writes every y
+ *   (no NaN left) and records the path (fast, tma or cp.async) the version's hook names, and off the fast path
+ *   (and by the implicit GEMMs, which have none) a partial launch is refused with CGP_ERROR_UNSUPPORTED. (All
+ *   stages is cgp_plan_run's own launch, checked above.)
  * Without a GPU: one SKIP (a FAIL with CGP_TEST_REQUIRE_GPU=1).
  * Run: CGP_TEST_REQUIRE_GPU=1 make test CGP_TEST_FILTER=gpu_tensorcore   (or build/tests/gpu_tensorcore)
  */
@@ -192,9 +194,14 @@ static int test_plan(const problem *pr, const char *inputs, int precision, int v
             goto out;
         }
         if (r == 0) {
+            char why[300];
             printf("# %s runs %s\n", name, ran_name);
             if (!test_check_y(name, y_first, ref, outputs, arith, pr->p.hout * pr->p.wout, s->cin).passed)
                 goto out;
+            if (!test_recorded_path_matches(plan, s, pr->p.padding, why, sizeof why)) {
+                TEST_FAIL(name, "%s", why);
+                goto out;
+            }
         } else if (memcmp(y_first, y_host, (size_t)outputs * sizeof(float)) != 0) {
             TEST_FAIL(name, "det run %d differs from run 0 (not bit-identical)", r);
             goto out;
@@ -287,6 +294,7 @@ static void test_stage_split(const problem *pr, int precision, int version, int 
              (long long)s->h, (long long)s->w);
     const int64_t outputs = s->n * s->cout;
     float *y_full = malloc((size_t)outputs * sizeof(float)), *y_part = malloc((size_t)outputs * sizeof(float));
+    char why[300];
     cgp_plan *plan = NULL;
     void *ws = NULL;
     size_t ws_bytes = 0;
@@ -300,6 +308,10 @@ static void test_stage_split(const problem *pr, int precision, int version, int 
     st = run_poisoned(plan, pr->p.x, pr->p.w, pr->p.b, pr->p.y, outputs, ws, ws_bytes, y_full);
     if (st != CGP_SUCCESS) {
         TEST_FAIL(name, "cgp_plan_run: %s: %s", cgp_status_string(st), cgp_last_error_detail());
+        goto out;
+    }
+    if (!test_recorded_path_matches(plan, s, pr->p.padding, why, sizeof why)) {
+        TEST_FAIL(name, "cgp_plan_run: %s", why);
         goto out;
     }
     for (int stages = 0; stages <= CGP_STAGE_ALL; ++stages) {
@@ -326,6 +338,10 @@ static void test_stage_split(const problem *pr, int precision, int version, int 
                 TEST_FAIL(name, "stages %d left y[%lld] NaN (unwritten)", stages, (long long)i);
                 goto out;
             }
+        if (!test_recorded_path_matches(plan, s, pr->p.padding, why, sizeof why)) {
+            TEST_FAIL(name, "stages %d: %s", stages, why);
+            goto out;
+        }
     }
     TEST_PASS(name);
 out:

@@ -1,7 +1,8 @@
 /*
  * gpulib.h - what GPU tests share: the "is there a usable GPU" check, running one plan on a problem
- * with poisoned output, and the references a kernel's y is compared with (the exact one, and for TF32
- * the one of x and w rounded to tf32 as the kernels round them).
+ * with poisoned output, the path its launch recorded held against the version's `path` hook, and the
+ * references a kernel's y is compared with (the exact one, and for TF32 the one of x and w rounded to tf32
+ * as the kernels round them).
  *
  * No GPU and a broken GPU are told apart: a machine without an NVIDIA device (no /dev/nvidia<N>, nothing
  * in /proc/driver/nvidia/gpus) skips the program's remaining cases with the reason (a FAIL with
@@ -20,6 +21,7 @@
 
 #include "cgp.h"
 #include "kernel_api.h"
+#include "plan_stages.h"
 #include "problem.h"
 #include "reference_gpu.h"
 #include "testlib.h"
@@ -156,6 +158,41 @@ static inline cgp_status run_poisoned(cgp_plan *plan, const float *x, const floa
         cudaMemcpy(y_host, y, (size_t)outputs * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess)
         return CGP_ERROR_CUDA;
     return CGP_SUCCESS;
+}
+
+/* 1 when the path that the plan's launches recorded since the last read (cgp_plan_recorded_path, which clears
+ * it) is the one the `path` hook of the plan's version names for the plan's problem (shape s, padding); else 0
+ * with why[] naming both, or saying that no launch recorded a path. What ran, from the launch itself. */
+static inline int test_recorded_path_matches(cgp_plan *plan, const cgp_shape *s, cgp_padding padding, char *why,
+                                             size_t cap)
+{
+    int version = 0;
+    const char *kname = "?", *recorded = NULL;
+    cgp_device_info d;
+    cgp_status st = cgp_plan_kernel(plan, &version, &kname);
+    const cgp_kernel_desc *k = st == CGP_SUCCESS ? cgp_kernel_find(version) : NULL;
+    if (!k) {
+        snprintf(why, cap, "the plan's version (%s): %s", kname, cgp_last_error_detail());
+        return 0;
+    }
+    const cudaError_t e = cgp_current_device_info(&d);
+    if (e != cudaSuccess) {
+        snprintf(why, cap, "cgp_current_device_info: %s", cudaGetErrorString(e));
+        return 0;
+    }
+    const cgp_problem p = {s->n, s->cin, s->cout, s->h, s->w, cgp_output_height(s, padding),
+                           cgp_output_width(s, padding), (int)padding};
+    const char *expected = k->path(&p, &d);
+    if ((st = cgp_plan_recorded_path(plan, &recorded)) != CGP_SUCCESS)
+        snprintf(why, cap, "cgp_plan_recorded_path: %s: %s", cgp_status_string(st), cgp_last_error_detail());
+    else if (!recorded)
+        snprintf(why, cap, "the launch of %s recorded no path (its path hook says \"%s\")", k->name, expected);
+    else if (strcmp(recorded, expected) != 0)
+        snprintf(why, cap, "the launch of %s recorded path \"%s\", its path hook says \"%s\"", k->name, recorded,
+                 expected);
+    else
+        return 1;
+    return 0;
 }
 
 /* Round to nearest, ties away from zero, to 10 mantissa bits: cvt.rna.tf32.f32, which every TF32 kernel

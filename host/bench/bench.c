@@ -17,9 +17,9 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Runs the variant once on poisoned output and checks it against ref (and a fused tf32 row against ref_tf32,
- * the reference of tf32-rounded operands, when given). Returns 0, or 1 on a CUDA error that leaves the
- * context unusable (then err is set). */
+/* Runs the variant once on poisoned output, asks it what the run did (describe_run), and checks y against ref (and
+ * a fused tf32 row against ref_tf32, the reference of tf32-rounded operands, when given). Returns 0, or 1 on a CUDA
+ * error that leaves the context unusable (then err is set). */
 static int check_row(bench_row *row, const problem *pr, const double *ref, const double *ref_tf32, float *y_host,
                      char *err, size_t errlen)
 {
@@ -38,6 +38,8 @@ static int check_row(bench_row *row, const problem *pr, const double *ref, const
         snprintf(err, errlen, "%s: %s: %s", row->v.name, cudaGetErrorName(e), cudaGetErrorString(e));
         return 1;
     }
+    if (row->v.describe_run && row->v.describe_run(&row->v, row->failure, sizeof row->failure) != 0)
+        return 0;
     row->check = check_compare(y_host, ref, (int64_t)outputs, precision_tolerance(row->v.precision, &pr->p));
     row->checked = 1;
     const check_report *judged = &row->check;

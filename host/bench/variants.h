@@ -4,7 +4,8 @@
  *
  * One bench_problem holds the inputs on the device; every variant reads x, w, b and writes y.
  * The bench driver poisons y with NaN, runs a variant once, checks it against the fp64
- * reference, then warms up and times it with CUDA events.
+ * reference (and what the run says of itself: a fused row's launch records its path), then warms up and
+ * times it with CUDA events.
  */
 #ifndef CGP_VARIANTS_H
 #define CGP_VARIANTS_H
@@ -49,10 +50,15 @@ struct bench_variant {
     char detail[320];      /* algorithm, engine, workspace, intermediate bytes, notes */
     char unavailable[320]; /* non-empty: the row could not be set up, and why (then run is NULL) */
     char kernel[24];       /* fused rows: the kernel version the plan runs, as cgp_plan_kernel names it; else "" */
+    char path[24];         /* fused rows: the path inside it, as its `path` hook names it for the problem; else "" */
     double bytes_moved;    /* DRAM bytes one run moves at least, intermediates written and read */
     void *state;
     /* Enqueue one run on stream s; returns 0, or non-zero after printing why to stderr. */
     int (*run)(bench_variant *v, const bench_problem *p, cudaStream_t s);
+    /* May be NULL. After the checked run (finished): what that run did, into detail (a fused row: the path its
+     * launch recorded); returns 0, or non-zero with failure[cap] saying why the row cannot be trusted (a
+     * fused row whose launch recorded no path, or another than `path`). */
+    int (*describe_run)(bench_variant *v, char *failure, size_t cap);
     void (*destroy)(bench_variant *v); /* frees state; may be NULL */
 };
 

@@ -1,12 +1,14 @@
 /*
  * variants_fused.c - the fused kernel's bench rows: one plan per (precision, reduction) asked
- * for, run through the public API exactly as a user would call it.
+ * for, run through the public API exactly as a user would call it; each row names the kernel version and the
+ * path inside it that its checked run's launch recorded (host/lib/plan_stages.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernel_api.h"
+#include "plan_stages.h"
 #include "variants.h"
 
 static const char *const reduce_names[] = {"det", "atomic"};
@@ -20,6 +22,34 @@ static int fused_run(bench_variant *v, const bench_problem *p, cudaStream_t s)
         return 1;
     }
     return 0;
+}
+
+/* The row's detail: kernel, version, path (`how` says where the name comes from), workspace */
+static void fused_detail(bench_variant *v, const char *how)
+{
+    const plan_state *st = v->state;
+    int version = 0;
+    cgp_plan_kernel(st->plan, &version, NULL);
+    snprintf(v->detail, sizeof v->detail, "kernel %s (--kernel %d, path %s%s), workspace %zu B, no intermediate",
+             v->kernel, version, v->path, how, st->workspace_bytes);
+}
+
+static int fused_describe_run(bench_variant *v, char *failure, size_t cap)
+{
+    plan_state *st = v->state;
+    const char *recorded = NULL;
+    const cgp_status rc = cgp_plan_recorded_path(st->plan, &recorded);
+    if (rc != CGP_SUCCESS)
+        snprintf(failure, cap, "cgp_plan_recorded_path: %s (%s)", cgp_status_string(rc), cgp_last_error_detail());
+    else if (!recorded)
+        snprintf(failure, cap, "the launch of %s recorded no path (its path hook says %s)", v->kernel, v->path);
+    else if (strcmp(recorded, v->path) != 0)
+        snprintf(failure, cap, "the launch of %s took path %s, its path hook says %s", v->kernel, recorded, v->path);
+    else {
+        fused_detail(v, " as its launch recorded it");
+        return 0;
+    }
+    return 1;
 }
 
 void plan_state_destroy(bench_variant *v)
@@ -92,11 +122,12 @@ int variants_fused(const bench_problem *p, const fused_selection *sel, bench_var
             cgp_device_info d;
             if (k && cgp_current_device_info(&d) == cudaSuccess)
                 path = k->path(&kp, &d);
-            snprintf(v->detail, sizeof v->detail, "kernel %s (--kernel %d, path %s), workspace %zu B, no intermediate",
-                     kname, version, path, st->workspace_bytes);
+            snprintf(v->path, sizeof v->path, "%s", path);
             v->bytes_moved = problem_min_bytes(p) + 2.0 * (double)st->workspace_bytes;
             v->state = st;
+            fused_detail(v, " by its path hook, not yet run");
             v->run = fused_run;
+            v->describe_run = fused_describe_run;
             v->destroy = plan_state_destroy;
         }
     }

@@ -56,6 +56,8 @@ struct Tile : WarpGrid<TH, TW, BN>, Window<TH, TW, BN, WarpGrid<TH, TW, BN>::kTh
     static constexpr size_t kSmemBytes = sizeof(float) * (size_t)kStages * kStageFloats;
     static_assert(TH * TW % (16 * kMi) == 0 && BN % kWarpChannels == 0, "whole warp tiles");
     static_assert(TW % 8 == 0, "a lane group's 8 pixels lie in one row");
+    /* the cgp_path_id a launch of this tile records: CGP_PATH_IGEMM_TILE0 + its index in kTileShapes */
+    static constexpr unsigned kPath = CGP_PATH_IGEMM_TILE0 + (BN == 32 ? 2 : 0) + (TW == 8 ? 1 : 0);
 };
 
 /* Rounds (splits) the elements this thread copied into `stage`, once they landed: in place (3xTF32: the small part
@@ -171,6 +173,7 @@ __device__ __forceinline__ void stage_mmas(const float *stage, const int (&a_off
 template <class T, bool kWhole>
 __global__ void __launch_bounds__(T::kThreads, 512 / T::kThreads) implicit_gemm_conv_gelu_mean(const IgemmParams p)
 {
+    record_path(p.path_record, T::kPath);
     __shared__ float warp_sums[T::kWarpsM * T::kBn];
     __shared__ double block_sums[T::kBn];
     float *ring = reinterpret_cast<float *>(dynamic_smem());
@@ -237,12 +240,12 @@ __global__ void __launch_bounds__(T::kThreads, 512 / T::kThreads) implicit_gemm_
 
 /* ---- the tiles, the choice per shape, the hooks ---- */
 
-/* The tile shapes, in the order of kTileNames and of the kernels launch_tile instantiates */
+/* The tile shapes, in the order of their path ids (CGP_PATH_IGEMM_TILE0 + index, kernel_api.h) and of the kernels
+ * launch_tile instantiates */
 struct TileShape {
     int th, tw, bn;
 };
 constexpr TileShape kTileShapes[] = {{8, 16, 64}, {8, 8, 64}, {8, 16, 32}, {8, 8, 32}};
-const char *const kTileNames[] = {"8x16 px x 64 ch", "8x8 px x 64 ch", "8x16 px x 32 ch", "8x8 px x 32 ch"};
 
 /* 32 channels a block where Cout needs no more; 8 x 8 pixels where 8 x 16 would compute over 8/7 of the
  * pixels 8 x 8 does (narrow images) */
@@ -305,7 +308,10 @@ template <int P> struct ImplicitGemmVersion : NoStageSplit {
         return implicit_gemm_workspace_bytes(p, geometry(p));
     }
 
-    static const char *path(const cgp_problem *p, const cgp_device_info *) { return kTileNames[choose_tile(p)]; }
+    static const char *path(const cgp_problem *p, const cgp_device_info *)
+    {
+        return cgp_path_name(CGP_PATH_IGEMM_TILE0 + (unsigned)choose_tile(p));
+    }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *, cudaStream_t s)
     {

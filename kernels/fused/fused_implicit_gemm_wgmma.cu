@@ -6,19 +6,21 @@
  *   block         WY x WX warpgroups (2 x 2, 1 x 2 or 1 x 1), a tile of 8 WY x 8 WX output pixels x BN = 64 or 32
  *                 channels (choose_tile); each warpgroup computes one 8 x 8 pixel block as one m64nBN accumulator
  *                 (D = X W).
- *   landing       the chunks' copies (StageCopies) land in a ring of up to 4 Window stages, 3 chunks ahead.
+ *   landing       the chunks' copies (StageCopies) land in a ring of kLandStages Window stages (4, or 3 where 4 do
+ *                 not fit), kLandStages - 1 chunks ahead.
  *   operands      two operand buffers: chunk c + 1 is converted into one while the wgmmas of chunk c read the
  *                 other. A = the window as [channel half][pixel][4 channels], 16 bytes a pixel: wgmma's no-swizzle
  *                 K-major layout, whose 8-row x 16-byte core matrices are 8 consecutive pixels of a window row
  *                 (SBO = one window row, LBO = one channel half), so the 64 x 8 A of tap (ky, kx) is the window
- *                 moved by (ky, kx): only the descriptor's start address changes. B = per tap [half][64 output
- *                 channels][4 input channels] (SBO 128 bytes, LBO BN x 16 bytes). The conversion rounds only as far as the
- *                 tensor cores read (tf32_round_for_mma; 3xTF32 split_tf32_for_mma into a big and a small plane),
- *                 4 channels a task, at offsets worked out once (ChunkConversion).
+ *                 moved by (ky, kx): only the descriptor's start address changes. B = per tap [half][BN output
+ *                 channels][4 input channels] (SBO 128 bytes, LBO BN x 16 bytes). The conversion rounds only as far
+ *                 as the tensor cores read (tf32_round_for_mma; 3xTF32 split_tf32_for_mma into a big and a small
+ *                 plane), 4 channels a task, at offsets worked out once (ChunkConversion).
  *   accumulation  a chunk's 9 taps chained into a fresh accumulator (scale-d 0 on the first wgmma), added into the
  *                 running sum with FADD: the tensor cores' truncating accumulation never runs past a chunk
  *                 (fused_implicit_gemm.cu says why); 3xTF32 chains the 18 corrections first, then the 9 big * big.
- *   pipeline      per chunk c: issue its wgmmas, commit; convert chunk c + 1; issue the copies of chunk c + 3;
+ *   pipeline      per chunk c: issue its wgmmas, commit; convert chunk c + 1; issue the copies of chunk c +
+ *                 kLandStages - 1;
  *                 wait for the wgmmas, add the chain; wait for chunk c + 2's copies; one barrier.
  *   epilogue      implicit_gemm.cuh: bias, GELU, masked sums per channel, the warps in order, reduction.cuh.
  * Both run every shape on an sm_90 GPU with a build for sm_90a (SM=90) and refuse other GPUs and builds with the
@@ -63,6 +65,8 @@ template <int P, int WY, int WX, int BN> struct Blocks {
     static constexpr size_t kSmemBytes =
         sizeof(float) * ((size_t)kLandStages * kLandFloats + kBuffers * (size_t)kOpFloats);
     static_assert(kLandStages >= 3, "a landing ring of 3 stages at least");
+    /* the cgp_path_id a launch of this block records: CGP_PATH_IGEMM_WGMMA_TILE0 + its index in kTileShapes */
+    static constexpr unsigned kPath = CGP_PATH_IGEMM_WGMMA_TILE0 + (BN == 32 ? 3 : 0) + (WY == 2 ? 0 : WX == 2 ? 1 : 2);
 };
 
 /* The rounding (3xTF32: split) of 4 values as the tensor cores read them */
@@ -180,6 +184,7 @@ template <int N> __device__ __forceinline__ void add_chain(float (&acc)[N], floa
 template <int P, class B, bool kWhole>
 __global__ void __launch_bounds__(B::kThreads, 1) implicit_gemm_wgmma_conv_gelu_mean(const IgemmParams p)
 {
+    record_path(p.path_record, B::kPath);
     using Land = typename B::Land;
     constexpr int kTh = B::kTh, kTw = B::kTw, kWarps = B::kWarps, kLandFloats = B::kLandFloats, kBn = B::kBn;
     __shared__ float warp_sums[kWarps * kBn];
@@ -246,14 +251,12 @@ __global__ void __launch_bounds__(B::kThreads, 1) implicit_gemm_wgmma_conv_gelu_
     publish_block_sums<kBn, kWarps>(p, sum, warp, 0, n, tile, c0, warp_sums, block_sums);
 }
 
-/* The blocks, in the order of kTileNames and of launch's cases: 2 x 2, 1 x 2 and 1 x 1 warpgroups x 64 output
- * channels, then the same x 32 */
+/* The blocks, in the order of their path ids (CGP_PATH_IGEMM_WGMMA_TILE0 + index, kernel_api.h) and of launch's
+ * cases: 2 x 2, 1 x 2 and 1 x 1 warpgroups x 64 output channels, then the same x 32 */
 struct TileShape {
     int wy, wx, bn;
 };
 constexpr TileShape kTileShapes[] = {{2, 2, 64}, {1, 2, 64}, {1, 1, 64}, {2, 2, 32}, {1, 2, 32}, {1, 1, 32}};
-const char *const kTileNames[] = {"16x16 px x 64 ch", "8x16 px x 64 ch", "8x8 px x 64 ch",
-                                  "16x16 px x 32 ch", "8x16 px x 32 ch", "8x8 px x 32 ch"};
 
 /* 32 channels a block where Cout needs no more, and of the three pixel tiles the one that should finish first:
  * the waves of blocks (one block an SM: their shared memory) times a block's pixels over the relative rate of its
@@ -335,7 +338,10 @@ template <int P> struct ImplicitGemmWgmmaVersion : NoStageSplit {
         return implicit_gemm_workspace_bytes(p, geometry(p, d));
     }
 
-    static const char *path(const cgp_problem *p, const cgp_device_info *d) { return kTileNames[choose_tile(p, d)]; }
+    static const char *path(const cgp_problem *p, const cgp_device_info *d)
+    {
+        return cgp_path_name(CGP_PATH_IGEMM_WGMMA_TILE0 + (unsigned)choose_tile(p, d));
+    }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t stream)
     {
@@ -356,7 +362,7 @@ template <int P> struct ImplicitGemmWgmmaVersion : NoStageSplit {
 #define IMPLICIT_GEMM_WGMMA_VERSIONS(X)                                                                                \
     X(cgp_kernel_tf32_v10, ImplicitGemmWgmmaVersion<kTf32>, 20, "tf32-v10",                                            \
       "implicit GEMM on Hopper wgmma (sm_90a, m64n64k8 tf32, operands from shared memory) for any channel "            \
-      "count: 16x16, 8x16 or 8x8-pixel x 64 or 32-channel tiles (a warpgroup per 8x8, chosen per shape), 8 input "         \
+      "count: 16x16, 8x16 or 8x8-pixel x 64 or 32-channel tiles (a warpgroup per 8x8, chosen per shape), 8 input "   \
       "channels x 9 taps a chunk landing 3 chunks ahead by cp.async, converted into one operand buffer while the "     \
       "wgmmas read the other; a chunk's taps chained in a fresh accumulator")                                          \
     X(cgp_kernel_tf32x3_v10, ImplicitGemmWgmmaVersion<kTf32x3>, 30, "3xtf32-v10",                                      \

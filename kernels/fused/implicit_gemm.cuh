@@ -27,6 +27,7 @@
 #include "cgp.h"
 #include "gelu.cuh"
 #include "kernel_api.h"
+#include "path_record.cuh"
 #include "reduction.cuh"
 
 namespace {
@@ -82,6 +83,7 @@ struct IgemmParams {
     int64_t cin, cout, h, wd, hout, wout;
     int64_t tiles_x, tiles_per_image, channel_blocks;
     int pad, chunks;
+    unsigned *path_record; /* the plan's word for the path this launch takes (path_record.cuh) */
 };
 
 /* The thread's copies of a stage (T: the block's Window). Input window: element i = thread + s x threads (channel
@@ -280,6 +282,7 @@ inline IgemmParams implicit_gemm_params(const cgp_launch_args *a, const Implicit
     p.channel_blocks = g.channel_blocks;
     p.pad = a->p.pad;
     p.chunks = (int)ceil_div(a->p.cin, kChunk);
+    p.path_record = a->path_record;
     return p;
 }
 

@@ -19,9 +19,9 @@
  *   accumulation  a chunk's 9 taps chained into a fresh accumulator (scale-d 0 on the first wgmma), added into the
  *                 running sum with FADD: the tensor cores' truncating accumulation never runs past a chunk
  *                 (fused_implicit_gemm.cu says why); 3xTF32 chains the 18 corrections first, then the 9 big * big.
- *   pipeline      per chunk c: issue its wgmmas, commit; convert chunk c + 1; issue the copies of chunk c +
- *                 kLandStages - 1;
- *                 wait for the wgmmas, add the chain; wait for chunk c + 2's copies; one barrier.
+ *   pipeline      per chunk c: issue its wgmmas, commit; convert chunk c + 1; issue the copies of chunk
+ *                 c + kLandStages - 1; wait for the wgmmas, add the chain; wait for chunk c + 2's copies; one
+ *                 barrier.
  *   epilogue      implicit_gemm.cuh: bias, GELU, masked sums per channel, the warps in order, reduction.cuh.
  * Both run every shape on an sm_90 GPU with a build for sm_90a (SM=90) and refuse other GPUs and builds with the
  * reason; version 0 then takes tf32-v9 / 3xtf32-v9 (fused_implicit_gemm.cu).

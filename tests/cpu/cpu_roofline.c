@@ -156,25 +156,6 @@ static const char *xml_check(const char *xml, const char *root, char *why, size_
     return roots == 1 ? NULL : "not exactly one root element";
 }
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    const long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)n + 1);
-    if (text && fread(text, 1, (size_t)n, f) != (size_t)n) {
-        free(text);
-        text = NULL;
-    }
-    if (text)
-        text[n] = '\0';
-    fclose(f);
-    return text;
-}
-
 static void path_of(char *buf, size_t cap, const char *file) { snprintf(buf, cap, "%s/%s", scratch, file); }
 
 /* ---- the model ---- */
@@ -420,7 +401,7 @@ static void test_chart_helpers(void)
         TEST_FAIL("svg escaping", "%s", err);
         return;
     }
-    char *text = read_text(path);
+    char *text = test_read_text(path);
     char why[256];
     const char *bad = text ? xml_check(text, "svg", why, sizeof why) : "unreadable";
     TEST_EXPECT("svg primitives: well-formed", bad == NULL, "%s", bad);
@@ -489,7 +470,7 @@ static void test_roofline_svg(void)
         TEST_FAIL("roofline svg written", "%s", err);
         return;
     }
-    char *text = read_text(path);
+    char *text = test_read_text(path);
     if (!text) {
         TEST_FAIL("roofline svg written", "cannot read %s back", path);
         return;
@@ -572,7 +553,7 @@ static void test_speedup_svg(void)
                 "x %g..%g y %g..%g", f.x.lo, f.x.hi, f.y.lo, f.y.hi);
     char path[600], err[512];
     path_of(path, sizeof path, "speedup.svg");
-    char *text = speedup_svg_write(path, &chart, err, sizeof err) == 0 ? read_text(path) : NULL;
+    char *text = speedup_svg_write(path, &chart, err, sizeof err) == 0 ? test_read_text(path) : NULL;
     char why[256], want[64];
     const char *bad = text ? xml_check(text, "svg", why, sizeof why) : err;
     TEST_EXPECT("speedup svg: written, well-formed XML", bad == NULL, "%s", bad);
@@ -765,7 +746,7 @@ static void test_sweep(void)
         sweep_free(&d);
         return;
     }
-    char *text = read_text(path);
+    char *text = test_read_text(path);
     char why[256], want[64];
     const char *bad = text ? xml_check(text, "svg", why, sizeof why) : "unreadable";
     TEST_EXPECT("sweep n: well-formed XML", bad == NULL, "%s", bad);
@@ -806,7 +787,7 @@ static void test_sweep(void)
                     time.y.lo, time.y.hi);
         path_of(path, sizeof path, "sweep_h.svg");
         const int wrc = sweep_write_svg(path, &d, err, sizeof err);
-        text = wrc == 0 ? read_text(path) : NULL;
+        text = wrc == 0 ? test_read_text(path) : NULL;
         const double hx = SWEEP_SVG_TIME_LEFT + 256.0 / 400.0 * SWEEP_SVG_PANEL_WIDTH;
         const double hy = SWEEP_SVG_TOP + SWEEP_SVG_PANEL_HEIGHT - 3.0 / 4.0 * SWEEP_SVG_PANEL_HEIGHT;
         snprintf(want, sizeof want, "translate(%.2f,%.2f)", hx, hy);

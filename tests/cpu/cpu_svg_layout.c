@@ -150,29 +150,10 @@ static const char *check_text_extents(const char *svg, box_check *b, char *why, 
     return NULL;
 }
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    const long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (text && fread(text, 1, (size_t)n, f) != (size_t)n) {
-        free(text);
-        text = NULL;
-    }
-    if (text)
-        text[n] = '\0';
-    fclose(f);
-    return text;
-}
-
 /* PASS when the file's texts all lie inside its picture (and there are at least min_texts of them) */
 static void expect_inside(const char *name, const char *path, int min_texts)
 {
-    char *svg = read_text(path);
+    char *svg = test_read_text(path);
     if (!svg) {
         TEST_FAIL(name, "cannot read %s", path);
         return;

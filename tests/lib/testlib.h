@@ -96,6 +96,26 @@ static inline void test_skip_rest(const char *program, const char *why)
 
 static inline int test_exit_code(void) { return testlib_failures ? 1 : 0; }
 
+/* The whole file at path, NUL-terminated, in memory the caller frees; NULL when it cannot be opened or read */
+static inline char *test_read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    const long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (text && fread(text, 1, (size_t)n, f) != (size_t)n) {
+        free(text);
+        text = NULL;
+    }
+    if (text)
+        text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
 /* A fresh scratch directory <CGP_TEST_TMP or /tmp>/<program>.XXXXXX into dir (cap bytes). Returns 0, or -1
  * after a FAIL line naming what could not be made. */
 static inline int test_scratch_dir(char *dir, size_t cap, const char *program)

@@ -41,16 +41,16 @@ def conv_gelu_mean(x, weight, bias, padding="valid", precision="fp32", reduce="d
 
 
 def _run(x, weight, bias, padding, precision, reduce, select):
-    options = _lib.option_values(padding=padding, precision=precision, reduce=reduce, select=select)
-    output, keep, ptrs, shape, device = _arrays.prepare(x, weight, bias, options["padding"])
+    options = _lib.option_values(padding, precision, reduce, select)
+    output, keep, ptrs, shape, device = _arrays.prepare(x, weight, bias, options.padding)
     return _cache.run(output, ptrs, shape, device, options)  # `keep`: adopted arrays, alive until the launch
 
 
 def kernel_of(x, weight, bias, padding="valid", precision="fp32", reduce="det", select="heuristic"):
     """(version, name) of the kernel conv_gelu_mean runs for these arguments on the current stream,
     e.g. (9, "fp32-v9"); makes and caches the plan when there is none yet."""
-    options = _lib.option_values(padding=padding, precision=precision, reduce=reduce, select=select)
-    output, keep, ptrs, shape, device = _arrays.prepare(x, weight, bias, options["padding"])
+    options = _lib.option_values(padding, precision, reduce, select)
+    output, keep, ptrs, shape, device = _arrays.prepare(x, weight, bias, options.padding)
     with output.device(device):
         plan, _ = _cache.plan(output, ptrs, shape, device, options)
     return plan.version, plan.name

@@ -23,6 +23,9 @@ class Torch:
     def __init__(self):
         import torch
         self.torch = torch
+        # what PyTorch's own generated code asks (an integer, as current_stream(ordinal).cuda_stream), where it exists
+        self._raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        self._cuda = {}  # ordinal -> torch.device("cuda", ordinal)
 
     def owns(self, obj):
         return isinstance(obj, self.torch.Tensor)
@@ -40,11 +43,19 @@ class Torch:
     def device(self, ordinal):
         return self.torch.cuda.device(ordinal)
 
+    def current_device(self):
+        return self.torch._C._cuda_getDevice()
+
     def stream(self, ordinal):
+        if self._raw_stream is not None:
+            return self._raw_stream(ordinal)
         return self.torch.cuda.current_stream(ordinal).cuda_stream
 
     def empty(self, shape, ordinal, dtype="float32"):
-        return self.torch.empty(shape, dtype=getattr(self.torch, dtype), device=self.torch.device("cuda", ordinal))
+        device = self._cuda.get(ordinal)
+        if device is None:
+            device = self._cuda[ordinal] = self.torch.device("cuda", ordinal)
+        return self.torch.empty(shape, dtype=getattr(self.torch, dtype), device=device)
 
     def ptr(self, array):
         return array.data_ptr()
@@ -76,6 +87,9 @@ class CuPy:
 
     def device(self, ordinal):
         return self.cupy.cuda.Device(ordinal)
+
+    def current_device(self):
+        return self.cupy.cuda.runtime.getDevice()
 
     def stream(self, ordinal):  # under device(ordinal)
         return self.cupy.cuda.get_current_stream().ptr

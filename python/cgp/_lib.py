@@ -2,6 +2,7 @@
 include/cgp.h, cgp.Error, and the checks that those declarations match the header and the
 library (tests/python/test_module.py and `scripts/torch_compare.py --check-lib` run them).
 """
+import collections
 import ctypes
 import os
 import re
@@ -38,6 +39,7 @@ ENUMS = {
     "cgp_select": {"CGP_SELECT_HEURISTIC": 0, "CGP_SELECT_MEASURED": 1},
 }
 STATUS_NAMES = {value: name for name, value in ENUMS["cgp_status"].items()}
+CGP_SUCCESS = ENUMS["cgp_status"]["CGP_SUCCESS"]
 
 # the keyword values of cgp.conv_gelu_mean and the enum constant each one selects
 CHOICES = {
@@ -67,16 +69,30 @@ FUNCTIONS = {  # name: (restype, argtypes)
 }
 
 
-def option_values(**keywords):
-    """{"padding": "same", ...} -> {"padding": 1, ...}; ValueError naming a keyword whose value is not one
-    of its choices."""
-    values = {}
-    for keyword, value in keywords.items():
-        enum, names = CHOICES[keyword]
-        if not isinstance(value, str) or value not in names:
-            raise ValueError("%s must be one of %s, got %r" % (keyword, ", ".join(map(repr, names)), value))
-        values[keyword] = ENUMS[enum][names[value]]
+# the enum values of one call's options, in the order of CHOICES (a plan's key holds them)
+OptionValues = collections.namedtuple("OptionValues", "padding precision reduce select")
+_option_values = {}  # (padding, precision, reduce, select) as given -> their OptionValues, for those that passed
+
+
+def option_values(padding, precision, reduce, select):
+    """("same", "fp32", "det", "heuristic") -> OptionValues(padding=1, ...); ValueError naming the first
+    keyword whose value is not one of its choices. Values that passed once are looked up, not checked again."""
+    given = (padding, precision, reduce, select)
+    try:
+        values = _option_values.get(given)
+    except TypeError:  # an unhashable value, which is no choice: named below
+        values = None
+    if values is None:
+        values = OptionValues(*(_option_value(keyword, value) for keyword, value in zip(OptionValues._fields, given)))
+        _option_values[given] = values
     return values
+
+
+def _option_value(keyword, value):
+    enum, names = CHOICES[keyword]
+    if not isinstance(value, str) or value not in names:
+        raise ValueError("%s must be one of %s, got %r" % (keyword, ", ".join(map(repr, names)), value))
+    return ENUMS[enum][names[value]]
 
 
 class Error(RuntimeError):
@@ -98,7 +114,7 @@ class Error(RuntimeError):
 class Library:
     """The loaded libcgp.so: fn(name) resolves a declared function at its first use (so a library
     without cgp_plan_create_measured serves everything else), call(name, ...) raises Error on a
-    status other than CGP_SUCCESS."""
+    status other than CGP_SUCCESS, as check(name, status) does for a status got by calling fn(name)."""
 
     def __init__(self, path):
         self.path = path
@@ -122,8 +138,11 @@ class Library:
         return self.fn("cgp_version")()
 
     def call(self, name, *args):
-        status = self.fn(name)(*args)
-        if status != ENUMS["cgp_status"]["CGP_SUCCESS"]:
+        self.check(name, self.fn(name)(*args))
+
+    def check(self, name, status):
+        """Raises Error for the status `name` returned, unless it is CGP_SUCCESS."""
+        if status != CGP_SUCCESS:
             detail = self.fn("cgp_last_error_detail")().decode(errors="replace")
             raise Error(name, status, detail, self.fn("cgp_status_string")(status).decode(errors="replace"))
 

@@ -55,40 +55,48 @@ class Plan:
 class Cache:
     def __init__(self, lib):
         self._lib = lib
+        self._run_plan = lib.fn("cgp_plan_run")  # bound once: its argtypes convert the arguments
         self._plans = {}  # key: (framework, device, shape, options, stream) -> Plan
         self._lock = threading.Lock()
 
     def plan(self, output, ptrs, shape, device, options):
         """(the Plan for these on the current stream of `device`, that stream); `device` is current."""
         stream = output.stream(device)
-        key = (output.name, device, shape, tuple(sorted(options.items())), stream)
-        with self._lock:
-            plan = self._plans.get(key)
-            if plan is None:
-                plan = self._plans[key] = self._create(output, ptrs, shape, device, options, stream, key)
+        key = (output.name, device, shape, options, stream)
+        plan = self._plans.get(key)  # a plan, once made, is only looked up: no lock
+        if plan is None:
+            with self._lock:
+                plan = self._plans.get(key)
+                if plan is None:
+                    plan = self._plans[key] = self._create(output, ptrs, shape, device, options, stream, key)
         return plan, stream
 
     def run(self, output, ptrs, shape, device, options):
-        """y (N, Cout), allocated by `output`, enqueued on the current stream of `device`."""
-        with output.device(device):
-            plan, stream = self.plan(output, ptrs, shape, device, options)
-            y = output.empty((shape[0], shape[2]), device)
-            self._lib.call("cgp_plan_run", plan.handle, ptrs[0], ptrs[1], ptrs[2], output.ptr(y), plan.workspace_ptr,
-                           plan.workspace_bytes, stream)
-            return y
+        """y (N, Cout), allocated by `output`, enqueued on the current stream of `device`, which is made
+        current around the call when it is not."""
+        if output.current_device() != device:
+            with output.device(device):
+                return self.run(output, ptrs, shape, device, options)
+        plan, stream = self.plan(output, ptrs, shape, device, options)
+        y = output.empty((shape[0], shape[2]), device)
+        status = self._run_plan(plan.handle, ptrs[0], ptrs[1], ptrs[2], output.ptr(y), plan.workspace_ptr,
+                                plan.workspace_bytes, stream)
+        if status != _lib.CGP_SUCCESS:
+            self._lib.check("cgp_plan_run", status)
+        return y
 
     def _create(self, output, ptrs, shape, device, options, stream, key):
         capturing = _capturing(stream)
-        opts = _lib.Options(padding=options["padding"], reduce=options["reduce"], precision=options["precision"],
-                            kernel=0, select=options["select"])
+        opts = _lib.Options(padding=options.padding, reduce=options.reduce, precision=options.precision, kernel=0,
+                            select=options.select)
         handle, dims = ctypes.c_void_p(), _lib.Shape(*shape)
         with _relaxed_capture() if capturing else contextlib.nullcontext():
-            if options["select"] == _SELECT_MEASURED and not capturing:
+            if options.select == _SELECT_MEASURED and not capturing:
                 y = output.empty((shape[0], shape[2]), device)  # written by the timing runs
                 self._lib.call("cgp_plan_create_measured", ctypes.byref(handle), ctypes.byref(dims),
                                ctypes.byref(opts), ptrs[0], ptrs[1], ptrs[2], output.ptr(y), stream)
             else:
-                if options["select"] == _SELECT_MEASURED:  # no timing inside capture: another stream's winner
+                if options.select == _SELECT_MEASURED:  # no timing inside capture: another stream's winner
                     opts.kernel, opts.select = self._measured_version(key), _SELECT_HEURISTIC
                 self._lib.call("cgp_plan_create", ctypes.byref(handle), ctypes.byref(dims), ctypes.byref(opts))
             plan = Plan()
@@ -117,7 +125,7 @@ class Cache:
     def entries(self):
         """One dict per cached plan: framework, device, shape, options, stream, kernel."""
         with self._lock:
-            return [{"framework": k[0], "device": k[1], "shape": k[2], "options": dict(k[3]), "stream": k[4],
+            return [{"framework": k[0], "device": k[1], "shape": k[2], "options": k[3]._asdict(), "stream": k[4],
                      "kernel": "%s (version %d)" % (p.name, p.version)} for k, p in self._plans.items()]
 
     def clear(self):

@@ -16,9 +16,9 @@ def _op(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, padding: str 
 
 @_op.register_fake
 def _(x, weight, bias, padding="valid", precision="fp32", reduce="det", select="heuristic"):
-    options = _lib.option_values(padding=padding, precision=precision, reduce=reduce, select=select)
+    options = _lib.option_values(padding, precision, reduce, select)
     torch_arrays = _arrays.framework("torch")
-    _arrays.check([torch_arrays.info(t, fake=True) for t in (x, weight, bias)], options["padding"])
+    _arrays.check([torch_arrays.info(t, fake=True) for t in (x, weight, bias)], options.padding)
     return x.new_empty((x.shape[0], weight.shape[0]))
 
 
@@ -41,7 +41,7 @@ class ConvGeluMean(torch.nn.Module):
 
     def __init__(self, weight, bias=None, padding="valid", precision="fp32", reduce="det", select="heuristic"):
         super().__init__()
-        _lib.option_values(padding=padding, precision=precision, reduce=reduce, select=select)
+        _lib.option_values(padding, precision, reduce, select)
         self.padding, self.precision, self.reduce, self.select = padding, precision, reduce, select
         weight = weight.detach()
         self.register_buffer("weight", weight)

@@ -254,6 +254,8 @@ def argument_cases(frameworks=None):
          ValueError, "x: a masked"),
         ("padding 'full'", fakes(), {"padding": "full"}, ValueError, "padding must be one of 'valid', 'same'"),
         ("padding 1 (not a string)", fakes(), {"padding": 1}, ValueError, "padding must be one of"),
+        ("padding ['same'] (unhashable)", fakes(), {"padding": ["same"]}, ValueError,
+         "padding must be one of 'valid', 'same', got ['same']"),
         ("precision 'fp16'", fakes(), {"precision": "fp16"}, ValueError, "precision must be one of 'fp32', 'tf32'"),
         ("reduce 'fast'", fakes(), {"reduce": "fast"}, ValueError, "reduce must be one of 'det', 'atomic'"),
         ("select 'fastest'", fakes(), {"select": "fastest"}, ValueError, "select must be one of 'heuristic'"),
@@ -290,6 +292,29 @@ def argument_cases(frameworks=None):
                 raise Fail("%s: %s, expected %s containing %r" % (type(e).__name__, e, exception.__name__, text))
             raise Fail("no exception, expected %s" % exception.__name__)
         cases.append(("argument check: %s" % name, fn))
+    return cases
+
+
+# ---- CPU: the memo of option values --------------------------------------------------------------
+def memo_cases():
+    cases = []
+
+    def case(name):
+        return lambda fn: cases.append((name, fn))
+
+    @case("option_values: values that passed are looked up, an unhashable one is named")
+    def _():
+        import cgp
+        first = cgp._lib.option_values("same", "tf32", "atomic", "measured")
+        expect(first == (1, 1, 1, 1) and first._asdict() == {"padding": 1, "precision": 1, "reduce": 1, "select": 1},
+               "got %r" % (first,))
+        expect(cgp._lib.option_values("same", "tf32", "atomic", "measured") is first, "not looked up")
+        try:
+            cgp._lib.option_values("same", ["tf32"], "det", "heuristic")
+            raise Fail("precision ['tf32'] was accepted")
+        except ValueError as e:
+            expect("precision must be one of 'fp32', 'tf32', '3xtf32', got ['tf32']" in str(e), str(e))
+
     return cases
 
 
@@ -598,7 +623,7 @@ def main():
     seed = int(os.environ.get("CGP_TEST_SEED") or time.time())
     print("test_module: seed %d (CGP_TEST_SEED), library %s" % (seed, LIBRARY))
     with tempfile.TemporaryDirectory(dir=os.environ.get("CGP_TEST_TMP")) as tmp:
-        for name, fn in cpu_cases(tmp) + argument_cases():
+        for name, fn in cpu_cases(tmp) + argument_cases() + memo_cases():
             run_case(name, fn)
     absent = gpu_absent()
     for name, fn in gpu_cases(seed):

@@ -64,8 +64,10 @@ def cached_plans():
 
 def clear_cache():
     """Synchronizes the devices of the cached plans, then destroys the plans and drops their
-    workspaces (also done at exit). CUDA graphs that captured a call must not replay afterwards."""
+    workspaces (also done at exit), and forgets which call metadata passed the checks. CUDA graphs
+    that captured a call must not replay afterwards."""
     _cache.clear()
+    _arrays.forget_checked()
 
 
 def declaration_problems(header):
@@ -76,6 +78,6 @@ def declaration_problems(header):
 
 _torch = None
 if importlib.util.find_spec("torch") is not None:
-    from . import torch as _torch  # noqa: E402 (it takes _run from here)
+    from . import torch as _torch  # noqa: E402 (it takes _cache from here)
 
 atexit.register(clear_cache)  # after torch's own exit handlers are registered, so it runs before them

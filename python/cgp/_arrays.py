@@ -1,8 +1,9 @@
 """_arrays.py - the arrays cgp.conv_gelu_mean takes and returns: PyTorch tensors and CuPy arrays
 as they are, any other object through __cuda_array_interface__ or DLPack (taken over without a
 copy by CuPy, or else PyTorch, which then also allocates the output); the checks of dtype,
-dimensions, layout, device and alignment, each naming the argument; and, per framework, the
-device context, current stream and allocations the plans need.
+dimensions, layout, device and alignment, each naming the argument, with a memo of the metadata
+that passed them for a framework's own arrays (prepare_own); and, per framework, the device context,
+current stream and allocations the plans need.
 """
 import collections
 import importlib.util
@@ -34,6 +35,14 @@ class Torch:
         device = t.device.index if t.device.type == "cuda" else str(t.device)
         return Info(tuple(t.shape), str(t.dtype).replace("torch.", ""), t.is_contiguous(),
                     None if fake else t.data_ptr(), device)
+
+    def metadata(self, x, weight, bias, padding):
+        """What check() reads of three tensors but their addresses, with padding, as a hashable key (the
+        device type is CUDA: None for anything else, which check() then reports)."""
+        if not (x.is_cuda and weight.is_cuda and bias.is_cuda):
+            return None
+        return (padding, x.shape, weight.shape, bias.shape, x.dtype, weight.dtype, bias.dtype, x.is_contiguous(),
+                weight.is_contiguous(), bias.is_contiguous(), x.get_device(), weight.get_device(), bias.get_device())
 
     def adopt(self, obj):
         if hasattr(obj, "__cuda_array_interface__"):
@@ -226,3 +235,30 @@ def prepare(x, weight, bias, padding):
             infos[i] = output.info(arrays[i])
     check_devices(infos)
     return output, arrays, [info.ptr for info in infos], shape, infos[0].device
+
+
+_checked = {}  # metadata (an adapter's metadata()) of calls that passed check() -> (problem, CUDA ordinal)
+_X_ALIGNMENT, _WEIGHT_ALIGNMENT, _BIAS_ALIGNMENT = (ALIGNMENT[name] for name in NAMES)
+
+
+def prepare_own(output, x, weight, bias, padding):
+    """prepare() for three arrays of the framework `output` (which allocates the output) -> (their data
+    addresses, (N, Cin, Cout, H, W), CUDA ordinal). A call whose metadata (shapes, dtypes, contiguity,
+    devices) and padding passed check() before skips it: only the addresses' alignment, the one thing
+    check() reads that can change under the same metadata, is checked again."""
+    key = output.metadata(x, weight, bias, padding)
+    known = None if key is None else _checked.get(key)
+    if known is not None:
+        ptrs = output.ptr(x), output.ptr(weight), output.ptr(bias)
+        if not (ptrs[0] % _X_ALIGNMENT or ptrs[1] % _WEIGHT_ALIGNMENT or ptrs[2] % _BIAS_ALIGNMENT):
+            return ptrs, known[0], known[1]
+    infos = [output.info(a) for a in (x, weight, bias)]
+    shape = check(infos, padding)
+    if key is not None:
+        _checked[key] = shape, infos[0].device
+    return [info.ptr for info in infos], shape, infos[0].device
+
+
+def forget_checked():
+    """Empties prepare_own's memo of checked metadata (cgp.clear_cache)."""
+    _checked.clear()

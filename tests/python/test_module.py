@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import types
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PACKAGE = os.path.join(REPO, "python")
@@ -295,12 +296,77 @@ def argument_cases(frameworks=None):
     return cases
 
 
-# ---- CPU: the memo of option values --------------------------------------------------------------
+# ---- CPU: the memos of checked metadata and of option values, on stand-ins -------------------------
+class StandInArrays:
+    """A framework adapter for prepare_own over SimpleNamespace arrays (shape, ptr, device), counting the
+    arrays it describes for check()."""
+    name = "stand-in"
+
+    def __init__(self):
+        self.described = 0
+
+    def metadata(self, x, weight, bias, padding):
+        return None if x.device is None else (padding,) + tuple((a.shape, a.device) for a in (x, weight, bias))
+
+    def info(self, a):
+        import cgp
+        self.described += 1
+        return cgp._arrays.Info(a.shape, "float32", True, a.ptr, a.device)
+
+    def ptr(self, a):
+        return a.ptr
+
+
 def memo_cases():
     cases = []
 
     def case(name):
         return lambda fn: cases.append((name, fn))
+
+    def arrays(x_ptr=0x10000, bias=(4,), device=0):
+        return [types.SimpleNamespace(shape=shape, ptr=ptr, device=device) for shape, ptr in
+                (((2, 3, 8, 9), x_ptr), ((4, 3, 3, 3), 0x20000), (bias, 0x30000))]
+
+    @case("prepare_own: checks new metadata once, then only the addresses' alignment")
+    def _():
+        import cgp
+        cgp._arrays.forget_checked()
+        own = StandInArrays()
+        got = cgp._arrays.prepare_own(own, *arrays(), 0)
+        expect(own.described == 3 and tuple(got[0]) == (0x10000, 0x20000, 0x30000) and got[1:] == ((2, 3, 4, 8, 9), 0),
+               "first call: described %d arrays, returned %r" % (own.described, got))
+        got = cgp._arrays.prepare_own(own, *arrays(x_ptr=0x50000), 0)
+        expect(own.described == 3 and tuple(got[0]) == (0x50000, 0x20000, 0x30000) and got[1:] == ((2, 3, 4, 8, 9), 0),
+               "same metadata: described %d arrays in all, returned %r" % (own.described, got))
+        try:
+            cgp._arrays.prepare_own(own, *arrays(x_ptr=0x50008), 0)
+            raise Fail("x at 0x50008 with metadata checked before was accepted")
+        except ValueError as e:
+            expect("x: data must be 16-byte aligned, its address 0x50008" in str(e), str(e))
+        cgp._arrays.prepare_own(own, *arrays(), 1)
+        expect(own.described == 9, "another padding: described %d arrays in all, expected 9" % own.described)
+        cgp._arrays.forget_checked()
+        cgp._arrays.prepare_own(own, *arrays(), 0)
+        expect(own.described == 12, "after forget_checked: described %d arrays in all, expected 12" % own.described)
+        cgp._arrays.forget_checked()
+
+    @case("prepare_own: metadata that failed a check, or that has no key, is checked every call")
+    def _():
+        import cgp
+        own = StandInArrays()
+        for _ in range(2):
+            try:
+                cgp._arrays.prepare_own(own, *arrays(bias=(5,)), 0)
+                raise Fail("bias (5,) for Cout 4 was accepted")
+            except ValueError as e:
+                expect("bias: must be (Cout,) with Cout = 4" in str(e), str(e))
+        for _ in range(2):
+            try:
+                cgp._arrays.prepare_own(own, *arrays(device=None), 0)
+            except Exception as e:
+                raise Fail("unknown devices: %s: %s" % (type(e).__name__, e))
+        expect(own.described == 12, "described %d arrays, expected 3 a call" % own.described)
+        cgp._arrays.forget_checked()
 
     @case("option_values: values that passed are looked up, an unhashable one is named")
     def _():

@@ -33,8 +33,10 @@ def conv_gelu_mean(x, weight, bias, padding="valid", precision="fp32", reduce="d
     "measured" (every supported kernel timed once on these arrays, the fastest kept).
     Returns an array of x's framework (PyTorch or CuPy; for other objects CuPy, else PyTorch),
     enqueued on that framework's current stream, without a host synchronisation. A PyTorch x goes
-    through the custom op torch.ops.cgp.conv_gelu_mean. Raises TypeError or ValueError naming the
-    argument for bad input, cgp.Error when the library fails."""
+    through the custom op torch.ops.cgp.conv_gelu_mean, or straight to the library where the
+    dispatcher would do nothing but call the op's CUDA implementation (cgp.torch.conv_gelu_mean).
+    Raises TypeError or ValueError naming the argument for bad input, cgp.Error when the library
+    fails."""
     if _torch is not None and _torch.is_tensor(x):
         return _torch.conv_gelu_mean(x, weight, bias, padding, precision, reduce, select)
     return _run(x, weight, bias, padding, precision, reduce, select)

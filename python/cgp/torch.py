@@ -1,13 +1,16 @@
 """torch.py - cgp in PyTorch (imported by cgp when torch can be imported): the custom op
-cgp::conv_gelu_mean with its fake-tensor implementation, so torch.compile(fullgraph=True) and
-CUDA-graph capture go through it, and ConvGeluMean, the nn.Module that replaces
-Conv2d(3x3) -> GELU -> AdaptiveAvgPool2d(1) -> flatten. Forward only: the op has no backward.
+cgp::conv_gelu_mean with its fake-tensor implementation, so torch.compile(fullgraph=True) goes
+through it; the eager fast path, which calls the library itself where the dispatcher would only hand
+the tensors to the op's CUDA implementation (_eager.rule; eager CUDA-graph capture takes it too); and
+ConvGeluMean, the nn.Module that replaces Conv2d(3x3) -> GELU -> AdaptiveAvgPool2d(1) -> flatten.
+Forward only: the op has no backward.
 """
 import torch
 
-from . import _arrays, _cache, _lib
+from . import _arrays, _cache, _eager, _lib
 
 _tensors = _arrays.framework("torch")
+_fast = _eager.rule(torch)
 
 
 def _run_tensors(x, weight, bias, padding, precision, reduce, select):
@@ -36,7 +39,11 @@ def is_tensor(obj):
 
 
 def conv_gelu_mean(x, weight, bias, padding="valid", precision="fp32", reduce="det", select="heuristic"):
-    """cgp.conv_gelu_mean for tensors: torch.ops.cgp.conv_gelu_mean."""
+    """cgp.conv_gelu_mean for tensors: the library called directly where _eager.rule allows it (eager,
+    plain CUDA tensors, nothing for autograd, a mode, a transform, the tracer or the profiler to do),
+    else torch.ops.cgp.conv_gelu_mean. Both check the same and launch the same."""
+    if _fast(x, weight, bias):
+        return _run_tensors(x, weight, bias, padding, precision, reduce, select)
     return torch.ops.cgp.conv_gelu_mean(x, weight, bias, padding, precision, reduce, select)
 
 
@@ -72,8 +79,7 @@ class ConvGeluMean(torch.nn.Module):
         return cls(conv.weight, conv.bias, padding, precision, reduce, select)
 
     def forward(self, x):
-        return torch.ops.cgp.conv_gelu_mean(x, self.weight, self.bias, self.padding, self.precision, self.reduce,
-                                            self.select)
+        return conv_gelu_mean(x, self.weight, self.bias, self.padding, self.precision, self.reduce, self.select)
 
     def extra_repr(self):
         return "%d, %d, padding=%r, precision=%r, reduce=%r, select=%r" % (

@@ -296,6 +296,87 @@ def argument_cases(frameworks=None):
     return cases
 
 
+# ---- CPU: the eager fast path's rule, on a stand-in torch -----------------------------------------
+STRIDED, SPARSE = "strided", "sparse_coo"  # the stand-in layouts (the rule compares layouts by identity)
+
+
+class StandInTensor:
+    """What cgp._eager.rule reads of a tensor: a plain dense CUDA tensor unless a keyword says otherwise."""
+
+    def __init__(self, **changes):
+        self.is_cuda, self.layout, self.is_nested, self.requires_grad = True, STRIDED, False, False
+        self.neg = self.conj = False
+        self.__dict__.update(changes)
+
+    def is_neg(self):
+        return self.neg
+
+    def is_conj(self):
+        return self.conj
+
+
+class StandInParameter(StandInTensor):
+    pass
+
+
+class StandInSubclass(StandInTensor):  # as FakeTensor or FunctionalTensor are of torch.Tensor
+    pass
+
+
+def stand_in_torch(state, probes):
+    """A module with what cgp._eager.rule reads of torch: the thread's state from the dict `state` (keys
+    compiling, grad, function_mode, dispatch_modes, transforms, tracing, profiling), and of torch._C only
+    the functions named in `probes`."""
+    read = {"_is_torch_function_mode_enabled": lambda: state["function_mode"],
+            "_len_torch_dispatch_stack": lambda: state["dispatch_modes"],
+            "_are_functorch_transforms_active": lambda: state["transforms"],
+            "_is_tracing": lambda: state["tracing"]}
+    return types.SimpleNamespace(
+        Tensor=StandInTensor, nn=types.SimpleNamespace(Parameter=StandInParameter), strided=STRIDED,
+        compiler=types.SimpleNamespace(is_compiling=lambda: state["compiling"]),
+        is_grad_enabled=lambda: state["grad"],
+        autograd=types.SimpleNamespace(_profiler_enabled=lambda: state["profiling"]),
+        _C=types.SimpleNamespace(**{name: read[name] for name in probes}))
+
+
+def rule_cases():
+    """cgp._eager.rule on a stand-in torch: which calls skip torch.ops (docs/python.md)."""
+    plain = {"compiling": False, "grad": True, "function_mode": False, "dispatch_modes": 0, "transforms": False,
+             "tracing": False, "profiling": False}
+    # (name, state changes, {argument: StandInTensor keywords or a class}, torch._C probes left out, fast?)
+    table = [
+        ("plain CUDA tensors, grad mode on, nothing requires grad", {}, {}, (), True),
+        ("weight requires grad, grad mode off", {"grad": False}, {"weight": {"requires_grad": True}}, (), True),
+        ("weight an nn.Parameter", {}, {"weight": StandInParameter}, (), True),
+        ("bias requires grad, grad mode on", {}, {"bias": {"requires_grad": True}}, (), False),
+        ("x a tensor subclass (a FakeTensor)", {}, {"x": StandInSubclass}, (), False),
+        ("torch.compile tracing", {"compiling": True}, {}, (), False),
+        ("x on another device", {}, {"x": {"is_cuda": False}}, (), False),
+        ("weight sparse", {}, {"weight": {"layout": SPARSE}}, (), False),
+        ("x nested", {}, {"x": {"is_nested": True}}, (), False),
+        ("x with the negative bit", {}, {"x": {"neg": True}}, (), False),
+        ("bias with the conjugate bit", {}, {"bias": {"conj": True}}, (), False),
+        ("a TorchFunctionMode", {"function_mode": True}, {}, (), False),
+        ("a TorchDispatchMode", {"dispatch_modes": 1}, {}, (), False),
+        ("a torch.func transform", {"transforms": True}, {}, (), False),
+        ("torch.jit.trace", {"tracing": True}, {}, (), False),
+        ("the autograd profiler", {"profiling": True}, {}, (), False),
+        ("a torch without _len_torch_dispatch_stack", {}, {}, ("_len_torch_dispatch_stack",), False),
+    ]
+    cases = []
+    for name, changes, arguments, left_out, want in table:
+        def fn(changes=changes, arguments=arguments, left_out=left_out, want=want):
+            import cgp._eager
+            probes = [p for p in cgp._eager.STATE_PROBES if p not in left_out]
+            fast = cgp._eager.rule(stand_in_torch(dict(plain, **changes), probes))
+            specs = [arguments.get(argument, {}) for argument in ("x", "weight", "bias")]
+            got = fast(*(spec() if isinstance(spec, type) else StandInTensor(**spec) for spec in specs))
+            expect(got is want, "the rule says %r, expected %r" % (got, want))
+            return "fast path" if want else "torch.ops"
+        cases.append(("fast-path rule: %s" % name, fn))
+    return cases
+
+
 # ---- CPU: the memos of checked metadata and of option values, on stand-ins -------------------------
 class StandInArrays:
     """A framework adapter for prepare_own over SimpleNamespace arrays (shape, ptr, device), counting the
@@ -609,11 +690,12 @@ def gpu_cases(seed):
             expect("conv.stride" in str(e), str(e))
         return "rel L2 %s" % ", ".join("%.1e" % e for e in errs)
 
-    @case("errors on real tensors name the argument")
+    @case("errors on real tensors name the argument, on the fast path and through torch.ops alike")
     def _():
         import cgp
         torch, g = gpu().torch, gpu()
         x, w, b = g.inputs(2, 4, 8, 16, 16)
+        cgp.conv_gelu_mean(x, w, b)  # x's metadata passes: the misaligned view of the same metadata must still fail
         flat = torch.empty(x.numel() + 1, device="cuda")
         table = [((x.cpu(), w, b), ValueError, "x: must be on a CUDA device, is on cpu"),
                  ((x, w.double(), b), TypeError, "weight: dtype must be float32, got float64"),
@@ -621,11 +703,89 @@ def gpu_cases(seed):
                  ((flat[1:].view(x.shape), w, b), ValueError, "x: data must be 16-byte aligned"),
                  ((x, w, b.cpu()), ValueError, "bias: must be on a CUDA device")]
         for args, exception, text in table:
-            try:
-                cgp.conv_gelu_mean(*args)
-                raise Fail("no exception for %r" % text)
-            except exception as e:
-                expect(text in str(e), "%r, expected %r" % (str(e), text))
+            for path, call in (("cgp.conv_gelu_mean", cgp.conv_gelu_mean), ("torch.ops", torch.ops.cgp.conv_gelu_mean)):
+                try:
+                    call(*args)
+                    raise Fail("%s: no exception for %r" % (path, text))
+                except exception as e:
+                    expect(text in str(e), "%s: %r, expected %r" % (path, str(e), text))
+
+    @case("eager fast path: taken for plain tensors, the same bits and plan as torch.ops; autograd gets the op")
+    def _():
+        import cgp
+        torch, g = gpu().torch, gpu()
+        x, w, b = g.inputs(3, 8, 32, 21, 19)
+        expect(cgp.torch._fast(x, w, b), "the rule sends plain tensors that require no grad through torch.ops")
+        fast = cgp.conv_gelu_mean(x, w, b, padding="same", precision="tf32")
+        op = torch.ops.cgp.conv_gelu_mean(x, w, b, "same", "tf32", "det", "heuristic")
+        expect(g.same_bits(fast, op), "the fast path and torch.ops differ")
+        err = g.rel_l2(fast, g.reference(x, w, b, "same", "tf32"))
+        expect(err <= TOLERANCE["tf32"], "rel L2 %.2e against float64" % err)
+        options = {"padding": 1, "precision": 1, "reduce": 0, "select": 0}
+        plans = [p for p in cgp.cached_plans() if p["shape"] == (3, 8, 32, 21, 19) and p["options"] == options]
+        expect(len(plans) == 1, "%d plans for the call, expected one for both paths: %s" % (len(plans), plans))
+        recorded = cgp.conv_gelu_mean(x, w.clone().requires_grad_(), b, padding="same", precision="tf32")
+        expect(recorded.grad_fn is not None and g.same_bits(recorded.detach(), fast),
+               "with weight requiring grad: grad_fn %s, same bits %s" % (recorded.grad_fn,
+                                                                         g.same_bits(recorded.detach(), fast)))
+        return "kernel %s, rel L2 %.1e" % (plans[0]["kernel"], err)
+
+    @case("eager fast path: the rule on PyTorch's own states, and the modes see the op")
+    def _():
+        import cgp
+        from torch._subclasses.fake_tensor import FakeTensorMode
+        from torch.overrides import TorchFunctionMode
+        from torch.utils._python_dispatch import TorchDispatchMode
+        torch, g = gpu().torch, gpu()
+        x, w, b = g.inputs(2, 4, 8, 12, 12)
+        fast, want = cgp.torch._fast, cgp.conv_gelu_mean(x, w, b)
+        param = torch.nn.Parameter(w.clone())
+        verdicts = {"plain, grad mode on": (fast(x, w, b), True),
+                    "an nn.Parameter requiring grad, grad mode on": (fast(x, param, b), False),
+                    "x on the CPU": (fast(x.cpu(), w, b), False),
+                    "x on the meta device": (fast(x.to("meta"), w, b), False),
+                    "x a FakeTensor": (fast(FakeTensorMode().from_tensor(x), w, b), False)}
+        with torch.no_grad():
+            verdicts["an nn.Parameter requiring grad, no_grad"] = (fast(x, param, b), True)
+        with torch.inference_mode():
+            verdicts["inference_mode"] = (fast(x, param, b), True)
+
+        class Dispatches(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                seen.append(str(func))
+                return func(*args, **(kwargs or {}))
+
+        class Functions(TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                seen.append(str(func))
+                return func(*args, **(kwargs or {}))
+
+        for name, mode in (("a TorchDispatchMode", Dispatches), ("a TorchFunctionMode", Functions)):
+            seen = []
+            with mode():
+                verdicts[name] = (fast(x, w, b), False)
+                y = cgp.conv_gelu_mean(x, w, b)
+            expect(any("cgp.conv_gelu_mean" in f for f in seen) and g.same_bits(y, want),
+                   "%s saw %s; same bits %s" % (name, seen[:8], g.same_bits(y, want)))
+        inside = {}
+
+        def per_image(image):
+            inside["inside torch.func.vmap"] = (fast(image[None], w, b), False)
+            return image.sum()
+
+        def doubled(a):
+            inside["inside torch.jit.trace"] = (fast(a, w, b), False)
+            return a * 2
+
+        torch.func.vmap(per_image)(x)
+        torch.jit.trace(doubled, (x,), check_trace=False)
+        verdicts.update(inside)
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]):
+            verdicts["the profiler on"] = (fast(x, w, b), False)
+        wrong = ["%s: %s, expected %s" % (name, got, expected) for name, (got, expected) in verdicts.items()
+                 if got is not expected]
+        expect(not wrong, "; ".join(wrong))
+        return "%d states" % len(verdicts)
 
     @case("select='measured' (cgp_plan_create_measured) against float64")
     def _():
@@ -689,7 +849,7 @@ def main():
     seed = int(os.environ.get("CGP_TEST_SEED") or time.time())
     print("test_module: seed %d (CGP_TEST_SEED), library %s" % (seed, LIBRARY))
     with tempfile.TemporaryDirectory(dir=os.environ.get("CGP_TEST_TMP")) as tmp:
-        for name, fn in cpu_cases(tmp) + argument_cases() + memo_cases():
+        for name, fn in cpu_cases(tmp) + argument_cases() + rule_cases() + memo_cases():
             run_case(name, fn)
     absent = gpu_absent()
     for name, fn in gpu_cases(seed):

@@ -86,6 +86,31 @@ def load_cgp(lib):
 
 
 # ---- PyTorch side -------------------------------------------------------------------------------
+def cuda_torch(tool, what):
+    """PyTorch, when it is installed and sees a CUDA GPU; else None, after `tool` says which is missing and
+    that there is nothing to `what`."""
+    try:
+        import torch
+    except ImportError as e:
+        print("%s: PyTorch is not installed (%s); nothing to %s" % (tool, e, what))
+        return None
+    if not torch.cuda.is_available():
+        print("%s: PyTorch %s sees no CUDA GPU; nothing to %s" % (tool, torch.__version__, what))
+        return None
+    return torch
+
+
+def make_inputs(torch, shape, seed):
+    """x, weight, bias of a Shape on the current CUDA device: x uniform in [-1, 1), weight scaled so that
+    the convolution's outputs are of order 1, bias in [-0.5, 0.5)."""
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    scale = 2.0 / (shape.cin * 9) ** 0.5
+    x = torch.rand(shape.n, shape.cin, shape.h, shape.w, generator=gen, device="cuda") * 2 - 1
+    w = (torch.rand(shape.cout, shape.cin, 3, 3, generator=gen, device="cuda") * 2 - 1) * scale
+    b = torch.rand(shape.cout, generator=gen, device="cuda") - 0.5
+    return x, w, b
+
+
 def make_module(torch, cin, cout, padding, w, b):
     import torch.nn.functional as F
 
@@ -243,13 +268,8 @@ def main(argv):
             print("torch_compare: H=%d W=%d give no output pixel with %s padding" % (shape.h, shape.w,
                                                                                    shape.padding), file=sys.stderr)
             return 2
-    try:
-        import torch
-    except ImportError as e:
-        print("torch_compare: PyTorch is not installed (%s); nothing to compare" % e)
-        return 0
-    if not torch.cuda.is_available():
-        print("torch_compare: PyTorch %s sees no CUDA GPU; nothing to compare" % torch.__version__)
+    torch = cuda_torch("torch_compare", "compare")
+    if torch is None:
         return 0
     torch.backends.cudnn.benchmark = True  # eager convolutions use the fastest algorithm cuDNN finds
     meta = {
@@ -286,15 +306,10 @@ def compare_shape(shape, args):
     max), speedup (of cgp fp32 over the row) and failed (above its tolerance)."""
     import cgp
     import torch
-    dev = torch.device("cuda")
     name = "%dx%dx%dx%dx%d" % shape[:5]
     print("problem N x Cin x Cout x H x W = %s, padding %s" % (name, shape.padding))
 
-    gen = torch.Generator(device=dev).manual_seed(args.seed)
-    scale = 2.0 / (shape.cin * 9) ** 0.5  # conv outputs of order 1
-    x = torch.rand(shape.n, shape.cin, shape.h, shape.w, generator=gen, device=dev) * 2 - 1
-    w = (torch.rand(shape.cout, shape.cin, 3, 3, generator=gen, device=dev) * 2 - 1) * scale
-    b = torch.rand(shape.cout, generator=gen, device=dev) - 0.5
+    x, w, b = make_inputs(torch, shape, args.seed)
     pad = PADDING[shape.padding]
     ref = reference_fp64(torch, x, w, b, pad)
     ref_tf32 = reference_fp64(torch, round_tf32(torch, x), round_tf32(torch, w), b, pad)

@@ -2,6 +2,7 @@
  * async_copy.cuh - the PTX wrappers for asynchronous copies into shared memory (library layer), one set for
  * every fused kernel (PTX ISA, "cp.async", "cp.async.bulk.tensor", "mbarrier"):
  *
+ *   dynamic_smem          the block's dynamic shared memory, 16-byte aligned, where the copies land
  *   shared_address        32-bit shared-window address of a pointer into shared memory
  *   cp_async_4            4 bytes global -> shared (cp.async.ca), or a 0.0f store that reads nothing when its
  *                         src_bytes is 0; the two offsets become the instruction's immediates
@@ -25,6 +26,12 @@
 
 #include <cuda.h> /* CUtensorMap */
 #include <stdint.h>
+
+__device__ __forceinline__ float4 *dynamic_smem()
+{
+    extern __shared__ float4 cgp_dynamic_smem[];
+    return cgp_dynamic_smem;
+}
 
 /* An instruction that exists for sm_90a builds only: elsewhere a trap in its place */
 #if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)

@@ -13,6 +13,7 @@
 #define CGP_KERNEL_VERSIONS(X)                                                                                  \
     /* fp32 */                                                                                                  \
     X(cgp_kernel_fp32_v9)    /* Winograd F(4x4,3x3), GEMMs and output transform in registers */                 \
+    X(cgp_kernel_fp32_v10)   /* implicit GEMM in FFMA, any channel count, tiles chosen per shape */             \
     X(cgp_kernel_fp32_v8)    /* history: Winograd F(2x2,3x3), GEMMs and output transform in registers */        \
     X(cgp_kernel_fp32_v7)    /* history: Winograd F(2x2,3x3) through shared memory */                           \
     X(cgp_kernel_fp32_v6)    /* history: direct, register-blocked, 16 warps */                                  \
@@ -78,6 +79,13 @@ static const char *const path_names[] = {
     "8x16 px x 64 ch", "8x8 px x 64 ch", "8x16 px x 32 ch", "8x8 px x 32 ch", /* CGP_PATH_IGEMM_TILE0 + 0..3 */
     "16x16 px x 64 ch", "8x16 px x 64 ch", "8x8 px x 64 ch",                  /* CGP_PATH_IGEMM_WGMMA_TILE0 + 0..2 */
     "16x16 px x 32 ch", "8x16 px x 32 ch", "8x8 px x 32 ch",                  /* CGP_PATH_IGEMM_WGMMA_TILE0 + 3..5 */
+    /* CGP_PATH_FFMA_IGEMM_TILE0 + 0..17: the 6 tiles with K whole, then split over 2 and 8 blocks */
+    "ffma 16x16 px x 64 ch", "ffma 8x16 px x 64 ch", "ffma 8x8 px x 64 ch",
+    "ffma 8x16 px x 128 ch", "ffma 16x16 px x 32 ch", "ffma 8x8 px x 32 ch",
+    "ffma 16x16 px x 64 ch, K split 2", "ffma 8x16 px x 64 ch, K split 2", "ffma 8x8 px x 64 ch, K split 2",
+    "ffma 8x16 px x 128 ch, K split 2", "ffma 16x16 px x 32 ch, K split 2", "ffma 8x8 px x 32 ch, K split 2",
+    "ffma 16x16 px x 64 ch, K split 8", "ffma 8x16 px x 64 ch, K split 8", "ffma 8x8 px x 64 ch, K split 8",
+    "ffma 8x16 px x 128 ch, K split 8", "ffma 16x16 px x 32 ch, K split 8", "ffma 8x8 px x 32 ch, K split 8",
 };
 static_assert(sizeof path_names / sizeof path_names[0] == CGP_PATH_COUNT, "a name for every cgp_path_id");
 

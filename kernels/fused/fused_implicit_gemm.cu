@@ -180,9 +180,8 @@ __global__ void __launch_bounds__(T::kThreads, 512 / T::kThreads) implicit_gemm_
     const uint32_t ring_base = shared_address(ring);
     constexpr uint32_t kStageBytes = 4u * T::kStageFloats;
 
-    const int64_t n = blockIdx.x / p.tiles_per_image, tile = blockIdx.x % p.tiles_per_image;
-    const int64_t oy0 = tile / p.tiles_x * T::kTh, ox0 = tile % p.tiles_x * T::kTw;
-    const int64_t c0 = (int64_t)blockIdx.y * T::kBn;
+    const BlockPlace at = block_place<T>(p);
+    const int64_t n = at.n, tile = at.tile, oy0 = at.oy0, ox0 = at.ox0, c0 = at.c0;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int wm = warp % T::kWarpsM, wn = warp / T::kWarpsM;
     const int group = lane / 4, tig = lane % 4;

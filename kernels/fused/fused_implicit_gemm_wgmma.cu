@@ -186,7 +186,7 @@ __global__ void __launch_bounds__(B::kThreads, 1) implicit_gemm_wgmma_conv_gelu_
 {
     record_path(p.path_record, B::kPath);
     using Land = typename B::Land;
-    constexpr int kTh = B::kTh, kTw = B::kTw, kWarps = B::kWarps, kLandFloats = B::kLandFloats, kBn = B::kBn;
+    constexpr int kTw = B::kTw, kWarps = B::kWarps, kLandFloats = B::kLandFloats, kBn = B::kBn;
     __shared__ float warp_sums[kWarps * kBn];
     __shared__ double block_sums[kBn];
     float *smem = reinterpret_cast<float *>(dynamic_smem());
@@ -195,9 +195,8 @@ __global__ void __launch_bounds__(B::kThreads, 1) implicit_gemm_wgmma_conv_gelu_
     float *land = smem, *ops = smem + kStages * kLandFloats;
     const uint32_t land_base = shared_address(land), ops_base = shared_address(ops);
 
-    const int64_t n = blockIdx.x / p.tiles_per_image, tile = blockIdx.x % p.tiles_per_image;
-    const int64_t oy0 = tile / p.tiles_x * kTh, ox0 = tile % p.tiles_x * kTw;
-    const int64_t c0 = (int64_t)blockIdx.y * kBn;
+    const BlockPlace at = block_place<Land>(p);
+    const int64_t n = at.n, tile = at.tile, oy0 = at.oy0, ox0 = at.ox0, c0 = at.c0;
     const int warp = threadIdx.x / 32, wg = warp / 4;
 
     StageCopies<Land, kWhole> copies;

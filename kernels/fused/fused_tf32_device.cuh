@@ -66,10 +66,4 @@ __device__ __forceinline__ void mma_tf32(float (&d)[4], const uint32_t (&a)[4], 
           "f"(c[3]));
 }
 
-__device__ __forceinline__ float4 *dynamic_smem()
-{
-    extern __shared__ float4 cgp_tc_dynamic_smem[];
-    return cgp_tc_dynamic_smem;
-}
-
 #endif

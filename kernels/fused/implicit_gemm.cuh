@@ -86,6 +86,33 @@ struct IgemmParams {
     unsigned *path_record; /* the plan's word for the path this launch takes (path_record.cuh) */
 };
 
+/* The block's place in the grid (image, tile) x channel block [x K share]: image n, its tile, the tile's first
+ * output row and column, the block's first output channel */
+struct BlockPlace {
+    int64_t n, tile, oy0, ox0, c0;
+};
+template <class T> __device__ __forceinline__ BlockPlace block_place(const IgemmParams &p)
+{
+    BlockPlace b;
+    b.n = blockIdx.x / p.tiles_per_image;
+    b.tile = blockIdx.x % p.tiles_per_image;
+    b.oy0 = b.tile / p.tiles_x * T::kTh;
+    b.ox0 = b.tile % p.tiles_x * T::kTw;
+    b.c0 = (int64_t)blockIdx.y * T::kBn;
+    return b;
+}
+
+/* Element i of a chunk's input window (T: the block's Window; channel i / area, row, column) for the tile at
+ * (oy0, ox0): whether it lies inside the image (and the window), and then its offset from the chunk's first plane */
+template <class T>
+__device__ __forceinline__ bool window_element(const IgemmParams &p, int i, int64_t oy0, int64_t ox0, int64_t *offset)
+{
+    const int ci = i / T::kArea, r = i % T::kArea / T::kRowStride, c = i % T::kRowStride;
+    const int64_t iy = oy0 + r - p.pad, ix = ox0 + c - p.pad;
+    *offset = (ci * p.h + iy) * p.wd + ix;
+    return i < kChunk * T::kArea && iy >= 0 && iy < p.h && ix >= 0 && ix < p.wd;
+}
+
 /* The thread's copies of a stage (T: the block's Window). Input window: element i = thread + s x threads (channel
  * i / area, row, column), 4 bytes each (the window's rows start anywhere). Weights: kWhole (Cin a multiple of 8, so
  * every chunk is whole, and weights 16-byte aligned) 16 bytes a copy, 4 consecutive (input channel, tap) of one
@@ -119,14 +146,12 @@ template <class T, bool kWhole> struct StageCopies {
         in_image = 0;
 #pragma unroll
         for (int s = 0; s < T::kInSlots; ++s) {
-            const int i = (int)threadIdx.x + s * T::kThreads;
-            const int ci = i / T::kArea, r = i % T::kArea / T::kRowStride, c = i % T::kRowStride;
-            const int64_t iy = oy0 + r - p.pad, ix = ox0 + c - p.pad;
-            const bool inside = i < kInElems && iy >= 0 && iy < p.h && ix >= 0 && ix < p.wd;
+            const int i = (int)threadIdx.x + s * T::kThreads, ci = i / T::kArea;
+            int64_t offset;
+            const bool inside = window_element<T>(p, i, oy0, ox0, &offset);
             in_image |= inside ? 1u << s : 0u;
-            in_src[s] = inside ? x_img + (ci * p.h + iy) * p.wd + ix : p.x;
-            in_dst[s] =
-                4u * (uint32_t)(ci * T::kPlane + r * T::kRowStride + c) | (uint32_t)(ci & 15) << kChannelShift;
+            in_src[s] = inside ? x_img + offset : p.x;
+            in_dst[s] = 4u * (uint32_t)(i + ci * (T::kPlane - T::kArea)) | (uint32_t)(ci & 15) << kChannelShift;
         }
 #pragma unroll
         for (int s = 0; s < kWSlots; ++s) {

@@ -45,7 +45,12 @@ enum cgp_path_id {
      * fused_implicit_gemm_wgmma.cu's order, "16x16 px x 64 ch", "8x16 px x 64 ch", "8x8 px x 64 ch",
      * "16x16 px x 32 ch", "8x16 px x 32 ch", "8x8 px x 32 ch" */
     CGP_PATH_IGEMM_WGMMA_TILE0 = CGP_PATH_IGEMM_TILE0 + 4,
-    CGP_PATH_COUNT = CGP_PATH_IGEMM_WGMMA_TILE0 + 6 /* one past the last id */
+    /* the FFMA implicit GEMM's (fp32-v10) 6 tiles x 3 K splits: CGP_PATH_FFMA_IGEMM_TILE0 + the tile's index in
+     * fused_fp32_implicit_gemm.cu's order ("ffma 16x16 px x 64 ch", "ffma 8x16 px x 64 ch", "ffma 8x8 px x 64 ch",
+     * "ffma 8x16 px x 128 ch", "ffma 16x16 px x 32 ch", "ffma 8x8 px x 32 ch") + 6 x the split's index (K whole,
+     * split over a cluster of 2 or 8 blocks: ", K split 2", ", K split 8") */
+    CGP_PATH_FFMA_IGEMM_TILE0 = CGP_PATH_IGEMM_WGMMA_TILE0 + 6,
+    CGP_PATH_COUNT = CGP_PATH_FFMA_IGEMM_TILE0 + 18 /* one past the last id */
 };
 
 /* The name of path `id` (exactly what the `path` hook of a version taking it returns), or NULL for 0 and any id

@@ -125,7 +125,7 @@ int main(void)
     const cli_result k = cli_run("kernels --shape 8,512,512,7,7 --padding same --precision fp32");
     TEST_EXPECT("cli kernels --shape: each candidate and the heuristic's pick with its reason",
                 k.exit_code == 0 && strstr(k.out, "fp32-v9    cannot run it: needs Cin = 8") &&
-                    strstr(k.out, "heuristic: fp32-v1 (--kernel 1): first supported in the preference order of "
+                    strstr(k.out, "heuristic: fp32-v10 (--kernel 10): first supported in the preference order of "
                                   "kernels/fused/dispatch.cu") &&
                     strstr(k.out, "  measured:  ") && !strstr(k.out, "tf32"),
                 "exit %d\n%s%s", k.exit_code, k.out, k.err);

@@ -7,8 +7,11 @@
 #     wgmma (HGMMA.64x64x8.F32.TF32) in every wgmma_conv_gelu_mean, and each of them waits with
 #     WARPGROUP.DEPBAR.LE gsb0, 0x1 (one row still in flight): ptxas serializes a wgmma pipeline it cannot
 #     prove safe (info C7514, wait 0 after every group), which keeps the results right and loses the asynchrony,
-#     so only SASS shows it.
-# Without cuobjdump (scripts/cuda_binutils.sh finds it) it skips its 5 cases: a FAIL with
+#     so only SASS shows it;
+#   - the strict-fp32 kernels (kernels/fused/fused_fp32_*.cu, kernels/fused/history/fused_fp32_*.cu): not one
+#     tensor-core instruction (HMMA, HGMMA, IMMA, DMMA, BMMA) in any of their functions, and FFMA in each
+#     ffma_igemm_conv_gelu_mean (fp32-v10).
+# Without cuobjdump (scripts/cuda_binutils.sh finds it) it skips its 7 cases: a FAIL with
 # CGP_TEST_REQUIRE_GPU=1 (tests/run_tests.sh); CI installs it from PyPI (.ci/run).
 # Run: make test CGP_TEST_FILTER=cpu_sass   (or BUILD=build bash tests/cpu/cpu_sass.sh after make)
 set -u
@@ -64,3 +67,27 @@ for object in "$BUILD/obj/kernels/fused/fused_wgmma.cu.o" "$BUILD/obj/kernels/fu
         echo "SKIP cpu_sass wgmma ${file%.o}: $object has no sm_90a code (SM=90 builds it)"
     fi
 done
+
+# the strict-fp32 objects: no tensor-core instruction anywhere in them
+fp32_objects=$(ls "$BUILD"/obj/kernels/fused/fused_fp32_*.cu.o "$BUILD"/obj/kernels/fused/history/fused_fp32_*.cu.o)
+tensor_core=0
+for object in $fp32_objects; do
+    if ! cuobjdump --dump-sass "$object" >"$tmp/sass" 2>"$tmp/err"; then
+        echo "FAIL cpu_sass no tensor core in fp32: cuobjdump --dump-sass $object: $(head -n 1 "$tmp/err")"
+        tensor_core=-1
+        break
+    fi
+    if grep -Eq '\b[HIDB]G?MMA' "$tmp/sass"; then
+        echo "FAIL cpu_sass no tensor core in fp32: $object: $(grep -Em 1 '\b[HIDB]G?MMA' "$tmp/sass")"
+        tensor_core=-1
+        break
+    fi
+    tensor_core=$((tensor_core + 1))
+done
+if [ "$tensor_core" -gt 0 ]; then
+    echo "PASS cpu_sass no tensor core in fp32 ($tensor_core objects)"
+elif [ "$tensor_core" -eq 0 ]; then
+    echo "FAIL cpu_sass no tensor core in fp32: no object matches fused_fp32_*.cu.o under $BUILD/obj"
+fi
+check_functions "FFMA in the FFMA implicit GEMM" "$BUILD/obj/kernels/fused/fused_fp32_implicit_gemm.cu.o" \
+    ffma_igemm_conv_gelu_mean "FFMA"

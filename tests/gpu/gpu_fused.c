@@ -45,6 +45,13 @@ static const cgp_shape shapes[] = {
     {1, 8, 1, 9, 9},
     {4, 1, 64, 10, 10},
     {1, 16, 64, 34, 70},
+    /* few pixels, many input channels: fp32-v10 splits K over clusters of 2 and 8 blocks, in each tile it has */
+    {1, 64, 40, 3, 3},
+    {1, 128, 40, 3, 3},
+    {1, 128, 1, 3, 3},
+    {2, 128, 40, 17, 17},
+    {16, 128, 40, 9, 9},
+    {16, 128, 1, 9, 9},
 };
 
 static const char *precision_name(int p) { return p == 1 ? "tf32" : p == 2 ? "3xtf32" : "fp32"; }
@@ -53,7 +60,9 @@ enum { MUST_REFUSE, MUST_RUN, MAY_RUN };
 
 /* What version must do with the shape, read from each version's documented limits: fp32-v1 and the mma.sync
  * versions (11-13, 19, 21, 22, 29; compute capability 8.0 on) run every shape, and so do the wgmma implicit GEMMs
- * (20, 30) on compute capability 9.0 with a build for sm_90a; fp32-v2..v9 only Cin = 8 and Cout = 64,
+ * (20, 30) on compute capability 9.0 with a build for sm_90a, and fp32-v10 (10) on compute capability 8.0 with
+ * 128 KiB of shared memory a block (an H100/H200 has 227: elsewhere it may refuse); fp32-v2..v9 only Cin = 8 and
+ * Cout = 64,
  * and they need up to 215 KiB of shared memory a block (an H100/H200 has 227: elsewhere they may refuse); the
  * wgmma versions (14-18, 23-28) only Cin = 8 and Cout <= 64, on compute capability 9.0 with a build for sm_90a. */
 static int expected_support(int version, const cgp_shape *s, const cgp_device_info *d)
@@ -61,6 +70,8 @@ static int expected_support(int version, const cgp_shape *s, const cgp_device_in
     const int wgmma = (version >= 14 && version <= 18) || (version >= 23 && version <= 28);
     if (version == 1)
         return MUST_RUN;
+    if (version == 10) /* the FFMA implicit GEMM: any shape */
+        return d->cc_major < 8 ? MUST_REFUSE : d->smem_per_block_optin >= 227 * 1024 ? MUST_RUN : MAY_RUN;
     if (version == 20 || version == 30) /* the wgmma implicit GEMMs: any shape */
         return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 ? MUST_RUN : MUST_REFUSE;
     if (version <= 9) {

@@ -5,7 +5,8 @@
 #
 #   OUT=/tmp/out scripts/h200_session.sh [step ...]
 # Steps: env build ptxas test bench benchzoo versions stages grid profile tcprofile mprofile roofline zoo sweeps layout
-#        charts sanitize torch torchfull torchzoo sass (torchzoo: scripts/torch_compare.py --zoo into zoo.csv, zoo.md;
+#        charts sanitize torch torchfull torchzoo pycall sass (torchzoo: scripts/torch_compare.py --zoo into zoo.csv,
+#        zoo.md; pycall: scripts/py_call_overhead.py's table into py_call_overhead.md;
 #        benchzoo: `cgp bench --zoo --precision all` into bench_zoo.csv/.json/.md, warm and with --cold-l2)
 # (default: env build ptxas test bench versions sass; charts = roofline zoo sweeps layout, the charts of
 # results/h200/ and their text-extent check). Results are packed into $OUT/results.tgz.
@@ -79,6 +80,8 @@ for s in "${steps[@]}"; do
     torchzoo) TAIL=30 step torchzoo env PYTHONUNBUFFERED=1 timeout ${TORCH_TIMEOUT:-540} python3 scripts/torch_compare.py \
                --zoo --iters 20 --warmup 3 --csv "$RES/torch_compare_zoo.csv" --zoo-csv "$RES/zoo.csv" \
                --zoo-md "$RES/zoo.md" ;;
+    pycall) TAIL=30 step pycall bash -c 'timeout 300 python3 scripts/py_call_overhead.py --lib build/libcgp.so \
+               > '"$RES"'/py_call_overhead.md' ;;
     torch) TAIL=40 step torch env PYTHONUNBUFFERED=1 timeout 300 python3 scripts/torch_compare.py --no-max-autotune \
                --csv "$RES/torch_compare.csv" ;;
     profile) TAIL=60 step profile bash -c 'for k in ${PROFILE_KERNELS:-4}; do ncu --clock-control none \

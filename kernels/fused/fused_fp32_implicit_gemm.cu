@@ -17,9 +17,9 @@
  *                 tap][output channel], 4-byte copies, a thread copying one output channel). Used as it landed:
  *                 one barrier a stage.
  *   inner loop    per input channel and kernel row: the 10 window values of the thread's row segment (read once
- *                 for the 3 taps of the row, the next row's read while this one's FFMAs run), then per tap RC
- *                 weights and 8 x RC FFMA (94% of the loop's instructions). A chunk walks only its live channels,
- *                 so Cin = 3 does 3/8 of a chunk's work.
+ *                 for the 3 taps of the row), then per tap RC weights and 8 x RC FFMA (93% of the loop's
+ *                 instructions); each load is issued one step ahead of the FFMAs that use it. A chunk walks
+ *                 only its live channels, so Cin = 3 does 3/8 of a chunk's work.
  *   accumulation  one fp32 FFMA chain per output over its block's Cin x 9 products, as fp32-v1.
  *   K split       the blocks of a cluster take consecutive shares of the chunks, land their partial sums in their
  *                 own shared memory and add each other's through distributed shared memory, each block for a
@@ -158,19 +158,34 @@ template <class T, bool kWhole> struct FfmaStageCopies {
     }
 };
 
+/* The RC weights of a thread's channels at one (input channel, tap) row of the landed weights */
+template <class T> __device__ __forceinline__ void load_weights(const float *w, float (&wv)[T::kRc])
+{
+#pragma unroll
+    for (int q = 0; q < T::kQuads; ++q) {
+        const float4 v = *reinterpret_cast<const float4 *>(&w[q * (T::kBn / T::kQuads)]);
+        wv[4 * q] = v.x;
+        wv[4 * q + 1] = v.y;
+        wv[4 * q + 2] = v.z;
+        wv[4 * q + 3] = v.w;
+    }
+}
 /* The thread's FFMAs over the live input channels of one stage; in: the window at the thread's row segment;
- * w: the weights of its first channel. The next kernel row's 10 window values are read while the current row's
- * FFMAs run (past the last live channel that read lands in the stage's weights and is not used). */
+ * w: the weights of its first channel. Each load runs one step ahead of the FFMAs that use it: the next kernel
+ * row's 10 window values (past the last live channel that read lands in the stage's weights and is not used) and
+ * the next tap's weights (past the last tap of the last live channel, this channel's first tap again). */
 template <class T>
 __device__ __forceinline__ void stage_ffmas(const float *in, const float *w, int live,
                                             float (&acc)[kSegmentPixels][T::kRc])
 {
-    float row[kSegmentWindow];
+    float row[kSegmentWindow], wv[T::kRc];
 #pragma unroll
     for (int i = 0; i < kSegmentWindow; ++i)
         row[i] = in[i];
+    load_weights<T>(w, wv);
 #pragma unroll 1
     for (int ci = 0; ci < live; ++ci, in += T::kPlane, w += kTaps * T::kBn) {
+        const float *w_next_channel = ci + 1 < live ? w + kTaps * T::kBn : w;
 #pragma unroll
         for (int ky = 0; ky < 3; ++ky) {
             const float *next = ky < 2 ? in + (ky + 1) * T::kRowStride : in + T::kPlane;
@@ -180,21 +195,17 @@ __device__ __forceinline__ void stage_ffmas(const float *in, const float *w, int
                 next_row[i] = next[i];
 #pragma unroll
             for (int kx = 0; kx < 3; ++kx) {
-                float wv[T::kRc];
-#pragma unroll
-                for (int q = 0; q < T::kQuads; ++q) {
-                    const float4 v =
-                        *reinterpret_cast<const float4 *>(&w[(ky * 3 + kx) * T::kBn + q * (T::kBn / T::kQuads)]);
-                    wv[4 * q] = v.x;
-                    wv[4 * q + 1] = v.y;
-                    wv[4 * q + 2] = v.z;
-                    wv[4 * q + 3] = v.w;
-                }
+                const int tap = ky * 3 + kx;
+                float wn[T::kRc];
+                load_weights<T>(tap < 8 ? w + (tap + 1) * T::kBn : w_next_channel, wn);
 #pragma unroll
                 for (int i = 0; i < kSegmentPixels; ++i)
 #pragma unroll
                     for (int j = 0; j < T::kRc; ++j)
                         acc[i][j] = fmaf(row[i + kx], wv[j], acc[i][j]);
+#pragma unroll
+                for (int j = 0; j < T::kRc; ++j)
+                    wv[j] = wn[j];
             }
 #pragma unroll
             for (int i = 0; i < kSegmentWindow; ++i)

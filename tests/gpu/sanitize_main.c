@@ -1,8 +1,9 @@
 /*
  * sanitize_main.c - the program `make sanitize` runs under compute-sanitizer (memcheck, racecheck,
  * synccheck, initcheck): every kernel version of every precision, both reductions, both paddings,
- * on a small shape that leaves partial tiles (and with --default the default problem), each run
- * checked against the fp64 GPU reference. Exit 0 when every run worked and matched.
+ * on small shapes (partial tiles; several chunks of input channels with a partial last one and a partial
+ * channel block; few pixels and many channels, where fp32-v10 splits K over clusters of 2 and of 8 blocks),
+ * or with --default the default problem, each run checked against the fp64 GPU reference. Exit 0 when every run worked and matched.
  * CGP_SANITIZE_KERNELS="17 18" limits the runs to those versions (a session with little GPU time).
  *     compute-sanitizer --tool racecheck --error-exitcode 1 build/sanitize_main [--default]
  */
@@ -40,11 +41,16 @@ int main(int argc, char **argv)
     const int full_size = argc > 1 && strcmp(argv[1], "--default") == 0;
     if (!test_gpu_available("sanitize"))
         return test_exit_code();
-    const cgp_shape s = full_size ? (cgp_shape){128, 8, 64, 256, 256} : (cgp_shape){2, 8, 64, 37, 45};
+    static const cgp_shape small[] = {{2, 8, 64, 37, 45}, {2, 36, 72, 13, 11}, {1, 64, 40, 3, 3}, {1, 130, 40, 5, 5}};
+    static const cgp_shape full[] = {{128, 8, 64, 256, 256}};
+    const cgp_shape *shapes = full_size ? full : small;
+    const int shape_count = full_size ? 1 : (int)(sizeof small / sizeof small[0]);
     int count = 0;
     const cgp_kernel_desc *const *table = cgp_kernel_table(&count);
     const cgp_device_info dev = test_device_info();
-    for (int pad = 0; pad <= (full_size ? 0 : 1); ++pad) {
+    for (int run = 0; run < shape_count * (full_size ? 1 : 2); ++run) {
+        const cgp_shape s = shapes[run / (full_size ? 1 : 2)];
+        const int pad = full_size ? 0 : run % 2;
         problem pr;
         char err[512];
         if (problem_create(&pr, &s, (cgp_padding)pad, 7, 0, err, sizeof err) != 0) {
@@ -62,8 +68,9 @@ int main(int argc, char **argv)
                 continue;
             for (int reduce = 0; reduce <= 1; ++reduce) {
                 char name[128];
-                snprintf(name, sizeof name, "sanitize %s %s %s", table[k]->name, pad ? "same" : "valid",
-                         reduce ? "atomic" : "det");
+                snprintf(name, sizeof name, "sanitize %s %lldx%lldx%lldx%lldx%lld %s %s", table[k]->name,
+                         (long long)s.n, (long long)s.cin, (long long)s.cout, (long long)s.h, (long long)s.w,
+                         pad ? "same" : "valid", reduce ? "atomic" : "det");
                 cgp_plan *plan;
                 void *ws;
                 size_t ws_bytes;

@@ -1,8 +1,9 @@
 # mk/sanitize.mk - `make sanitize`: compute-sanitizer over every kernel version, both reductions and
-# both paddings on small shapes (partial tiles, several input-channel chunks, K split; tests/gpu/sanitize_main.c), with each of memcheck,
-# racecheck, synccheck and initcheck, plus memcheck on the default problem. Needs a GPU and
-# compute-sanitizer (from the CUDA toolkit). The full log goes to $(BUILD)/sanitize.log; the last
-# lines summarise the errors per tool. Fails if a tool reports an error or a run fails its check.
+# both paddings on small shapes (partial tiles, several input-channel chunks, K split;
+# tests/gpu/sanitize_main.c), with each of memcheck, racecheck, synccheck and initcheck, plus memcheck
+# on the default problem. Needs a GPU and compute-sanitizer (from the CUDA toolkit). The full log goes
+# to $(BUILD)/sanitize.log; the last lines summarise the errors per tool. Fails if a tool reports an
+# error or a run fails its check.
 # CGP_SANITIZE_KERNELS="17 18" (in the environment) limits the runs to those kernel versions.
 
 SANITIZER ?= compute-sanitizer

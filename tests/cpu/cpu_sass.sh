@@ -8,10 +8,13 @@
 #     WARPGROUP.DEPBAR.LE gsb0, 0x1 (one row still in flight): ptxas serializes a wgmma pipeline it cannot
 #     prove safe (info C7514, wait 0 after every group), which keeps the results right and loses the asynchrony,
 #     so only SASS shows it;
+#   - the implicit GEMMs: mma.sync TF32 in every implicit_gemm_conv_gelu_mean (tf32-v9, 3xtf32-v9,
+#     kernels/fused/fused_implicit_gemm.cu) and wgmma (HGMMA.64x64x8 or 64x32x8 .F32.TF32) in every
+#     implicit_gemm_wgmma_conv_gelu_mean (tf32-v10, 3xtf32-v10, fused_implicit_gemm_wgmma.cu, sm_90a);
 #   - the strict-fp32 kernels (kernels/fused/fused_fp32_*.cu, kernels/fused/history/fused_fp32_*.cu): not one
 #     tensor-core instruction (HMMA, HGMMA, IMMA, DMMA, BMMA) in any of their functions, and FFMA in each
 #     ffma_igemm_conv_gelu_mean (fp32-v10).
-# Without cuobjdump (scripts/cuda_binutils.sh finds it) it skips its 7 cases: a FAIL with
+# Without cuobjdump (scripts/cuda_binutils.sh finds it) it skips its 9 cases: a FAIL with
 # CGP_TEST_REQUIRE_GPU=1 (tests/run_tests.sh); CI installs it from PyPI (.ci/run).
 # Run: make test CGP_TEST_FILTER=cpu_sass   (or BUILD=build bash tests/cpu/cpu_sass.sh after make)
 set -u
@@ -67,6 +70,15 @@ for object in "$BUILD/obj/kernels/fused/fused_wgmma.cu.o" "$BUILD/obj/kernels/fu
         echo "SKIP cpu_sass wgmma ${file%.o}: $object has no sm_90a code (SM=90 builds it)"
     fi
 done
+
+check_functions "mma.sync TF32 in the mma.sync implicit GEMMs" "$BUILD/obj/kernels/fused/fused_implicit_gemm.cu.o" \
+    "implicit_gemm_conv_gelu_mean" "HMMA.1688.F32.TF32"
+object=$BUILD/obj/kernels/fused/fused_implicit_gemm_wgmma.cu.o
+if cuobjdump --list-elf "$object" 2>/dev/null | grep -q sm_90a; then
+    check_functions "wgmma in the wgmma implicit GEMMs" "$object" implicit_gemm_wgmma_conv_gelu_mean "HGMMA.64x"
+else
+    echo "SKIP cpu_sass wgmma implicit GEMMs: $object has no sm_90a code (SM=90 builds it)"
+fi
 
 # the strict-fp32 objects: no tensor-core instruction anywhere in them
 fp32_objects=$(ls "$BUILD"/obj/kernels/fused/fused_fp32_*.cu.o "$BUILD"/obj/kernels/fused/history/fused_fp32_*.cu.o)

@@ -353,21 +353,23 @@ __global__ void __launch_bounds__(T::kThreads, kBlockThreadsPerSm / T::kThreads)
 
 template <int I> using TileOf = FfmaTile<kTileShapes[I].th, kTileShapes[I].tw, kTileShapes[I].bn, kTileShapes[I].rc>;
 
-/* The shared memory of every tile, by index, and the most of them */
+/* The shared memory of every tile, by index, and the least a tile of 64 or more channels needs (one of those
+ * runs any Cout; choose takes the tiles that fit) */
 struct SmemTable {
     size_t bytes[kTileCount];
 };
 template <int I> constexpr size_t smem_of() { return TileOf<I>::kSmemBytes; }
 template <int... I> constexpr SmemTable smem_table(std::integer_sequence<int, I...>) { return {{smem_of<I>()...}}; }
 constexpr SmemTable kSmem = smem_table(std::make_integer_sequence<int, kTileCount>());
-constexpr size_t largest_smem()
+constexpr size_t least_wide_smem()
 {
-    size_t most = 0;
-    for (size_t b : kSmem.bytes)
-        most = b > most ? b : most;
-    return most;
+    size_t least = 0;
+    for (int i = 0; i < kTileCount; ++i)
+        if (kTileShapes[i].bn >= 64 && (least == 0 || kSmem.bytes[i] < least))
+            least = kSmem.bytes[i];
+    return least;
 }
-constexpr size_t kMaxSmemBytes = largest_smem();
+constexpr size_t kMinSmemBytes = least_wide_smem();
 
 /* A launch's shape: the tile (its index in kTileShapes) and the blocks of a cluster that split K */
 struct FfmaChoice {
@@ -378,10 +380,10 @@ struct FfmaChoice {
  * share of the chunks, the 4-channel tiles' extra weight loads counted, plus 3 chunks' worth for a split's exchange
  * of partials) over an efficiency that grows as the square root of the warps resident on an SM, up to 16; blocks
  * run in waves of (SMs x resident blocks). Channel blocks past Cout and pixels past the image count as work: that is
- * what the smaller tiles save. K is split only on compute capability 9.0 (clusters) and with at least 2 chunks a
- * block. The constants are fitted to an H200 sweep of every tile and split on five zoo shapes (docs/perf-log.md,
- * fp32-v10), where this choice came within 2% of the fastest; clusters of 4 measured slower than those of 2 and 8
- * there and are not offered. */
+ * what the smaller tiles save. Tiles beyond the block's shared memory are left out; K is split only on compute
+ * capability 9.0 (clusters) and with at least 2 chunks a block. The constants are fitted to an H200 sweep of every
+ * tile and split on five zoo shapes (docs/perf-log.md, "Issue 18"), where this choice came within 2% of the fastest
+ * on four and 10% on the fifth; clusters of 4 measured slower than those of 2 and 8 there and are not offered. */
 FfmaChoice choose(const cgp_problem *p, const cgp_device_info *d)
 {
     const int64_t chunks = ceil_div(p->cin, kChunk);
@@ -393,7 +395,9 @@ FfmaChoice choose(const cgp_problem *p, const cgp_device_info *d)
             continue;
         const ImplicitGemmGeometry g = implicit_gemm_geometry(p, t.th, t.tw, t.bn);
         const int threads = t.th * t.tw / kSegmentPixels * (t.bn / t.rc);
-        const int64_t by_smem = (int64_t)(d->smem_per_block_optin / (kSmem.bytes[i] + 1024));
+        if (kSmem.bytes[i] > d->smem_per_block_optin)
+            continue;
+        const int64_t by_smem = max((int64_t)1, (int64_t)(d->smem_per_block_optin / (kSmem.bytes[i] + 1024)));
         const int64_t by_threads = kBlockThreadsPerSm / threads;
         const int64_t fit = by_smem < by_threads ? by_smem : by_threads; /* blocks an SM holds */
         for (int split : kSplits) {
@@ -401,7 +405,7 @@ FfmaChoice choose(const cgp_problem *p, const cgp_device_info *d)
                 continue;
             const int64_t blocks = p->n * g.tiles_per_image * g.channel_blocks * split;
             const int64_t wanted = ceil_div(blocks, d->sm_count);
-            const int64_t resident = fit < 1 ? 1 : wanted < fit ? wanted : fit;
+            const int64_t resident = wanted < fit ? wanted : fit;
             const double waves = (double)ceil_div(blocks, d->sm_count * resident);
             const double warps = resident * threads / 32.0;
             const double efficiency = warps >= 16.0 ? 1.0 : sqrt(warps / 16.0);
@@ -460,8 +464,8 @@ struct FfmaImplicitGemmVersion : NoStageSplit {
     {
         if (d->cc_major < 8)
             return "needs a GPU of compute capability 8.0 or newer (cp.async)";
-        if (kMaxSmemBytes > d->smem_per_block_optin)
-            return kSharedMemoryNeed<kMaxSmemBytes>.text;
+        if (kMinSmemBytes > d->smem_per_block_optin)
+            return kSharedMemoryNeed<kMinSmemBytes>.text;
         if (p->h * p->w > (1LL << 28))
             return "more than 2^28 pixels an image (32-bit input offsets within a chunk of 8 channels)";
         const ImplicitGemmGeometry g = geometry(p, d);

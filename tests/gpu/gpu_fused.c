@@ -61,8 +61,8 @@ enum { MUST_REFUSE, MUST_RUN, MAY_RUN };
 /* What version must do with the shape, read from each version's documented limits: fp32-v1 and the mma.sync
  * versions (11-13, 19, 21, 22, 29; compute capability 8.0 on) run every shape, and so do the wgmma implicit GEMMs
  * (20, 30) on compute capability 9.0 with a build for sm_90a, and fp32-v10 (10) on compute capability 8.0 with
- * 128 KiB of shared memory a block (an H100/H200 has 227: elsewhere it may refuse); fp32-v2..v9 only Cin = 8 and
- * Cout = 64,
+ * the 65280 bytes of shared memory a block its smallest 64-channel tile needs (every such GPU has them); fp32-v2..v9
+ * only Cin = 8 and Cout = 64,
  * and they need up to 215 KiB of shared memory a block (an H100/H200 has 227: elsewhere they may refuse); the
  * wgmma versions (14-18, 23-28) only Cin = 8 and Cout <= 64, on compute capability 9.0 with a build for sm_90a. */
 static int expected_support(int version, const cgp_shape *s, const cgp_device_info *d)
@@ -71,7 +71,7 @@ static int expected_support(int version, const cgp_shape *s, const cgp_device_in
     if (version == 1)
         return MUST_RUN;
     if (version == 10) /* the FFMA implicit GEMM: any shape */
-        return d->cc_major < 8 ? MUST_REFUSE : d->smem_per_block_optin >= 227 * 1024 ? MUST_RUN : MAY_RUN;
+        return d->cc_major >= 8 && d->smem_per_block_optin >= 65280 ? MUST_RUN : MUST_REFUSE;
     if (version == 20 || version == 30) /* the wgmma implicit GEMMs: any shape */
         return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 ? MUST_RUN : MUST_REFUSE;
     if (version <= 9) {

@@ -1,8 +1,9 @@
 /*
  * gpu_large.c - a problem whose input has more than 2^31 elements, the fewest images that cross it
  * (N = 4097, Cin = 8, 256 x 256: 2^31 + 2^19 elements, 8.6 GB; the last image starts at element 2^31),
- * through every precision: fp32 kernel 0 (the best), fp32-v1 (generic) and fp32-v6 (direct); tf32 and
- * 3xtf32 kernel 0 and their v1 (mma.sync, any shape); both reductions. Checked against the fp64 GPU
+ * through every precision: fp32 kernel 0 (the best), fp32-v1 (generic), fp32-v6 (direct) and fp32-v10 (the
+ * FFMA implicit GEMM); tf32 and 3xtf32 kernel 0, their v1 (mma.sync, any shape) and the implicit GEMMs v9
+ * (mma.sync) and v10 (wgmma, where the GPU runs it); both reductions. Checked against the fp64 GPU
  * reference (tf32: of the tf32-rounded inputs) on sampled images on both sides of 2^30 and 2^31 elements
  * (2^32 and 2^33 bytes), bounds from tests/lib/tolerance.h, and every output finite.
  * Too little free device memory skips the rest of the program (a FAIL with CGP_TEST_REQUIRE_GPU=1).
@@ -14,6 +15,10 @@
 #include "tolerance.h"
 
 #define SAMPLES 6
+
+#ifndef CGP_WGMMA_BUILT
+#define CGP_WGMMA_BUILT 0 /* the Makefile sets 1 where it builds the wgmma kernels (SM=90, for sm_90a) */
+#endif
 
 int main(void)
 {
@@ -51,12 +56,15 @@ int main(void)
             }
     float *y = malloc(sizeof(float) * (size_t)outputs), got[SAMPLES * 64];
     static const struct {
-        int precision, version;
-    } runs[] = {{CGP_PRECISION_FP32, 0},   {CGP_PRECISION_FP32, 1},   {CGP_PRECISION_FP32, 6},
-                {CGP_PRECISION_TF32, 0},   {CGP_PRECISION_TF32, 11},  {CGP_PRECISION_TF32X3, 0},
-                {CGP_PRECISION_TF32X3, 21}};
+        int precision, version, wgmma; /* wgmma: runs only on compute capability 9.0 with a build for sm_90a */
+    } runs[] = {{CGP_PRECISION_FP32, 0, 0},    {CGP_PRECISION_FP32, 1, 0},    {CGP_PRECISION_FP32, 6, 0},
+                {CGP_PRECISION_FP32, 10, 0},   {CGP_PRECISION_TF32, 0, 0},    {CGP_PRECISION_TF32, 11, 0},
+                {CGP_PRECISION_TF32, 19, 0},   {CGP_PRECISION_TF32, 20, 1},   {CGP_PRECISION_TF32X3, 0, 0},
+                {CGP_PRECISION_TF32X3, 21, 0}, {CGP_PRECISION_TF32X3, 29, 0}, {CGP_PRECISION_TF32X3, 30, 1}};
+    const cgp_device_info dev = test_device_info();
+    const int wgmma_runs = CGP_WGMMA_BUILT && dev.cc_major == 9 && dev.cc_minor == 0;
     for (size_t v = 0; y && v < sizeof runs / sizeof runs[0]; ++v)
-        for (int reduce = 0; reduce <= 1; ++reduce) {
+        for (int reduce = 0; reduce <= 1 && (wgmma_runs || !runs[v].wgmma); ++reduce) {
             char name[128];
             cgp_plan *plan;
             void *ws;

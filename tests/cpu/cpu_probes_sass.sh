@@ -14,14 +14,8 @@ BUILD=${BUILD:-build}
 tmp=$(mktemp -d "${CGP_TEST_TMP:-/tmp}/cpu_probes_sass.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# cuobjdump on PATH, beside nvcc, or from PyPI in site-packages/nvidia/cu13/bin (.ci/run installs it there)
-if tools=$(bash scripts/cuda_binutils.sh); then
-    PATH=$tools:$PATH
-else
-    echo "SKIP cpu_probes_sass: cuobjdump not found on PATH, beside nvcc or in python3's site-packages/nvidia/cu13/bin" \
-         "(pip install nvidia-cuda-cuobjdump==13.2.86 nvidia-cuda-nvdisasm==13.2.86) (skips the rest of the program)"
-    exit 0
-fi
+. tests/lib/cuobjdump.sh
+require_cuobjdump cpu_probes_sass
 
 # expect_count name sass-file function-pattern instruction least: the one function matching the pattern holds
 # the instruction at least `least` times

@@ -217,7 +217,7 @@ def main(argv):
         for shape in args.shapes:
             for precision in args.precisions:
                 rows.append(measure(torch, cgp, shape, precision, args))
-                print("  measured %s %s" % (shape_text(shape), precision), flush=True)
+                print("  measured %s %s" % (shape_text(shape), precision), file=sys.stderr, flush=True)
             cgp.clear_cache()
     print()
     print_table(rows)

@@ -30,13 +30,18 @@ static void list_versions(const cgp_problem *p, const cgp_device_info *d)
 {
     int n = 0;
     const cgp_kernel_desc *const *table = cgp_kernel_table(&n);
-    printf("kernel versions, most preferred first within a precision (--kernel 0 picks the first that runs the shape)\n");
+    printf("kernel versions, most preferred first within a precision (--kernel 0 picks the first that runs the shape "
+           "and does not defer to a later one)\n");
     for (int i = 0; i < n; ++i) {
         const char *why = (p->hout >= 1 && p->wout >= 1) ? table[i]->unsupported(p, d) : "no output pixel";
         printf("  %2d  %-10s %-7s %s\n", table[i]->version, table[i]->name, cli_precision_names[table[i]->precision],
                table[i]->summary);
+        const char *defers = !why && table[i]->defers ? table[i]->defers(p, d) : NULL;
         if (why)
             printf("      runs this shape: no, %s\n", why);
+        else if (defers)
+            printf("      runs this shape: yes, path %s; the heuristic passes it over: %s\n", table[i]->path(p, d),
+                   defers);
         else
             printf("      runs this shape: yes, path %s\n", table[i]->path(p, d));
     }
@@ -91,9 +96,12 @@ static void print_selection(const cgp_shape *s, const cli_problem_options *po, i
     const int count = cgp_select_candidates(p, d, precision, kernels, c, 64);
     printf("\n%s: %d candidates, in the preference order of kernels/fused/dispatch.cu\n", cli_precision_names[precision],
            count);
-    for (int i = 0; i < count; ++i)
-        printf("  %2d  %-10s %s%s\n", c[i].version, c[i].name, c[i].unsupported ? "cannot run it: " : "runs it",
-               c[i].unsupported ? c[i].unsupported : "");
+    for (int i = 0; i < count; ++i) {
+        const char *defers = !c[i].unsupported && kernels[i]->defers ? kernels[i]->defers(p, d) : NULL;
+        printf("  %2d  %-10s %s%s\n", c[i].version, c[i].name,
+               c[i].unsupported ? "cannot run it: " : defers ? "runs it, but the heuristic passes it over: " : "runs it",
+               c[i].unsupported ? c[i].unsupported : defers ? defers : "");
+    }
     const char *reason = NULL;
     const cgp_kernel_desc *h = cgp_select_heuristic(p, d, precision, &reason);
     if (h)

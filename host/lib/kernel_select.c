@@ -11,14 +11,25 @@ const cgp_kernel_desc *cgp_select_heuristic(const cgp_problem *p, const cgp_devi
 {
     int count = 0;
     const cgp_kernel_desc *const *table = cgp_kernel_table(&count);
-    if (reason)
-        *reason = "first supported in the preference order of kernels/fused/dispatch.cu";
-    for (int i = 0; i < count; ++i)
-        if (table[i]->precision == precision && !table[i]->unsupported(p, d))
+    const cgp_kernel_desc *deferring = NULL; /* the first supported version that defers */
+    for (int i = 0; i < count; ++i) {
+        if (table[i]->precision != precision || table[i]->unsupported(p, d))
+            continue;
+        if (!table[i]->defers || !table[i]->defers(p, d)) {
+            if (reason)
+                *reason = deferring ? "first supported in the preference order of kernels/fused/dispatch.cu that "
+                                      "does not defer to a later one"
+                                    : "first supported in the preference order of kernels/fused/dispatch.cu";
             return table[i];
+        }
+        if (!deferring)
+            deferring = table[i];
+    }
     if (reason)
-        *reason = "no version of the precision supports the shape";
-    return NULL;
+        *reason = deferring ? "first supported in the preference order of kernels/fused/dispatch.cu (every one "
+                              "that runs the shape defers)"
+                            : "no version of the precision supports the shape";
+    return deferring;
 }
 
 int cgp_select_candidates(const cgp_problem *p, const cgp_device_info *d, int precision,

@@ -3,7 +3,8 @@
  * what it considered (cgp_candidate, include/cgp.h). Two modes:
  *   heuristic: cgp_select_heuristic, nothing run or timed (no GPU work), the same answer for the same problem and
  *              device. It is the one place that maps a problem to a version: new kernel families plug in
- *              here (today: the first supported version in the preference order of kernels/fused/dispatch.cu);
+ *              here (today: the first supported version in the preference order of kernels/fused/dispatch.cu whose defers hook
+ *              does not pass it over, or the first supported one where all do);
  *   measured:  cgp_select_measure times the supported candidates on the caller's buffers; the winners are
  *              cached per (device, shape, padding, reduce, precision) for the process (thread-safe).
  * Internal to the library (libcgp.so does not export it); `cgp kernels --shape` prints what it decides.

@@ -13,6 +13,7 @@
 #define CGP_KERNEL_VERSIONS(X)                                                                                  \
     /* fp32 */                                                                                                  \
     X(cgp_kernel_fp32_v9)    /* Winograd F(4x4,3x3), GEMMs and output transform in registers */                 \
+    X(cgp_kernel_fp32_v11)   /* Winograd F(2x2,3x3) GEMMs in FFMA, any channel count (version 31) */           \
     X(cgp_kernel_fp32_v10)   /* implicit GEMM in FFMA, any channel count, tiles chosen per shape */             \
     X(cgp_kernel_fp32_v8)    /* history: Winograd F(2x2,3x3), GEMMs and output transform in registers */        \
     X(cgp_kernel_fp32_v7)    /* history: Winograd F(2x2,3x3) through shared memory */                           \
@@ -86,6 +87,11 @@ static const char *const path_names[] = {
     "ffma 8x16 px x 128 ch, K split 2", "ffma 16x16 px x 32 ch, K split 2", "ffma 8x8 px x 32 ch, K split 2",
     "ffma 16x16 px x 64 ch, K split 8", "ffma 8x16 px x 64 ch, K split 8", "ffma 8x8 px x 64 ch, K split 8",
     "ffma 8x16 px x 128 ch, K split 8", "ffma 16x16 px x 32 ch, K split 8", "ffma 8x8 px x 32 ch, K split 8",
+    /* CGP_PATH_WINOGRAD_GEMM_TILE0 + 0..8: the 3 tiles with K whole, then split over 2 and 4 blocks */
+    "winograd 8x16 px x 64 ch", "winograd 8x8 px x 128 ch", "winograd 16x16 px x 32 ch",
+    "winograd 8x16 px x 64 ch, K split 2", "winograd 8x8 px x 128 ch, K split 2",
+    "winograd 16x16 px x 32 ch, K split 2", "winograd 8x16 px x 64 ch, K split 4",
+    "winograd 8x8 px x 128 ch, K split 4", "winograd 16x16 px x 32 ch, K split 4",
 };
 static_assert(sizeof path_names / sizeof path_names[0] == CGP_PATH_COUNT, "a name for every cgp_path_id");
 

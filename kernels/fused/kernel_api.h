@@ -50,7 +50,12 @@ enum cgp_path_id {
      * "ffma 8x16 px x 128 ch", "ffma 16x16 px x 32 ch", "ffma 8x8 px x 32 ch") + 6 x the split's index (K whole,
      * split over a cluster of 2 or 8 blocks: ", K split 2", ", K split 8") */
     CGP_PATH_FFMA_IGEMM_TILE0 = CGP_PATH_IGEMM_WGMMA_TILE0 + 6,
-    CGP_PATH_COUNT = CGP_PATH_FFMA_IGEMM_TILE0 + 18 /* one past the last id */
+    /* the Winograd GEMM's (fp32-v11) 3 tiles x 3 K splits: CGP_PATH_WINOGRAD_GEMM_TILE0 + the tile's index in
+     * fused_fp32_winograd_gemm.cu's order ("winograd 8x16 px x 64 ch", "winograd 8x8 px x 128 ch", "winograd 16x16
+     * px x 32 ch") + 3 x the split's index (K whole, split over a cluster of 2 or 4 blocks: ", K split 2",
+     * ", K split 4") */
+    CGP_PATH_WINOGRAD_GEMM_TILE0 = CGP_PATH_FFMA_IGEMM_TILE0 + 18,
+    CGP_PATH_COUNT = CGP_PATH_WINOGRAD_GEMM_TILE0 + 9 /* one past the last id */
 };
 
 /* The name of path `id` (exactly what the `path` hook of a version taking it returns), or NULL for 0 and any id
@@ -96,6 +101,10 @@ typedef struct cgp_kernel_desc {
      * launch_stages: a launch of only the stages in `stages` (CGP_STAGE_*) */
     const char *(*stages_unsupported)(const cgp_problem *p, const cgp_device_info *d);
     cudaError_t (*launch_stages)(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s, int stages);
+    /* NULL (the hook, or what it returns) when the heuristic may take this version for a problem it runs, else a
+     * sentence saying why a version later in the table is expected faster there (kernel_select.h); `--kernel N`
+     * still runs it */
+    const char *(*defers)(const cgp_problem *p, const cgp_device_info *d);
 } cgp_kernel_desc;
 
 /* All kernel versions, most preferred first within each precision. */

@@ -13,8 +13,8 @@
 #     implicit_gemm_wgmma_conv_gelu_mean (tf32-v10, 3xtf32-v10, fused_implicit_gemm_wgmma.cu, sm_90a);
 #   - the strict-fp32 kernels (kernels/fused/fused_fp32_*.cu, kernels/fused/history/fused_fp32_*.cu): not one
 #     tensor-core instruction (HMMA, HGMMA, IMMA, DMMA, BMMA) in any of their functions, and FFMA in each
-#     ffma_igemm_conv_gelu_mean (fp32-v10).
-# Without cuobjdump (scripts/cuda_binutils.sh finds it) it skips its 9 cases: a FAIL with
+#     ffma_igemm_conv_gelu_mean (fp32-v10) and each winograd_gemm_conv_gelu_mean (fp32-v11).
+# Without cuobjdump (scripts/cuda_binutils.sh finds it) it skips its 10 cases: a FAIL with
 # CGP_TEST_REQUIRE_GPU=1 (tests/run_tests.sh); CI installs it from PyPI (.ci/run).
 # Run: make test CGP_TEST_FILTER=cpu_sass   (or BUILD=build bash tests/cpu/cpu_sass.sh after make)
 set -u
@@ -98,3 +98,5 @@ elif [ "$tensor_core" -eq 0 ]; then
 fi
 check_functions "FFMA in the FFMA implicit GEMM" "$BUILD/obj/kernels/fused/fused_fp32_implicit_gemm.cu.o" \
     ffma_igemm_conv_gelu_mean "FFMA"
+check_functions "FFMA in the Winograd GEMM" "$BUILD/obj/kernels/fused/fused_fp32_winograd_gemm.cu.o" \
+    winograd_gemm_conv_gelu_mean "FFMA"

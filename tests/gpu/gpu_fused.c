@@ -52,6 +52,7 @@ static const cgp_shape shapes[] = {
     {2, 128, 40, 17, 17},
     {16, 128, 40, 9, 9},
     {16, 128, 1, 9, 9},
+    {2, 36, 72, 13, 11}, /* fp32-v11: K split over 2 blocks, 5 chunks, the last one partial */
 };
 
 static const char *precision_name(int p) { return p == 1 ? "tf32" : p == 2 ? "3xtf32" : "fp32"; }
@@ -60,8 +61,9 @@ enum { MUST_REFUSE, MUST_RUN, MAY_RUN };
 
 /* What version must do with the shape, read from each version's documented limits: fp32-v1 and the mma.sync
  * versions (11-13, 19, 21, 22, 29; compute capability 8.0 on) run every shape, and so do the wgmma implicit GEMMs
- * (20, 30) on compute capability 9.0 with a build for sm_90a, and fp32-v10 (10) on compute capability 8.0 with
- * the 65280 bytes of shared memory a block its smallest 64-channel tile needs (every such GPU has them); fp32-v2..v9
+ * (20, 30) on compute capability 9.0 with a build for sm_90a, fp32-v10 (10) on compute capability 8.0 with
+ * the 65280 bytes of shared memory a block its smallest 64-channel tile needs (every such GPU has them), and
+ * fp32-v11 (31) there with the 160272 bytes its 64-channel tile needs; fp32-v2..v9
  * only Cin = 8 and Cout = 64,
  * and they need up to 215 KiB of shared memory a block (an H100/H200 has 227: elsewhere they may refuse); the
  * wgmma versions (14-18, 23-28) only Cin = 8 and Cout <= 64, on compute capability 9.0 with a build for sm_90a. */
@@ -72,6 +74,8 @@ static int expected_support(int version, const cgp_shape *s, const cgp_device_in
         return MUST_RUN;
     if (version == 10) /* the FFMA implicit GEMM: any shape */
         return d->cc_major >= 8 && d->smem_per_block_optin >= 65280 ? MUST_RUN : MUST_REFUSE;
+    if (version == 31) /* the Winograd GEMM: any shape */
+        return d->cc_major >= 8 && d->smem_per_block_optin >= 160272 ? MUST_RUN : MUST_REFUSE;
     if (version == 20 || version == 30) /* the wgmma implicit GEMMs: any shape */
         return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 ? MUST_RUN : MUST_REFUSE;
     if (version <= 9) {
@@ -100,17 +104,24 @@ static void test_refusal(const problem *pr, const cgp_kernel_desc *k, const char
         test_expect_refusal(name, s, pr->p.padding, k, why);
 }
 
-/* Kernel 0 of each precision is the first version of that precision in the table that accepts the shape, and
- * cgp_plan_kernel names it. */
+/* Kernel 0 of each precision is the first version of that precision in the table that accepts the shape and does
+ * not defer to a later one (its defers hook), or the first that accepts it where all defer; cgp_plan_kernel names
+ * it. */
 static void test_kernel_zero(const problem *pr, const cgp_problem *cp, const cgp_device_info *dev,
                              const cgp_kernel_desc *const *table, int count)
 {
     const cgp_shape *s = &pr->p.shape;
     for (int precision = 0; precision < 3; ++precision) {
-        const cgp_kernel_desc *first = NULL;
-        for (int k = 0; k < count && !first; ++k)
-            if (table[k]->precision == precision && !table[k]->unsupported(cp, dev))
+        const cgp_kernel_desc *first = NULL, *first_deferring = NULL;
+        for (int k = 0; k < count && !first; ++k) {
+            if (table[k]->precision != precision || table[k]->unsupported(cp, dev))
+                continue;
+            if (table[k]->defers && table[k]->defers(cp, dev))
+                first_deferring = first_deferring ? first_deferring : table[k];
+            else
                 first = table[k];
+        }
+        first = first ? first : first_deferring;
         char name[160];
         snprintf(name, sizeof name, "fused kernel 0 %s %s %lldx%lldx%lldx%lldx%lld", precision_name(precision),
                  pr->p.padding ? "same" : "valid", (long long)s->n, (long long)s->cin, (long long)s->cout,
@@ -127,7 +138,7 @@ static void test_kernel_zero(const problem *pr, const cgp_problem *cp, const cgp
             TEST_FAIL(name, "%s: %s", cgp_status_string(st), cgp_last_error_detail());
         else if (cgp_plan_kernel(plan, &version, &kname) != CGP_SUCCESS || version != first->version ||
                  strcmp(kname, first->name) != 0)
-            TEST_FAIL(name, "the plan names %s (%d), the first version accepting the shape is %s (%d)", kname,
+            TEST_FAIL(name, "the plan names %s (%d), the heuristic's version for the shape is %s (%d)", kname,
                       version, first->name, first->version);
         else
             test_report("PASS", name, "%s, path %s", kname, first->path(cp, dev));

@@ -1,8 +1,8 @@
 /*
  * gpu_large.c - a problem whose input has more than 2^31 elements, the fewest images that cross it
  * (N = 4097, Cin = 8, 256 x 256: 2^31 + 2^19 elements, 8.6 GB; the last image starts at element 2^31),
- * through every precision: fp32 kernel 0 (the best), fp32-v1 (generic), fp32-v6 (direct) and fp32-v10 (the
- * FFMA implicit GEMM); tf32 and 3xtf32 kernel 0, their v1 (mma.sync, any shape) and the implicit GEMMs v9
+ * through every precision: fp32 kernel 0 (the best), fp32-v1 (generic), fp32-v6 (direct), fp32-v10 (the
+ * FFMA implicit GEMM) and fp32-v11 (the Winograd GEMM); tf32 and 3xtf32 kernel 0, their v1 (mma.sync, any shape) and the implicit GEMMs v9
  * (mma.sync) and v10 (wgmma, where the GPU runs it); both reductions. Checked against the fp64 GPU
  * reference (tf32: of the tf32-rounded inputs) on sampled images on both sides of 2^30 and 2^31 elements
  * (2^32 and 2^33 bytes), bounds from tests/lib/tolerance.h, and every output finite.
@@ -58,7 +58,8 @@ int main(void)
     static const struct {
         int precision, version, wgmma; /* wgmma: runs only on compute capability 9.0 with a build for sm_90a */
     } runs[] = {{CGP_PRECISION_FP32, 0, 0},    {CGP_PRECISION_FP32, 1, 0},    {CGP_PRECISION_FP32, 6, 0},
-                {CGP_PRECISION_FP32, 10, 0},   {CGP_PRECISION_TF32, 0, 0},    {CGP_PRECISION_TF32, 11, 0},
+                {CGP_PRECISION_FP32, 10, 0},   {CGP_PRECISION_FP32, 31, 0},   {CGP_PRECISION_TF32, 0, 0},
+                {CGP_PRECISION_TF32, 11, 0},
                 {CGP_PRECISION_TF32, 19, 0},   {CGP_PRECISION_TF32, 20, 1},   {CGP_PRECISION_TF32X3, 0, 0},
                 {CGP_PRECISION_TF32X3, 21, 0}, {CGP_PRECISION_TF32X3, 29, 0}, {CGP_PRECISION_TF32X3, 30, 1}};
     const cgp_device_info dev = test_device_info();

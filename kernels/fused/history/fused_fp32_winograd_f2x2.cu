@@ -26,6 +26,7 @@
 #include "reduction.cuh"
 #include "tile_loader.cuh"
 #include "winograd.cuh"
+#include "winograd_f2x2.cuh"
 
 namespace {
 
@@ -42,72 +43,6 @@ constexpr int kMFloats = 16 * kChunk * kTiles; /* M[xi][co][w] for one chunk */
 constexpr size_t kSmemBytes = (size_t)(2 * kInFloats + kUFloats + kVFloats + kMFloats + kCout) * sizeof(float);
 static_assert(kThreads == kCin * kTiles, "stage A: one thread per (input channel, Winograd tile)");
 static_assert(kWarps == 16 && kThreads == 16 * 32, "stage B: one warp per xi");
-
-/* Winograd F(2x2, 3x3) (Lavin & Gray 2015): 4x4 input patches and transformed tiles, 2x2 outputs.
- * B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1], G = [1 0 0; .5 .5 .5; .5 -.5 .5; 0 0 1], A^T = [1 1 1 0; 0 1 -1 -1] */
-struct WinogradF2x2 {
-    static constexpr int kAlpha = 4;
-    /* the transformed-tile element (1, 1): column 1 of A^T is all ones, so the output transform adds it to every
-     * output, which makes it where the bias enters */
-    static constexpr int kBiasElement = 1 * kAlpha + 1;
-
-    /* U = G g G^T for the 3x3 filter g */
-    static __device__ __forceinline__ void filter_transform(const float g[3][3], float u[4][4])
-    {
-        float a[4][3];
-    #pragma unroll
-        for (int c = 0; c < 3; ++c) {
-            a[0][c] = g[0][c];
-            a[1][c] = 0.5f * (g[0][c] + g[1][c] + g[2][c]);
-            a[2][c] = 0.5f * (g[0][c] - g[1][c] + g[2][c]);
-            a[3][c] = g[2][c];
-        }
-    #pragma unroll
-        for (int r = 0; r < 4; ++r) {
-            u[r][0] = a[r][0];
-            u[r][1] = 0.5f * (a[r][0] + a[r][1] + a[r][2]);
-            u[r][2] = 0.5f * (a[r][0] - a[r][1] + a[r][2]);
-            u[r][3] = a[r][2];
-        }
-    }
-};
-
-
-/* V = B^T d B for the 4x4 input patch d */
-__device__ __forceinline__ void input_transform(const float d[4][4], float v[4][4])
-{
-    float t[4][4];
-#pragma unroll
-    for (int c = 0; c < 4; ++c) {
-        t[0][c] = d[0][c] - d[2][c];
-        t[1][c] = d[1][c] + d[2][c];
-        t[2][c] = d[2][c] - d[1][c];
-        t[3][c] = d[1][c] - d[3][c];
-    }
-#pragma unroll
-    for (int r = 0; r < 4; ++r) {
-        v[r][0] = t[r][0] - t[r][2];
-        v[r][1] = t[r][1] + t[r][2];
-        v[r][2] = t[r][2] - t[r][1];
-        v[r][3] = t[r][1] - t[r][3];
-    }
-}
-
-/* Y = A^T m A: 2x2 outputs from the 16 values of one (tile, channel) */
-__device__ __forceinline__ void output_transform(const float m[16], float y[2][2])
-{
-    float s[2][4];
-#pragma unroll
-    for (int c = 0; c < 4; ++c) {
-        s[0][c] = m[c] + m[4 + c] + m[8 + c];
-        s[1][c] = m[4 + c] - m[8 + c] - m[12 + c];
-    }
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-        y[r][0] = s[r][0] + s[r][1] + s[r][2];
-        y[r][1] = s[r][1] - s[r][2] - s[r][3];
-    }
-}
 
 /* V = B^T d B of the 4x4 input patch of Winograd tile w, input channel ci, in a staged window */
 __device__ __forceinline__ void patch_transform(const float *window, int ci, int w, float v[4][4])

@@ -5,7 +5,7 @@
  * reach keep their finite, correct values (bounds of tests/lib/tolerance.h; tf32 against the reference
  * of its tf32-rounded inputs, which keeps NaN and infinities). Every kernel version of every precision,
  * tensor cores included, both paddings, both reductions.
- * Where the reference is +-inf a kernel may give NaN when it mixes inputs: Winograd (fp32-v7..v9) in its
+ * Where the reference is +-inf a kernel may give NaN when it mixes inputs: Winograd (fp32-v7..v9, v11) in its
  * transforms, the tensor cores in their sums and 3xTF32 in its split (small = inf - inf); it must still
  * be non-finite exactly where the reference is, and the direct fp32 kernels give the very same value.
  */
@@ -51,7 +51,8 @@ static void test_version(const problem *pr, const cgp_kernel_desc *k, int reduce
     if (st != CGP_SUCCESS) {
         TEST_FAIL(name, "%s: %s", cgp_status_string(st), cgp_last_error_detail());
     } else {
-        const int mixes = k->precision != CGP_PRECISION_FP32 || (k->version >= 7 && k->version <= 9);
+        const int winograd = (k->version >= 7 && k->version <= 9) || k->version == 31;
+        const int mixes = k->precision != CGP_PRECISION_FP32 || winograd;
         int64_t bad = -1, finite = 0;
         for (int64_t i = 0; i < outputs && bad < 0; ++i) {
             if (isfinite(ref[i]) != isfinite(y[i]))

@@ -1,6 +1,7 @@
 /*
  * gpu_select.c - the kernel selection of a plan (host/lib/kernel_select.c, include/cgp.h):
- *   heuristic: deterministic (the same version twice, the first supported in the table order), nothing timed
+ *   heuristic: deterministic (the same version twice, the first supported in the table order that does not defer
+ *              to a later one), nothing timed
  *              (plan creation returns while a stream is held back by a host function; it waits only for its
  *              own state's memsets on the legacy stream); its candidates are every version of the precision,
  *              none timed;
@@ -19,6 +20,7 @@
 #include <string.h>
 
 #include "gpulib.h"
+#include "kernel_api.h"
 #include "problem.h"
 #include "tolerance.h"
 
@@ -47,13 +49,23 @@ static void CUDART_CB hold(void *arg)
     atomic_store(&g->finished, 1);
 }
 
-/* the index of the first candidate that runs the shape, or -1 */
-static int first_supported(const cgp_candidate *c, int count)
+/* the index of the candidate the heuristic takes: the first that runs the shape and whose version does not defer to a
+ * later one (kernel_api.h's defers hook), else the first that runs it; -1 when none does */
+static int first_supported(const cgp_candidate *c, int count, const cgp_shape *s, cgp_padding pad)
 {
-    for (int i = 0; i < count; ++i)
-        if (!c[i].unsupported)
+    const int64_t hout = pad ? s->h : s->h - 2, wout = pad ? s->w : s->w - 2;
+    const cgp_problem p = {s->n, s->cin, s->cout, s->h, s->w, hout, wout, (int)pad};
+    const cgp_device_info d = test_device_info();
+    int first = -1;
+    for (int i = 0; i < count; ++i) {
+        if (c[i].unsupported)
+            continue;
+        const cgp_kernel_desc *k = cgp_kernel_find(c[i].version);
+        if (!k || !k->defers || !k->defers(&p, &d))
             return i;
-    return -1;
+        first = first < 0 ? i : first;
+    }
+    return first;
 }
 
 static void test_heuristic(const cgp_shape *shape, cgp_padding pad, int precision)
@@ -93,7 +105,7 @@ static void test_heuristic(const cgp_shape *shape, cgp_padding pad, int precisio
         TEST_FAIL(name, "cgp_plan_candidates: %s", cgp_last_error_detail());
         goto out;
     }
-    const int first = first_supported(c, count);
+    const int first = first_supported(c, count, shape, pad);
     int timed = 0;
     for (int i = 0; i < count; ++i)
         timed += c[i].median_ms >= 0.0f;

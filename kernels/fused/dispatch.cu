@@ -87,11 +87,15 @@ static const char *const path_names[] = {
     "ffma 8x16 px x 128 ch, K split 2", "ffma 16x16 px x 32 ch, K split 2", "ffma 8x8 px x 32 ch, K split 2",
     "ffma 16x16 px x 64 ch, K split 8", "ffma 8x16 px x 64 ch, K split 8", "ffma 8x8 px x 64 ch, K split 8",
     "ffma 8x16 px x 128 ch, K split 8", "ffma 16x16 px x 32 ch, K split 8", "ffma 8x8 px x 32 ch, K split 8",
-    /* CGP_PATH_WINOGRAD_GEMM_TILE0 + 0..8: the 3 tiles with K whole, then split over 2 and 4 blocks */
-    "winograd 8x16 px x 64 ch", "winograd 8x8 px x 128 ch", "winograd 16x16 px x 32 ch",
-    "winograd 8x16 px x 64 ch, K split 2", "winograd 8x8 px x 128 ch, K split 2",
+    /* CGP_PATH_WINOGRAD_GEMM_TILE0 + 0..5: the 2 tiles with K whole, then split over 2 and 4 blocks */
+    "winograd 8x16 px x 64 ch", "winograd 16x16 px x 32 ch", "winograd 8x16 px x 64 ch, K split 2",
     "winograd 16x16 px x 32 ch, K split 2", "winograd 8x16 px x 64 ch, K split 4",
-    "winograd 8x8 px x 128 ch, K split 4", "winograd 16x16 px x 32 ch, K split 4",
+    "winograd 16x16 px x 32 ch, K split 4",
+    /* CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0 + 0..11: the wgmma implicit GEMMs' 6 tiles, K split over 2, then 4 blocks */
+    "16x16 px x 64 ch, K split 2", "8x16 px x 64 ch, K split 2", "8x8 px x 64 ch, K split 2",
+    "16x16 px x 32 ch, K split 2", "8x16 px x 32 ch, K split 2", "8x8 px x 32 ch, K split 2",
+    "16x16 px x 64 ch, K split 4", "8x16 px x 64 ch, K split 4", "8x8 px x 64 ch, K split 4",
+    "16x16 px x 32 ch, K split 4", "8x16 px x 32 ch, K split 4", "8x8 px x 32 ch, K split 4",
 };
 static_assert(sizeof path_names / sizeof path_names[0] == CGP_PATH_COUNT, "a name for every cgp_path_id");
 

@@ -33,8 +33,6 @@
 
 #include <utility>
 
-#include <cooperative_groups.h>
-
 #include "implicit_gemm.cuh"
 #include "kernel_desc.cuh"
 
@@ -214,21 +212,15 @@ __device__ __forceinline__ void stage_ffmas(const float *in, const float *w, int
     }
 }
 
-/* The epilogue of a block of a K-split cluster (compute capability 9.0): every block of the cluster holds partial
- * sums over its chunks of the same TH x TW x BN outputs. Each lands its own in its shared memory, [pixel][channel];
- * after a cluster barrier block `rank` adds, for channels [rank x BN / split, + BN / split), the partials of the
- * blocks in rank order (distributed shared memory), adds bias, takes the GELU, sums it over the pixels (a thread per
- * channel and slot of pixels, then the slots in order) and publishes those channels; a second cluster barrier keeps
- * every block's shared memory alive until all have read it. Called by every thread of the block. */
+/* The epilogue of a block of a K-split cluster: its partial sums land in its shared memory, [pixel][channel], for
+ * split_sum_publish (implicit_gemm.cuh) to add across the cluster and publish. Called by every thread of the
+ * block. */
 template <class T>
 __device__ __forceinline__ void split_epilogue(const IgemmParams &p, const float (&acc)[kSegmentPixels][T::kRc],
                                                float *ring, int pixel0, int group, int64_t oy0, int64_t ox0,
                                                int64_t c0, int split, int rank, float *slot_sums, double *block_sums,
                                                int64_t n, const ImageSlots &slots)
 {
-#if __CUDA_ARCH__ >= 900
-    namespace cg = cooperative_groups;
-    cg::cluster_group cluster = cg::this_cluster();
     cp_async_wait_all();
     __syncthreads(); /* no copy lands in the ring any more, no warp reads it */
 #pragma unroll
@@ -237,33 +229,8 @@ __device__ __forceinline__ void split_epilogue(const IgemmParams &p, const float
         for (int q = 0; q < T::kQuads; ++q)
             *reinterpret_cast<float4 *>(&ring[(pixel0 + i) * T::kBn + T::channel(group, 4 * q)]) =
                 make_float4(acc[i][4 * q], acc[i][4 * q + 1], acc[i][4 * q + 2], acc[i][4 * q + 3]);
-    cluster.sync();
-    const int slice = T::kBn / split, channel = (int)threadIdx.x % slice + rank * slice;
-    const int slot = (int)threadIdx.x / slice, slot_count = T::kThreads / slice;
-    const float bias = c0 + channel < p.cout ? __ldg(&p.b[c0 + channel]) : 0.0f;
-    float s = 0.0f;
-    for (int m = slot; m < T::kTh * T::kTw; m += slot_count) {
-        float v = 0.0f;
-        for (int q = 0; q < split; ++q)
-            v += cluster.map_shared_rank(ring, q)[m * T::kBn + channel];
-        const bool inside = oy0 + m / T::kTw < p.hout && ox0 + m % T::kTw < p.wout;
-        s += inside ? gelu_fast(v + bias) : 0.0f;
-    }
-    slot_sums[threadIdx.x] = s;
-    __syncthreads();
-    if ((int)threadIdx.x < slice) {
-        double total = 0.0;
-        for (int k = 0; k < slot_count; ++k)
-            total += (double)slot_sums[k * slice + threadIdx.x];
-        block_sums[threadIdx.x] = total;
-    }
-    cluster.sync(); /* every block has read the partials of the others; block_sums are written */
-    const int64_t c_first = c0 + rank * slice;
-    const int nc = (int)(p.cout - c_first < slice ? (p.cout - c_first > 0 ? p.cout - c_first : 0) : slice);
-    publish_image_sums(p.red, n, c_first, nc, block_sums, slots);
-#else
-    __trap(); /* the host splits K only on compute capability 9.0 and newer */
-#endif
+    split_sum_publish<T>(p, ring, oy0, ox0, c0, split, rank, slot_sums, block_sums, n, slots,
+                         [](float v) { return gelu_fast(v); });
 }
 
 /* at most 128 registers a thread (kBlockThreadsPerSm) */
@@ -320,11 +287,7 @@ __global__ void __launch_bounds__(T::kThreads, kBlockThreadsPerSm / T::kThreads)
         stage_ffmas<T>(stage + in_offset, stage + w_offset, left < kChunk ? (int)left : kChunk, acc);
     }
 
-    ImageSlots slots;
-    slots.slot = n * p.tiles_per_image + tile;
-    slots.first = n * p.tiles_per_image;
-    slots.count = p.tiles_per_image;
-    slots.arrivals = (unsigned)(p.tiles_per_image * p.channel_blocks * split);
+    const ImageSlots slots = tile_slots(p, n, tile, split);
     if (split > 1) {
         split_epilogue<T>(p, acc, ring, row * T::kTw + col, group, oy0, ox0, c0, split, rank, warp_sums, block_sums,
                           n, slots);
@@ -435,25 +398,7 @@ template <class T> cudaError_t launch_tile(const cgp_launch_args *a, const cgp_d
     const void *kernel = a->p.cin % kChunk == 0 /* every chunk whole: no channel past Cin to test */
                              ? reinterpret_cast<const void *>(&ffma_igemm_conv_gelu_mean<T, true>)
                              : reinterpret_cast<const void *>(&ffma_igemm_conv_gelu_mean<T, false>);
-    const cudaError_t err =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)T::kSmemBytes);
-    if (err != cudaSuccess)
-        return err;
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3((unsigned)(a->p.n * g.tiles_per_image), (unsigned)g.channel_blocks, (unsigned)split);
-    config.blockDim = dim3(T::kThreads);
-    config.dynamicSmemBytes = T::kSmemBytes;
-    config.stream = stream;
-    cudaLaunchAttribute cluster;
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = 1;
-    cluster.val.clusterDim.y = 1;
-    cluster.val.clusterDim.z = (unsigned)split;
-    config.attrs = &cluster;
-    config.numAttrs = split > 1 ? 1 : 0;
-    /* cudaLaunchKernelExC reports this launch's status only, not an error the caller left behind */
-    void *argv[] = {&p};
-    return cudaLaunchKernelExC(&config, kernel, argv);
+    return launch_implicit_gemm(kernel, p, g, a->p.n, split, T::kThreads, T::kSmemBytes, stream);
 }
 
 /* fp32-v10's hooks (kernel_desc.cuh) */

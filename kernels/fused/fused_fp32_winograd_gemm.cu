@@ -97,15 +97,7 @@ template <class T> __device__ __forceinline__ void transform_input(const float *
     const int ci = pair / T::kMt, t = pair % T::kMt;
     const float *src = raw + ci * T::kPlane + 2 * (t / T::kTilesX) * T::kRowStride + 2 * (t % T::kTilesX);
     float d[4][4], v[4][4];
-#pragma unroll
-    for (int r = 0; r < 4; ++r) {
-        const float2 a = *reinterpret_cast<const float2 *>(src + r * T::kRowStride);
-        const float2 b = *reinterpret_cast<const float2 *>(src + r * T::kRowStride + 2);
-        d[r][0] = a.x;
-        d[r][1] = a.y;
-        d[r][2] = b.x;
-        d[r][3] = b.y;
-    }
+    load_patch(src, T::kRowStride, d);
     input_transform(d, v);
 #pragma unroll
     for (int xi = 0; xi < kXi; ++xi)
@@ -159,21 +151,31 @@ template <class T> __device__ __forceinline__ void chunk_gemm(const float *v, co
     }
 }
 
-/* Element `index` of M summed over the cluster's `split` blocks in rank order (distributed shared memory on
- * compute capability 9.0; the host splits K nowhere else) */
-__device__ __forceinline__ float cluster_m(const float *m_s, int index, int split)
+/* The 16 elements of M of (Winograd tile t, channel column `column`), each summed over the cluster's `split` blocks
+ * in rank order (distributed shared memory on compute capability 9.0; the host splits K nowhere else), all 16 of
+ * a rank's loads in flight at once */
+template <class T>
+__device__ __forceinline__ void cluster_m(const float *m_s, int t, int column, int split, float (&m)[kXi])
 {
-    if (split == 1)
-        return m_s[index];
+    const float *rank0_m = m_s;
 #if __CUDA_ARCH__ >= 900
     cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
-    float v = 0.0f;
-    for (int q = 0; q < split; ++q)
-        v += cluster.map_shared_rank(m_s, q)[index];
-    return v;
+    if (split > 1)
+        rank0_m = cluster.map_shared_rank(m_s, 0);
+#endif
+#pragma unroll
+    for (int e = 0; e < kXi; ++e)
+        m[e] = rank0_m[(e * T::kMt + t) * T::kBn + column];
+#if __CUDA_ARCH__ >= 900
+    for (int q = 1; q < split; ++q) {
+        const float *rank_m = cluster.map_shared_rank(m_s, q);
+#pragma unroll
+        for (int e = 0; e < kXi; ++e)
+            m[e] += rank_m[(e * T::kMt + t) * T::kBn + column];
+    }
 #else
-    __trap();
-    return 0.0f;
+    if (split > 1)
+        __trap();
 #endif
 }
 
@@ -265,10 +267,10 @@ __global__ void __launch_bounds__(kWinogradThreads, 1) winograd_gemm_conv_gelu_m
     float s = 0.0f;
     for (int t = slot; t < T::kMt; t += slot_count) {
         float m[kXi], y[2][2];
+        cluster_m<T>(m_s, t, rank * slice + c, split, m);
 #pragma unroll
         for (int e = 0; e < kXi; ++e)
-            m[e] = cluster_m(m_s, (e * T::kMt + t) * T::kBn + rank * slice + c, split) /
-                   (WinogradF2x2::filter_scale(e / 4) * WinogradF2x2::filter_scale(e % 4));
+            m[e] /= WinogradF2x2::filter_scale(e / 4) * WinogradF2x2::filter_scale(e % 4);
         output_transform(m, y);
         const int64_t oy = at.oy0 + 2 * (t / T::kTilesX), ox = at.ox0 + 2 * (t % T::kTilesX);
 #pragma unroll
@@ -277,21 +279,10 @@ __global__ void __launch_bounds__(kWinogradThreads, 1) winograd_gemm_conv_gelu_m
             for (int x = 0; x < 2; ++x)
                 s += oy + r < p.hout && ox + x < p.wout ? gelu_fast(y[r][x] + bias) : 0.0f;
     }
-    slot_sums[threadIdx.x] = s;
-    __syncthreads();
-    if ((int)threadIdx.x < slice) {
-        double total = 0.0;
-        for (int k = 0; k < slot_count; ++k)
-            total += (double)slot_sums[k * slice + threadIdx.x];
-        block_sums[threadIdx.x] = total;
-    }
+    slot_totals(s, slice, slot_count, slot_sums, block_sums);
     cluster_barrier(split); /* every block has read the M of the others; block_sums are written */
 
-    ImageSlots slots;
-    slots.slot = at.n * p.tiles_per_image + at.tile;
-    slots.first = at.n * p.tiles_per_image;
-    slots.count = p.tiles_per_image;
-    slots.arrivals = (unsigned)(p.tiles_per_image * p.channel_blocks * split);
+    const ImageSlots slots = tile_slots(p, at.n, at.tile, split);
     const int64_t c_first = at.c0 + rank * slice;
     const int nc = (int)(p.cout - c_first < slice ? (p.cout - c_first > 0 ? p.cout - c_first : 0) : slice);
     publish_image_sums(p.red, at.n, c_first, nc, block_sums, slots);
@@ -352,25 +343,7 @@ cudaError_t launch_tile(const cgp_launch_args *a, WinogradChoice choice, const I
     const void *kernel = implicit_gemm_whole_chunks(a)
                              ? reinterpret_cast<const void *>(&winograd_gemm_conv_gelu_mean<T, true>)
                              : reinterpret_cast<const void *>(&winograd_gemm_conv_gelu_mean<T, false>);
-    const cudaError_t err =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)T::kSmemBytes);
-    if (err != cudaSuccess)
-        return err;
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3((unsigned)(a->p.n * g.tiles_per_image), (unsigned)g.channel_blocks, (unsigned)choice.split);
-    config.blockDim = dim3(T::kThreads);
-    config.dynamicSmemBytes = T::kSmemBytes;
-    config.stream = stream;
-    cudaLaunchAttribute cluster;
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = 1;
-    cluster.val.clusterDim.y = 1;
-    cluster.val.clusterDim.z = (unsigned)choice.split;
-    config.attrs = &cluster;
-    config.numAttrs = choice.split > 1 ? 1 : 0;
-    /* cudaLaunchKernelExC reports this launch's status only, not an error the caller left behind */
-    void *argv[] = {&p};
-    return cudaLaunchKernelExC(&config, kernel, argv);
+    return launch_implicit_gemm(kernel, p, g, a->p.n, choice.split, kWinogradThreads, T::kSmemBytes, stream);
 }
 
 ImplicitGemmGeometry geometry_of(const cgp_problem *p, WinogradChoice c)

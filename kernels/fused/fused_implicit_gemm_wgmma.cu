@@ -65,8 +65,12 @@ template <int P, int WY, int WX, int BN> struct Blocks {
     static constexpr size_t kSmemBytes =
         sizeof(float) * ((size_t)kLandStages * kLandFloats + kBuffers * (size_t)kOpFloats);
     static_assert(kLandStages >= 3, "a landing ring of 3 stages at least");
-    /* the cgp_path_id a launch of this block records: CGP_PATH_IGEMM_WGMMA_TILE0 + its index in kTileShapes */
-    static constexpr unsigned kPath = CGP_PATH_IGEMM_WGMMA_TILE0 + (BN == 32 ? 3 : 0) + (WY == 2 ? 0 : WX == 2 ? 1 : 2);
+    static_assert(kTh * kTw * BN <= kLandStages * kLandFloats, "a K split's partials fit in the landing ring");
+    /* the cgp_path_id a launch of this block records: CGP_PATH_IGEMM_WGMMA_TILE0 + its index in kTileShapes; with K
+     * split over 2 blocks CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0 + the index, over 4 that + 6 */
+    static constexpr unsigned kIndex = (BN == 32 ? 3 : 0) + (WY == 2 ? 0 : WX == 2 ? 1 : 2);
+    static constexpr unsigned kPath = CGP_PATH_IGEMM_WGMMA_TILE0 + kIndex;
+    static constexpr unsigned kSplitPath = CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0 + kIndex;
 };
 
 /* The rounding (3xTF32: split) of 4 values as the tensor cores read them */
@@ -181,10 +185,17 @@ template <int N> __device__ __forceinline__ void add_chain(float (&acc)[N], floa
         acc[i] += part[i];
 }
 
+/* The tile's pixel of row m of warpgroup wg's m64 accumulator */
+template <class B> __device__ __forceinline__ int tile_pixel(int wg, int m)
+{
+    return (8 * (wg / B::kWx) + m / 8) * B::kTw + 8 * (wg % B::kWx) + m % 8;
+}
+
 template <int P, class B, bool kWhole>
 __global__ void __launch_bounds__(B::kThreads, 1) implicit_gemm_wgmma_conv_gelu_mean(const IgemmParams p)
 {
-    record_path(p.path_record, B::kPath);
+    const int split = (int)gridDim.z, rank = (int)blockIdx.z; /* a cluster of `split` blocks shares the chunks */
+    record_path(p.path_record, split == 1 ? B::kPath : B::kSplitPath + (split == 2 ? 0u : 6u));
     using Land = typename B::Land;
     constexpr int kTw = B::kTw, kWarps = B::kWarps, kLandFloats = B::kLandFloats, kBn = B::kBn;
     __shared__ float warp_sums[kWarps * kBn];
@@ -199,20 +210,24 @@ __global__ void __launch_bounds__(B::kThreads, 1) implicit_gemm_wgmma_conv_gelu_
     const int64_t n = at.n, tile = at.tile, oy0 = at.oy0, ox0 = at.ox0, c0 = at.c0;
     const int warp = threadIdx.x / 32, wg = warp / 4;
 
-    StageCopies<Land, kWhole> copies;
-    copies.init(p, p.x + n * p.cin * p.h * p.wd, oy0, ox0, c0);
+    const int per_rank = (p.chunks + split - 1) / split;
+    const int first = rank * per_rank, count = max(0, min(p.chunks - first, per_rank)); /* this block's chunks */
+    StageCopies<Land, kWhole> copies; /* issues chunks first, first + 1, ... */
+    copies.init(p, p.x + (n * p.cin + (int64_t)first * kChunk) * p.h * p.wd, oy0, ox0, c0);
     ChunkConversion<P, B> conversion;
     conversion.init();
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) {
-        if (s < p.chunks)
-            copies.issue(p, c0, s, land_base + s * kLandBytes);
+        if (s < count)
+            copies.issue(p, c0, first + s, land_base + s * kLandBytes);
         cp_async_commit();
     }
     cp_async_wait<kStages - 2>();
     __syncthreads(); /* chunk 0 landed */
-    conversion.convert(land, ops);
-    fence_proxy_async();
+    if (count > 0) {
+        conversion.convert(land, ops);
+        fence_proxy_async();
+    }
     cp_async_wait<kStages - 3>();
     __syncthreads(); /* operand buffer 0 ready; chunk 1 landed */
 
@@ -220,32 +235,44 @@ __global__ void __launch_bounds__(B::kThreads, 1) implicit_gemm_wgmma_conv_gelu_
 #pragma unroll
     for (int i = 0; i < kBn / 2; ++i)
         acc[i] = 0.0f;
-    for (int chunk = 0; chunk < p.chunks; ++chunk) {
+    for (int k = 0; k < count; ++k) {
         wgmma_fence();
-        issue_chunk<P, B>(ops_base + chunk % kBuffers * kOpBytes, wg, part);
+        issue_chunk<P, B>(ops_base + k % kBuffers * kOpBytes, wg, part);
         wgmma_commit();
-        if (chunk + 1 < p.chunks) { /* while the tensor cores run */
-            conversion.convert(land + (chunk + 1) % kStages * kLandFloats, ops + (chunk + 1) % kBuffers * kOpFloats);
+        if (k + 1 < count) { /* while the tensor cores run */
+            conversion.convert(land + (k + 1) % kStages * kLandFloats, ops + (k + 1) % kBuffers * kOpFloats);
             fence_proxy_async();
         }
-        const int next = chunk + kStages - 1;
-        if (next < p.chunks)
-            copies.issue(p, c0, next, land_base + next % kStages * kLandBytes);
+        const int next = k + kStages - 1;
+        if (next < count)
+            copies.issue(p, c0, first + next, land_base + next % kStages * kLandBytes);
         cp_async_commit();
         wgmma_wait<0>();
         add_chain(acc, part);
         cp_async_wait<kStages - 3>();
-        __syncthreads(); /* the next operand buffer is ready and the one just read is free; chunk + 2 landed */
+        __syncthreads(); /* the next operand buffer is ready and the one just read is free; k + 2 landed */
     }
 
-    const int lane = threadIdx.x % 32, group = lane / 4;
+    const int lane = threadIdx.x % 32, group = lane / 4, tig = lane % 4;
+    if (split > 1) { /* the partials to the landing ring, [pixel][channel], for split_sum_publish */
+        cp_async_wait_all();
+        __syncthreads(); /* no copy lands in the ring any more, no warp reads it */
+#pragma unroll
+        for (int j = 0; j < kBn / 8; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+                *reinterpret_cast<float2 *>(&land[tile_pixel<B>(wg, 16 * (warp % 4) + group + 8 * h) * kBn + 8 * j +
+                                                  2 * tig]) = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+        split_sum_publish<Land>(p, land, oy0, ox0, c0, split, rank, warp_sums, block_sums, n,
+                                tile_slots(p, n, tile, split), [](float v) {
+                                    return 0.5f * (P == kTf32x3 ? gelu_x2_fine(v) : gelu_x2(v));
+                                });
+        return;
+    }
     float sum[kBn / 8][2];
     lane_gelu_sums<P, kTw>(
         p, reinterpret_cast<const float(&)[1][kBn / 8][4]>(acc),
-        [&](int, int h) {
-            const int m = 16 * (warp % 4) + group + 8 * h; /* row of the warpgroup's m64 block */
-            return (8 * (wg / B::kWx) + m / 8) * kTw + 8 * (wg % B::kWx) + m % 8;
-        },
+        [&](int, int h) { return tile_pixel<B>(wg, 16 * (warp % 4) + group + 8 * h); }, /* m64 row */
         oy0, ox0, c0, sum);
     publish_block_sums<kBn, kWarps>(p, sum, warp, 0, n, tile, c0, warp_sums, block_sums);
 }
@@ -257,52 +284,61 @@ struct TileShape {
 };
 constexpr TileShape kTileShapes[] = {{2, 2, 64}, {1, 2, 64}, {1, 1, 64}, {2, 2, 32}, {1, 2, 32}, {1, 1, 32}};
 
-/* 32 channels a block where Cout needs no more, and of the three pixel tiles the one that should finish first:
- * the waves of blocks (one block an SM: their shared memory) times a block's pixels over the relative rate of its
- * kind, measured on the H200 (tf32-v10 on the zoo: the 4-warpgroup block ran 28x28 and 32x32 at 100 TFLOP/s, the
- * 2-warpgroup one 56x56 at 72; 8 x 8, single-warpgroup blocks, taken at half the 16 x 16 rate) */
-int choose_tile(const cgp_problem *p, const cgp_device_info *d)
+/* The K splits a cluster can take (blocks sharing a tile's chunks) */
+constexpr int kSplits[] = {1, 2, 4};
+
+/* A launch's shape: the tile (its index in kTileShapes) and the blocks of a cluster that split K */
+struct WgmmaChoice {
+    int tile, split;
+};
+
+/* 32 channels a block where Cout needs no more, and of the three pixel tiles and the K splits the one that should
+ * finish first: the waves of blocks (one block an SM: their shared memory) times a block's pixels over the relative
+ * rate of its kind, measured on the H200 (tf32-v10 on the zoo: the 4-warpgroup block ran 28x28 and 32x32 at 100
+ * TFLOP/s, the 2-warpgroup one 56x56 at 72; 8 x 8, single-warpgroup blocks, taken at half the 16 x 16 rate), times
+ * its share of the chunks, plus 2 chunks' worth for a split's exchange of partials. K is split only with at least
+ * 2 chunks a block. */
+WgmmaChoice choose(const cgp_problem *p, const cgp_device_info *d)
 {
     static const double kRate[] = {1.0, 0.72, 0.5};
     const int first = p->cout <= 32 ? 3 : 0;
-    const int64_t sms = d->sm_count > 0 ? d->sm_count : 1;
-    int best = first;
+    const int64_t sms = d->sm_count > 0 ? d->sm_count : 1, chunks = ceil_div(p->cin, kChunk);
+    WgmmaChoice best = {first, 1};
     double best_cost = 0.0;
     for (int i = first; i < first + 3; ++i) {
         const TileShape &t = kTileShapes[i];
         const int64_t blocks =
             p->n * ceil_div(p->hout, 8 * t.wy) * ceil_div(p->wout, 8 * t.wx) * ceil_div(p->cout, t.bn);
-        const double cost = (double)ceil_div(blocks, sms) * (64.0 * t.wy * t.wx) / kRate[i - first];
-        if (i == first || cost < best_cost) {
-            best = i;
-            best_cost = cost;
+        for (int split : kSplits) {
+            if (split > 1 && chunks < 2 * split)
+                continue;
+            const double block_chunks = (double)ceil_div(chunks, split) + (split > 1 ? 2.0 : 0.0);
+            const double cost =
+                (double)ceil_div(blocks * split, sms) * (64.0 * t.wy * t.wx) / kRate[i - first] * block_chunks;
+            if ((i == first && split == 1) || cost < best_cost) {
+                best = {i, split};
+                best_cost = cost;
+            }
         }
     }
     return best;
 }
 
-ImplicitGemmGeometry geometry(const cgp_problem *p, const cgp_device_info *d)
+ImplicitGemmGeometry geometry(const cgp_problem *p, WgmmaChoice c)
 {
-    const TileShape t = kTileShapes[choose_tile(p, d)];
+    const TileShape t = kTileShapes[c.tile];
     return implicit_gemm_geometry(p, 8 * t.wy, 8 * t.wx, t.bn);
 }
 
 template <int P, class B>
-cudaError_t launch_blocks(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t stream)
+cudaError_t launch_blocks(const cgp_launch_args *a, WgmmaChoice choice, cudaStream_t stream)
 {
-    const ImplicitGemmGeometry g = geometry(&a->p, d);
+    const ImplicitGemmGeometry g = geometry(&a->p, choice);
     IgemmParams p = implicit_gemm_params(a, g);
     const void *kernel = implicit_gemm_whole_chunks(a)
                              ? reinterpret_cast<const void *>(&implicit_gemm_wgmma_conv_gelu_mean<P, B, true>)
                              : reinterpret_cast<const void *>(&implicit_gemm_wgmma_conv_gelu_mean<P, B, false>);
-    const cudaError_t err =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)B::kSmemBytes);
-    if (err != cudaSuccess)
-        return err;
-    /* cudaLaunchKernel reports this launch's status only, not an error the caller left behind */
-    void *argv[] = {&p};
-    return cudaLaunchKernel(kernel, dim3((unsigned)(a->p.n * g.tiles_per_image), (unsigned)g.channel_blocks),
-                            dim3(B::kThreads), argv, B::kSmemBytes, stream);
+    return launch_implicit_gemm(kernel, p, g, a->p.n, choice.split, B::kThreads, B::kSmemBytes, stream);
 }
 
 template <int P> constexpr size_t max_smem_bytes()
@@ -329,28 +365,35 @@ template <int P> struct ImplicitGemmWgmmaVersion : NoStageSplit {
             return "wgmma needs a GPU of compute capability 9.0 (H100, H200)";
         if (kSmem > d->smem_per_block_optin)
             return kSharedMemoryNeed<kSmem>.text;
-        return implicit_gemm_grid_unsupported(p, geometry(p, d));
+        const WgmmaChoice c = choose(p, d);
+        const ImplicitGemmGeometry g = geometry(p, c);
+        if (g.tiles_per_image * g.channel_blocks * c.split > 0xffffffffLL)
+            return "more than 2^32-1 blocks an image";
+        return implicit_gemm_grid_unsupported(p, g);
     }
 
     static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
     {
-        return implicit_gemm_workspace_bytes(p, geometry(p, d));
+        return implicit_gemm_workspace_bytes(p, geometry(p, choose(p, d)));
     }
 
     static const char *path(const cgp_problem *p, const cgp_device_info *d)
     {
-        return cgp_path_name(CGP_PATH_IGEMM_WGMMA_TILE0 + (unsigned)choose_tile(p, d));
+        const WgmmaChoice c = choose(p, d);
+        return cgp_path_name(c.split == 1 ? CGP_PATH_IGEMM_WGMMA_TILE0 + (unsigned)c.tile
+                                          : CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0 + (unsigned)c.tile + (c.split == 2 ? 0u : 6u));
     }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t stream)
     {
-        switch (choose_tile(&a->p, d)) {
-        case 0: return launch_blocks<P, Blocks<P, 2, 2, 64>>(a, d, stream);
-        case 1: return launch_blocks<P, Blocks<P, 1, 2, 64>>(a, d, stream);
-        case 2: return launch_blocks<P, Blocks<P, 1, 1, 64>>(a, d, stream);
-        case 3: return launch_blocks<P, Blocks<P, 2, 2, 32>>(a, d, stream);
-        case 4: return launch_blocks<P, Blocks<P, 1, 2, 32>>(a, d, stream);
-        default: return launch_blocks<P, Blocks<P, 1, 1, 32>>(a, d, stream);
+        const WgmmaChoice c = choose(&a->p, d);
+        switch (c.tile) {
+        case 0: return launch_blocks<P, Blocks<P, 2, 2, 64>>(a, c, stream);
+        case 1: return launch_blocks<P, Blocks<P, 1, 2, 64>>(a, c, stream);
+        case 2: return launch_blocks<P, Blocks<P, 1, 1, 64>>(a, c, stream);
+        case 3: return launch_blocks<P, Blocks<P, 2, 2, 32>>(a, c, stream);
+        case 4: return launch_blocks<P, Blocks<P, 1, 2, 32>>(a, c, stream);
+        default: return launch_blocks<P, Blocks<P, 1, 1, 32>>(a, c, stream);
         }
     }
 };

@@ -12,6 +12,10 @@
  *   StageCopies   a thread's cp.async copies of a stage: 4 bytes an input element; 16 bytes of weights where Cin
  *              is a multiple of 8 and the weights 16-byte aligned (kWhole), else 4; where each lands and reads
  *              from is worked out once per block.
+ *   K split    split_sum_publish: the blocks of a thread-block cluster each computed the same tile over a share of
+ *              the chunks and landed their partial sums in shared memory; each adds all of them for a slice of the
+ *              channels, in rank order (distributed shared memory), and publishes it (fp32-v10, tf32-v10,
+ *              3xtf32-v10).
  *   epilogue   lane_gelu_sums: bias, GELU (gelu_x2; 3xTF32 gelu_x2_fine) of the lane's accumulators in the
  *              mma.sync C layout, masked by the image and Cout, summed per channel; publish_block_sums: across the
  *              lanes (shuffles), the warps of the block in a fixed order (sum_slots), then reduction.cuh with one
@@ -22,6 +26,8 @@
 #define CGP_IMPLICIT_GEMM_CUH
 
 #include <stdint.h>
+
+#include <cooperative_groups.h>
 
 #include "async_copy.cuh"
 #include "cgp.h"
@@ -100,6 +106,18 @@ template <class T> __device__ __forceinline__ BlockPlace block_place(const Igemm
     b.ox0 = b.tile % p.tiles_x * T::kTw;
     b.c0 = (int64_t)blockIdx.y * T::kBn;
     return b;
+}
+
+/* The slots of a publication for (image n, tile) by one of the tiles_per_image x channel_blocks x split blocks
+ * of image n (split: the blocks of a K-split cluster, each publishing its slice of the channels) */
+__device__ __forceinline__ ImageSlots tile_slots(const IgemmParams &p, int64_t n, int64_t tile, int split)
+{
+    ImageSlots slots;
+    slots.slot = n * p.tiles_per_image + tile;
+    slots.first = n * p.tiles_per_image;
+    slots.count = p.tiles_per_image;
+    slots.arrivals = (unsigned)(p.tiles_per_image * p.channel_blocks * split);
+    return slots;
 }
 
 /* Element i of a chunk's input window (T: the block's Window; channel i / area, row, column) for the tile at
@@ -243,13 +261,75 @@ __device__ __forceinline__ void publish_block_sums(const IgemmParams &p, const f
                 warp_sums[slot * BN + slot_channel + j * 8 + 2 * tig + e] = 0.5f * s;
         }
     sum_slots<BN, kSlots, BN>([&](int c) { return &warp_sums[c]; }, block_sums);
-    ImageSlots slots;
-    slots.slot = n * p.tiles_per_image + tile;
-    slots.first = n * p.tiles_per_image;
-    slots.count = p.tiles_per_image;
-    slots.arrivals = (unsigned)(p.tiles_per_image * p.channel_blocks);
     const int nc = (int)(p.cout - c0 < BN ? p.cout - c0 : BN);
-    publish_image_sums(p.red, n, c0, nc, block_sums, slots);
+    publish_image_sums(p.red, n, c0, nc, block_sums, tile_slots(p, n, tile, 1));
+}
+
+/* A block's sums of `slice` channels from one float s a thread, thread t holding channel t % slice in slot t / slice:
+ * block_sums[c] = the total, in double and in slot order, of channel c's slot_count slots (slot_sums: the block's
+ * threads' floats of shared memory). Called by every thread; block_sums is read after a barrier. */
+__device__ __forceinline__ void slot_totals(float s, int slice, int slot_count, float *slot_sums, double *block_sums)
+{
+    slot_sums[threadIdx.x] = s;
+    __syncthreads();
+    if ((int)threadIdx.x < slice) {
+        double total = 0.0;
+        for (int k = 0; k < slot_count; ++k)
+            total += (double)slot_sums[k * slice + threadIdx.x];
+        block_sums[threadIdx.x] = total;
+    }
+}
+
+/* The epilogue of a block of a K-split cluster (compute capability 9.0; T: the block's Window): every block of the
+ * cluster has landed its partial sums over its chunks of the same TH x TW x BN outputs in its own shared memory,
+ * partials[pixel][channel], before this call. After a cluster barrier block `rank` adds, for channels [rank x BN /
+ * split, + BN / split), the partials of the blocks in rank order (distributed shared memory), adds bias, takes
+ * gelu(v) (the version's GELU), sums it over the pixels (a thread per channel and slot of pixels, then the slots in
+ * order, in double) and publishes those channels; a second cluster barrier keeps every block's shared memory alive
+ * until all have read it. slot_sums: T::kThreads floats of shared memory; block_sums: BN / split doubles. Called by
+ * every thread of the block. */
+template <class T, class Gelu>
+__device__ __forceinline__ void split_sum_publish(const IgemmParams &p, float *partials, int64_t oy0, int64_t ox0,
+                                                  int64_t c0, int split, int rank, float *slot_sums,
+                                                  double *block_sums, int64_t n, const ImageSlots &slots, Gelu gelu)
+{
+#if __CUDA_ARCH__ >= 900
+    namespace cg = cooperative_groups;
+    cg::cluster_group cluster = cg::this_cluster();
+    cluster.sync();
+    const int slice = T::kBn / split, channel = (int)threadIdx.x % slice + rank * slice;
+    const int slot = (int)threadIdx.x / slice, slot_count = T::kThreads / slice;
+    const float bias = c0 + channel < p.cout ? __ldg(&p.b[c0 + channel]) : 0.0f;
+    constexpr int kPixels = T::kTh * T::kTw, kUnroll = 4; /* pixels whose remote loads are in flight at once */
+    float s = 0.0f;
+    for (int m0 = slot; m0 < kPixels; m0 += kUnroll * slot_count) {
+        float v[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u)
+            v[u] = 0.0f;
+        for (int q = 0; q < split; ++q) {
+            const float *rank_partials = cluster.map_shared_rank(partials, q);
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) {
+                const int m = m0 + u * slot_count;
+                v[u] += m < kPixels ? rank_partials[m * T::kBn + channel] : 0.0f;
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+            const int m = m0 + u * slot_count;
+            const bool inside = m < kPixels && oy0 + m / T::kTw < p.hout && ox0 + m % T::kTw < p.wout;
+            s += inside ? gelu(v[u] + bias) : 0.0f;
+        }
+    }
+    slot_totals(s, slice, slot_count, slot_sums, block_sums);
+    cluster.sync(); /* every block has read the partials of the others; block_sums are written */
+    const int64_t c_first = c0 + rank * slice;
+    const int nc = (int)(p.cout - c_first < slice ? (p.cout - c_first > 0 ? p.cout - c_first : 0) : slice);
+    publish_image_sums(p.red, n, c_first, nc, block_sums, slots);
+#else
+    __trap(); /* the host splits K only on compute capability 9.0 and newer */
+#endif
 }
 
 /* ---- host ---- */
@@ -309,6 +389,32 @@ inline IgemmParams implicit_gemm_params(const cgp_launch_args *a, const Implicit
     p.chunks = (int)ceil_div(a->p.cin, kChunk);
     p.path_record = a->path_record;
     return p;
+}
+
+/* Launches kernel(p) (one IgemmParams argument) on the grid (image, tile) x channel block x split of g, blocks of
+ * `threads` with `smem_bytes` of dynamic shared memory, the `split` blocks along z a thread-block cluster (a K
+ * split; no cluster where split is 1). Reports this launch's status only, not an error the caller left behind. */
+inline cudaError_t launch_implicit_gemm(const void *kernel, IgemmParams p, const ImplicitGemmGeometry &g, int64_t n,
+                                        int split, int threads, size_t smem_bytes, cudaStream_t stream)
+{
+    const cudaError_t err =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_bytes);
+    if (err != cudaSuccess)
+        return err;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3((unsigned)(n * g.tiles_per_image), (unsigned)g.channel_blocks, (unsigned)split);
+    config.blockDim = dim3((unsigned)threads);
+    config.dynamicSmemBytes = smem_bytes;
+    config.stream = stream;
+    cudaLaunchAttribute cluster;
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = 1;
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = (unsigned)split;
+    config.attrs = &cluster;
+    config.numAttrs = split > 1 ? 1 : 0;
+    void *argv[] = {&p};
+    return cudaLaunchKernelExC(&config, kernel, argv);
 }
 
 /* Whole chunks and weights by 16-byte copies (StageCopies' kWhole) where Cin allows and the weights are 16-byte

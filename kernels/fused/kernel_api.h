@@ -50,12 +50,14 @@ enum cgp_path_id {
      * "ffma 8x16 px x 128 ch", "ffma 16x16 px x 32 ch", "ffma 8x8 px x 32 ch") + 6 x the split's index (K whole,
      * split over a cluster of 2 or 8 blocks: ", K split 2", ", K split 8") */
     CGP_PATH_FFMA_IGEMM_TILE0 = CGP_PATH_IGEMM_WGMMA_TILE0 + 6,
-    /* the Winograd GEMM's (fp32-v11) 3 tiles x 3 K splits: CGP_PATH_WINOGRAD_GEMM_TILE0 + the tile's index in
-     * fused_fp32_winograd_gemm.cu's order ("winograd 8x16 px x 64 ch", "winograd 8x8 px x 128 ch", "winograd 16x16
-     * px x 32 ch") + 3 x the split's index (K whole, split over a cluster of 2 or 4 blocks: ", K split 2",
-     * ", K split 4") */
+    /* the Winograd GEMM's (fp32-v11) 2 tiles x 3 K splits: CGP_PATH_WINOGRAD_GEMM_TILE0 + the tile's index in
+     * fused_fp32_winograd_gemm.cu's order ("winograd 8x16 px x 64 ch", "winograd 16x16 px x 32 ch") + 2 x the
+     * split's index (K whole, split over a cluster of 2 or 4 blocks: ", K split 2", ", K split 4") */
     CGP_PATH_WINOGRAD_GEMM_TILE0 = CGP_PATH_FFMA_IGEMM_TILE0 + 18,
-    CGP_PATH_COUNT = CGP_PATH_WINOGRAD_GEMM_TILE0 + 9 /* one past the last id */
+    /* the wgmma implicit GEMMs' 6 tiles with K split over a cluster of 2 blocks (CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0 +
+     * the tile's index, its name + ", K split 2"), then over 4 (+ 6 + the index, ", K split 4") */
+    CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0 = CGP_PATH_WINOGRAD_GEMM_TILE0 + 6,
+    CGP_PATH_COUNT = CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0 + 12 /* one past the last id */
 };
 
 /* The name of path `id` (exactly what the `path` hook of a version taking it returns), or NULL for 0 and any id

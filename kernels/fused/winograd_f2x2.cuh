@@ -7,6 +7,7 @@
  *   WinogradF2x2::filter_transform_scaled   S U: the same without G's halves (3 additions a line instead of 5
  *                                           operations); element (r, c) is filter_scale(r) x filter_scale(c)
  *                                           times U's, a power of two, so dividing M by it later is exact
+ *   load_patch                              a 4x4 input patch from shared memory
  *   input_transform                         V = B^T d B of a 4x4 input patch (additions only)
  *   output_transform                        Y = A^T m A, the 2x2 outputs of a transformed tile (additions only)
  */
@@ -67,6 +68,20 @@ struct WinogradF2x2 {
         }
     }
 };
+
+/* The 4x4 input patch d at src, its rows `pitch` floats apart (src and pitch even: 8-byte loads) */
+__device__ __forceinline__ void load_patch(const float *src, int pitch, float d[4][4])
+{
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+        const float2 a = *reinterpret_cast<const float2 *>(src + r * pitch);
+        const float2 b = *reinterpret_cast<const float2 *>(src + r * pitch + 2);
+        d[r][0] = a.x;
+        d[r][1] = a.y;
+        d[r][2] = b.x;
+        d[r][3] = b.y;
+    }
+}
 
 /* V = B^T d B for the 4x4 input patch d */
 __device__ __forceinline__ void input_transform(const float d[4][4], float v[4][4])

@@ -49,12 +49,7 @@ __device__ __forceinline__ void patch_transform(const float *window, int ci, int
 {
     const float *src = window + (ci * kInRows + 2 * (w / kWt)) * kInPitch + 2 * (w % kWt);
     float d[4][4];
-#pragma unroll
-    for (int r = 0; r < 4; ++r) {
-        const float2 a = *reinterpret_cast<const float2 *>(src + r * kInPitch);
-        const float2 b = *reinterpret_cast<const float2 *>(src + r * kInPitch + 2);
-        d[r][0] = a.x; d[r][1] = a.y; d[r][2] = b.x; d[r][3] = b.y;
-    }
+    load_patch(src, kInPitch, d);
     input_transform(d, v);
 }
 

@@ -82,7 +82,7 @@ template <int TH, int TW, int BN> struct WinogradTile : Window<TH, TW, BN, kWino
     static constexpr unsigned kPath = CGP_PATH_WINOGRAD_GEMM_TILE0 + (unsigned)shape_index(TH, TW, BN);
     static_assert(shape_index(TH, TW, BN) >= 0, "a tile of kShapes");
     static_assert(TH % 2 == 0 && TW % 2 == 0 && kTileGroups * kChannelGroups == 32, "a warp: 8 tiles x 8 channels a lane");
-    static_assert(BN % 32 == 0 && BN % 8 == 0, "the filter transform: warps of 8 channels x 4 input channels");
+    static_assert(BN % 32 == 0, "the filter transform: warps of 8 channels x 4 input channels on 32 banks");
     static_assert(kMFloats <= kRingFloats, "M fits where the ring was");
 
     /* Tile i and channel j of the lane with tile group tg and channel group g: runs of 4, the groups' runs
@@ -292,8 +292,8 @@ __global__ void __launch_bounds__(kWinogradThreads, 1) winograd_gemm_conv_gelu_m
 
 template <int I> using ShapeOf = WinogradTile<kShapes[I].th, kShapes[I].tw, kShapes[I].bn>;
 
-/* a block's shared memory by tile: the dynamic ring, and the kernel's static arrays (slot sums, block sums,
- * publish_image_sums' flag) */
+/* a block's shared memory by tile: the dynamic ring, and the kernel's static arrays (slot sums, block sums for up
+ * to 128 channels, publish_image_sums' flag) */
 constexpr size_t kStaticSmemBytes = sizeof(float) * kWinogradThreads + sizeof(double) * 128 + 16;
 constexpr size_t kSmemBytes[] = {ShapeOf<0>::kSmemBytes + kStaticSmemBytes, ShapeOf<1>::kSmemBytes + kStaticSmemBytes};
 static_assert(kShapeCount == 2, "a kSmemBytes entry and a launch case for every shape");

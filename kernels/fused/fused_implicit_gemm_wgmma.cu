@@ -4,8 +4,10 @@
  * both operands from shared memory, so the tensor cores run while the warps prepare the next chunk.
  *
  *   block         WY x WX warpgroups (2 x 2, 1 x 2 or 1 x 1), a tile of 8 WY x 8 WX output pixels x BN = 64 or 32
- *                 channels (choose_tile); each warpgroup computes one 8 x 8 pixel block as one m64nBN accumulator
- *                 (D = X W).
+ *                 channels; each warpgroup computes one 8 x 8 pixel block as one m64nBN accumulator (D = X W).
+ *   K split       where the grid is small, the chunks are shared by a cluster of 2 or 4 blocks, whose partial sums
+ *                 are added in rank order through distributed shared memory (implicit_gemm.cuh's
+ *                 split_sum_publish); the tile and the split per shape by choose.
  *   landing       the chunks' copies (StageCopies) land in a ring of kLandStages Window stages (4, or 3 where 4 do
  *                 not fit), kLandStages - 1 chunks ahead.
  *   operands      two operand buffers: chunk c + 1 is converted into one while the wgmmas of chunk c read the
@@ -22,7 +24,8 @@
  *   pipeline      per chunk c: issue its wgmmas, commit; convert chunk c + 1; issue the copies of chunk
  *                 c + kLandStages - 1; wait for the wgmmas, add the chain; wait for chunk c + 2's copies; one
  *                 barrier.
- *   epilogue      implicit_gemm.cuh: bias, GELU, masked sums per channel, the warps in order, reduction.cuh.
+ *   epilogue      implicit_gemm.cuh: bias, GELU, masked sums per channel, the warps in order (or, with K split, the
+ *                 cluster's sum first), reduction.cuh.
  * Both run every shape on an sm_90 GPU with a build for sm_90a (SM=90) and refuse other GPUs and builds with the
  * reason; version 0 then takes tf32-v9 / 3xtf32-v9 (fused_implicit_gemm.cu).
  */

@@ -57,11 +57,11 @@ for s in "${steps[@]}"; do
     test) TAIL=40 step test env CGP_TEST_REQUIRE_GPU=1 make -j"$JOBS" test ;;
     bench) TAIL=30 step bench build/cgp bench --precision all --csv "$RES/bench_default.csv" \
                --json "$RES/bench_default.json" --markdown "$RES/bench_default.md" ;;
-    versions) TAIL=40 step versions bash -c 'for k in ${VERSIONS:-1 2 3 4 5 6 7 8 9}; do
+    versions) TAIL=40 step versions bash -c 'for k in ${VERSIONS:-1 2 3 4 5 6 7 8 9 10 31}; do
                build/cgp bench --baselines none --kernel $k --iters 50 --csv '"$RES"'/versions_fp32_v$k.csv | grep -E "^fused|kernel fp32"; done
-             for k in ${TF32_VERSIONS:-11 12 13 14 15 16 17 18}; do build/cgp bench --baselines none --precision tf32 --kernel $k --iters 50 \
+             for k in ${TF32_VERSIONS:-11 12 13 14 15 16 17 18 19 20}; do build/cgp bench --baselines none --precision tf32 --kernel $k --iters 50 \
                --csv '"$RES"'/versions_tf32_v$k.csv | grep -E "^fused|kernel"; done
-             for k in ${TF32X3_VERSIONS:-21 22 23 24 25 26 27 28}; do build/cgp bench --baselines none --precision 3xtf32 --kernel $k --iters 50 \
+             for k in ${TF32X3_VERSIONS:-21 22 23 24 25 26 27 28 29 30}; do build/cgp bench --baselines none --precision 3xtf32 --kernel $k --iters 50 \
                --csv '"$RES"'/versions_3xtf32_v$k.csv | grep -E "^fused|kernel"; done' ;;
     benchzoo) TAIL=30 step benchzoo bash -c 'build/cgp bench --zoo --precision all --baselines cudnn --csv '"$RES"'/bench_zoo.csv \
                --json '"$RES"'/bench_zoo.json --markdown '"$RES"'/bench_zoo.md && cp '"$RES"'/bench_zoo.csv build/zoo.csv

@@ -53,6 +53,7 @@ static const cgp_shape shapes[] = {
     {16, 128, 40, 9, 9},
     {16, 128, 1, 9, 9},
     {2, 36, 72, 13, 11}, /* fp32-v11: K split over 2 blocks, 5 chunks, the last one partial */
+    {10, 20, 24, 40, 40}, /* fp32-v11's 16x16-pixel x 32-channel tile (more 8x16 blocks than SMs), a partial chunk */
 };
 
 static const char *precision_name(int p) { return p == 1 ? "tf32" : p == 2 ? "3xtf32" : "fp32"; }

@@ -43,7 +43,7 @@ int main(int argc, char **argv)
     if (!test_gpu_available("sanitize"))
         return test_exit_code();
     static const cgp_shape small[] = {{2, 8, 64, 37, 45}, {2, 36, 72, 13, 11}, {1, 64, 40, 3, 3}, {1, 130, 40, 5, 5},
-                                      {2, 20, 24, 19, 21}};
+                                      {10, 20, 24, 40, 40}};
     static const cgp_shape full[] = {{128, 8, 64, 256, 256}};
     const cgp_shape *shapes = full_size ? full : small;
     const int shape_count = full_size ? 1 : (int)(sizeof small / sizeof small[0]);

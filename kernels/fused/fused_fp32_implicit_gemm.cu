@@ -268,11 +268,7 @@ __global__ void __launch_bounds__(T::kThreads, kBlockThreadsPerSm / T::kThreads)
     }
 
     float acc[kSegmentPixels][T::kRc];
-#pragma unroll
-    for (int i = 0; i < kSegmentPixels; ++i)
-#pragma unroll
-        for (int j = 0; j < T::kRc; ++j)
-            acc[i][j] = 0.0f;
+    zero_fill(acc);
 
     for (int k = 0; k < count; ++k) {
         const int slot = k % kFfmaStages;

@@ -226,11 +226,7 @@ __global__ void __launch_bounds__(kWinogradThreads, 1) winograd_gemm_conv_gelu_m
         transform_chunk<T>(ring, transformed);
 
     float acc[8][8];
-#pragma unroll
-    for (int i = 0; i < 8; ++i)
-#pragma unroll
-        for (int j = 0; j < 8; ++j)
-            acc[i][j] = 0.0f;
+    zero_fill(acc);
 
     for (int k = 0; k < count; ++k) {
         cp_async_wait<0>();
@@ -284,8 +280,7 @@ __global__ void __launch_bounds__(kWinogradThreads, 1) winograd_gemm_conv_gelu_m
 
     const ImageSlots slots = tile_slots(p, at.n, at.tile, split);
     const int64_t c_first = at.c0 + rank * slice;
-    const int nc = (int)(p.cout - c_first < slice ? (p.cout - c_first > 0 ? p.cout - c_first : 0) : slice);
-    publish_image_sums(p.red, at.n, c_first, nc, block_sums, slots);
+    publish_image_sums(p.red, at.n, c_first, slice_channels(p, c_first, slice), block_sums, slots);
 }
 
 /* ---- the tiles, the choice per shape, the hooks ---- */

@@ -118,13 +118,7 @@ __device__ __forceinline__ void stage_mmas(const float *stage, const int (&a_off
 #pragma unroll 1
     for (int f = 0; f < kTaps / T::kTapsPerFlush; ++f) {
         float part[T::kMi][kNj][4];
-#pragma unroll
-        for (int i = 0; i < T::kMi; ++i)
-#pragma unroll
-            for (int j = 0; j < kNj; ++j)
-#pragma unroll
-                for (int e = 0; e < 4; ++e)
-                    part[i][j][e] = 0.0f;
+        zero_fill(part);
 #pragma unroll
         for (int u = 0; u < T::kTapsPerFlush; ++u) {
             const int tap = f * T::kTapsPerFlush + u;
@@ -209,13 +203,7 @@ __global__ void __launch_bounds__(T::kThreads, 512 / T::kThreads) implicit_gemm_
     }
 
     float acc[T::kMi][kNj][4];
-#pragma unroll
-    for (int i = 0; i < T::kMi; ++i)
-#pragma unroll
-        for (int j = 0; j < kNj; ++j)
-#pragma unroll
-            for (int e = 0; e < 4; ++e)
-                acc[i][j][e] = 0.0f;
+    zero_fill(acc);
 
     for (int chunk = 0; chunk < p.chunks; ++chunk) {
         const int slot = chunk % T::kStages;
@@ -280,12 +268,8 @@ template <class T> cudaError_t launch_tile(const cgp_launch_args *a, cudaStream_
 
 template <int P> constexpr size_t max_smem_bytes()
 {
-    size_t most = 0;
-    const size_t bytes[] = {Tile<P, 8, 16, 64>::kSmemBytes, Tile<P, 8, 8, 64>::kSmemBytes,
-                            Tile<P, 8, 16, 32>::kSmemBytes, Tile<P, 8, 8, 32>::kSmemBytes};
-    for (size_t b : bytes)
-        most = b > most ? b : most;
-    return most;
+    return largest({Tile<P, 8, 16, 64>::kSmemBytes, Tile<P, 8, 8, 64>::kSmemBytes, Tile<P, 8, 16, 32>::kSmemBytes,
+                    Tile<P, 8, 8, 32>::kSmemBytes});
 }
 
 /* tf32-v9's and 3xtf32-v9's hooks (kernel_desc.cuh) */

@@ -235,9 +235,7 @@ __global__ void __launch_bounds__(B::kThreads, 1) implicit_gemm_wgmma_conv_gelu_
     __syncthreads(); /* operand buffer 0 ready; chunk 1 landed */
 
     float acc[kBn / 2], part[kBn / 2];
-#pragma unroll
-    for (int i = 0; i < kBn / 2; ++i)
-        acc[i] = 0.0f;
+    zero_fill(acc);
     for (int k = 0; k < count; ++k) {
         wgmma_fence();
         issue_chunk<P, B>(ops_base + k % kBuffers * kOpBytes, wg, part);
@@ -346,13 +344,8 @@ cudaError_t launch_blocks(const cgp_launch_args *a, WgmmaChoice choice, cudaStre
 
 template <int P> constexpr size_t max_smem_bytes()
 {
-    const size_t bytes[] = {Blocks<P, 2, 2, 64>::kSmemBytes, Blocks<P, 1, 2, 64>::kSmemBytes,
-                            Blocks<P, 1, 1, 64>::kSmemBytes, Blocks<P, 2, 2, 32>::kSmemBytes,
-                            Blocks<P, 1, 2, 32>::kSmemBytes, Blocks<P, 1, 1, 32>::kSmemBytes};
-    size_t most = 0;
-    for (size_t b : bytes)
-        most = b > most ? b : most;
-    return most;
+    return largest({Blocks<P, 2, 2, 64>::kSmemBytes, Blocks<P, 1, 2, 64>::kSmemBytes, Blocks<P, 1, 1, 64>::kSmemBytes,
+                    Blocks<P, 2, 2, 32>::kSmemBytes, Blocks<P, 1, 2, 32>::kSmemBytes, Blocks<P, 1, 1, 32>::kSmemBytes});
 }
 
 /* tf32-v10's and 3xtf32-v10's hooks (kernel_desc.cuh) */

@@ -27,6 +27,9 @@
 
 #include <stdint.h>
 
+#include <initializer_list>
+#include <type_traits>
+
 #include <cooperative_groups.h>
 
 #include "async_copy.cuh"
@@ -106,6 +109,18 @@ template <class T> __device__ __forceinline__ BlockPlace block_place(const Igemm
     b.ox0 = b.tile % p.tiles_x * T::kTw;
     b.c0 = (int64_t)blockIdx.y * T::kBn;
     return b;
+}
+
+/* Every float of an array of any rank to zero: a thread's accumulators before their first products */
+template <class E, size_t N> __device__ __forceinline__ void zero_fill(E (&a)[N])
+{
+#pragma unroll
+    for (size_t i = 0; i < N; ++i) {
+        if constexpr (std::is_array_v<E>)
+            zero_fill(a[i]);
+        else
+            a[i] = 0.0f;
+    }
 }
 
 /* The slots of a publication for (image n, tile) by one of the tiles_per_image x channel_blocks x split blocks
@@ -280,6 +295,12 @@ __device__ __forceinline__ void slot_totals(float s, int slice, int slot_count, 
     }
 }
 
+/* How many of a K-split block's slice of channels, [c_first, c_first + slice), lie below Cout (0 to slice) */
+__device__ __forceinline__ int slice_channels(const IgemmParams &p, int64_t c_first, int slice)
+{
+    return (int)(p.cout - c_first < slice ? (p.cout - c_first > 0 ? p.cout - c_first : 0) : slice);
+}
+
 /* The epilogue of a block of a K-split cluster (compute capability 9.0; T: the block's Window): every block of the
  * cluster has landed its partial sums over its chunks of the same TH x TW x BN outputs in its own shared memory,
  * partials[pixel][channel], before this call. After a cluster barrier block `rank` adds, for channels [rank x BN /
@@ -325,8 +346,7 @@ __device__ __forceinline__ void split_sum_publish(const IgemmParams &p, float *p
     slot_totals(s, slice, slot_count, slot_sums, block_sums);
     cluster.sync(); /* every block has read the partials of the others; block_sums are written */
     const int64_t c_first = c0 + rank * slice;
-    const int nc = (int)(p.cout - c_first < slice ? (p.cout - c_first > 0 ? p.cout - c_first : 0) : slice);
-    publish_image_sums(p.red, n, c_first, nc, block_sums, slots);
+    publish_image_sums(p.red, n, c_first, slice_channels(p, c_first, slice), block_sums, slots);
 #else
     __trap(); /* the host splits K only on compute capability 9.0 and newer */
 #endif
@@ -389,6 +409,15 @@ inline IgemmParams implicit_gemm_params(const cgp_launch_args *a, const Implicit
     p.chunks = (int)ceil_div(a->p.cin, kChunk);
     p.path_record = a->path_record;
     return p;
+}
+
+/* The largest of some sizes (a version's most shared memory over its tiles) */
+constexpr size_t largest(std::initializer_list<size_t> sizes)
+{
+    size_t most = 0;
+    for (size_t s : sizes)
+        most = s > most ? s : most;
+    return most;
 }
 
 /* Launches kernel(p) (one IgemmParams argument) on the grid (image, tile) x channel block x split of g, blocks of

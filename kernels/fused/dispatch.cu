@@ -96,6 +96,8 @@ static const char *const path_names[] = {
     "16x16 px x 32 ch, K split 2", "8x16 px x 32 ch, K split 2", "8x8 px x 32 ch, K split 2",
     "16x16 px x 64 ch, K split 4", "8x16 px x 64 ch, K split 4", "8x8 px x 64 ch, K split 4",
     "16x16 px x 32 ch, K split 4", "8x16 px x 32 ch, K split 4", "8x8 px x 32 ch, K split 4",
+    "tma, shifted box",              /* CGP_PATH_TMA_SHIFTED */
+    "winograd-f4x4, shifted window", /* CGP_PATH_WINOGRAD_F4X4_SHIFTED */
 };
 static_assert(sizeof path_names / sizeof path_names[0] == CGP_PATH_COUNT, "a name for every cgp_path_id");
 

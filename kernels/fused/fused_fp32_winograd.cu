@@ -15,8 +15,9 @@
  * (tile_loader.cuh), one block per SM; U (made once per block, in double and rounded once) and the bias sit in
  * shared memory. Per tile:
  *   A. the tile's input window (8 channels x 18 x 34, double buffered: cp.async brings the next tile's while this
- *      one is computed) into V: thread (ci = warp, w = lane) transforms the 6x6 patch of Winograd tile w (4 x 8
- *      of them) into V[ci][w][36] in shared memory (conflict-free 16-byte rows);
+ *      one is computed; for padding same with W % 4 = 0 from 4 columns left of the tile, the shifted window, so
+ *      that the copies are 16 bytes) into V: thread (ci = warp, w = lane) transforms the 6x6 patch of Winograd
+ *      tile w (4 x 8 of them) into V[ci][w][36] in shared memory (conflict-free 16-byte rows);
  *   B. a thread owns Winograd tile w and, in two passes, 4 output channels of its warp's 8: it accumulates all 36
  *      elements of M for them (144 registers) from V and from U (warp-wide broadcast loads), the bias entering
  *      through M's element (1, 1);
@@ -44,13 +45,20 @@ constexpr int kSlices = kThreads / kWinogradTiles;     /* 8: warp s owns channel
 constexpr int kChannels = 4;                           /* output channels per thread pass */
 constexpr int kPasses = kCout / (kSlices * kChannels); /* 2 */
 constexpr int kSums = kPasses * kChannels;             /* double sums per thread: channel 8 s + k */
-constexpr int kInRows = kTileH + 2, kInPitch = 36;     /* 34 columns used; rows stay 16-byte aligned */
-constexpr int kInFloats = kCin * kInRows * kInPitch;
+constexpr int kInRows = kTileH + 2;
+/* The input window staged from kLead columns left of its first one: 0, or 3 for padding same with W % 4 = 0 (the
+ * shifted window: its 16-byte copies start at input column ox0 - 4, a multiple of 4, where ox0 - 1 allows only
+ * 4-byte copies). Rows of kInPitch columns: 34 + kLead used, a multiple of 4 (rows stay 16-byte aligned); 44 rather
+ * than 40 shifted, so that a warp's 4 rows of tiles fall on 2 bank sets, not 1, as with 36. */
+constexpr int kShiftedLead = 3;
+template <int kLead> constexpr int kInPitch = kLead == 0 ? 36 : 44;
+template <int kLead> constexpr int kInFloats = kCin * kInRows * kInPitch<kLead>;
 constexpr int kUFloats = 36 * kCin * kCout;            /* U[xi][ci][co] */
 constexpr int kVPitch = 36; /* V[ci][w][36 xi]: 36 = 4 mod 32, so a quarter-warp's 16-byte loads hit distinct banks */
 constexpr int kVFloats = kCin * kWinogradTiles * kVPitch;
-constexpr size_t kSmemBytes =
-    (size_t)(2 * kInFloats + kUFloats + kVFloats + kCout) * sizeof(float) + sizeof(double) * kSums * kThreads;
+template <int kLead>
+constexpr size_t kSmemBytes = (size_t)(2 * kInFloats<kLead> + kUFloats + kVFloats + kCout) * sizeof(float) +
+                              sizeof(double) * kSums * kThreads;
 static_assert(kThreads == kCin * kWinogradTiles, "stage A: one (input channel, Winograd tile) pair per thread");
 static_assert(kPasses == 2 && kSlices * kChannels * kPasses == kCout, "two passes of 4 channels per thread");
 
@@ -110,16 +118,25 @@ __device__ __forceinline__ void output_transform_1d(const float m[6], float o[4]
 }
 
 /* V = B^T d B of the 6x6 input patch of Winograd tile w (4 x 8 of them), input channel ci, stored as
- * v_s[ci][w][36] */
+ * v_s[ci][w][36]; window: the window's first column, kLead columns into its buffer */
+template <int kLead>
 __device__ __forceinline__ void input_patch_transform(const float *window, float *v_s, int ci, int w)
 {
-    const float *src = window + (ci * kInRows + 4 * (w / kTilesX)) * kInPitch + 4 * (w % kTilesX);
+    constexpr int kPitch = kInPitch<kLead>;
+    static_assert(kLead == 0 || kLead == 3, "a patch row: 16 + 8 bytes, or (shifted) 4 + 16 + 4, each aligned");
+    const float *src = window + (ci * kInRows + 4 * (w / kTilesX)) * kPitch + 4 * (w % kTilesX);
     float d[6][6], t[6][6];
 #pragma unroll
     for (int r = 0; r < 6; ++r) {
-        const float4 a = *reinterpret_cast<const float4 *>(src + r * kInPitch);
-        const float2 b = *reinterpret_cast<const float2 *>(src + r * kInPitch + 4);
-        d[r][0] = a.x; d[r][1] = a.y; d[r][2] = a.z; d[r][3] = a.w; d[r][4] = b.x; d[r][5] = b.y;
+        const float *row = src + r * kPitch;
+        if constexpr (kLead == 0) {
+            const float4 a = *reinterpret_cast<const float4 *>(row);
+            const float2 b = *reinterpret_cast<const float2 *>(row + 4);
+            d[r][0] = a.x; d[r][1] = a.y; d[r][2] = a.z; d[r][3] = a.w; d[r][4] = b.x; d[r][5] = b.y;
+        } else {
+            const float4 a = *reinterpret_cast<const float4 *>(row + 1);
+            d[r][0] = row[0]; d[r][1] = a.x; d[r][2] = a.y; d[r][3] = a.z; d[r][4] = a.w; d[r][5] = row[5];
+        }
     }
 #pragma unroll
     for (int c = 0; c < 6; ++c) { /* along y: t[.][c] = B^T d[.][c] */
@@ -188,20 +205,23 @@ __device__ __forceinline__ void accumulate_input_channel(float (&acc)[36][kChann
     }
 }
 
+/* kLead: the window staged from kLead columns left of its first one (0, or kShiftedLead) */
+template <int kLead>
 __global__ void __launch_bounds__(kThreads, 1)
 fused_fp32_winograd_f4x4(const float *__restrict__ x, const float *__restrict__ weight,
                          const float *__restrict__ bias, cgp_problem p, PersistentSchedule g, ReduceArgs red,
                          unsigned *path_record)
 {
-    record_path(path_record, CGP_PATH_WINOGRAD_F4X4);
+    record_path(path_record, kLead == 0 ? CGP_PATH_WINOGRAD_F4X4 : CGP_PATH_WINOGRAD_F4X4_SHIFTED);
+    constexpr int kPitch = kInPitch<kLead>;
     extern __shared__ __align__(16) float smem[]; /* input window x2 | U | V | bias | double sums */
-    const auto [u_s, v_s, bias_s, dsum] = winograd_smem<kInFloats, kUFloats, kVFloats>(smem);
+    const auto [u_s, v_s, bias_s, dsum] = winograd_smem<kInFloats<kLead>, kUFloats, kVFloats>(smem);
     __shared__ double image_sums[kCout];
 
     const int t = threadIdx.x;
     const auto [tile_begin, tile_end] =
-        start_block<kThreads, WinogradF4x4, kSums, kTileH, kTileW, kInRows, kInPitch>(x, weight, bias, p, g, smem,
-                                                                                      u_s, bias_s, dsum);
+        start_block<kThreads, WinogradF4x4, kSums, kTileH, kTileW, kInRows, kPitch, kLead>(x, weight, bias, p, g,
+                                                                                           smem, u_s, bias_s, dsum);
 
     /* this thread: Winograd tile w (the lane); slice s (the warp): input channel s in stage A, output
      * channels 8 s + 4 pass + j in stages B and C */
@@ -209,8 +229,8 @@ fused_fp32_winograd_f4x4(const float *__restrict__ x, const float *__restrict__ 
 
     for (int64_t tile = tile_begin; tile < tile_end; ++tile) {
         const auto [n, oy0, ox0, window] =
-            begin_tile<kThreads, kTileH, kTileW, kInRows, kInPitch>(smem, x, p, g, tile, tile_begin, tile_end);
-        input_patch_transform(window, v_s, slice, w); /* A */
+            begin_tile<kThreads, kTileH, kTileW, kInRows, kPitch, kLead>(smem, x, p, g, tile, tile_begin, tile_end);
+        input_patch_transform<kLead>(window, v_s, slice, w); /* A */
         __syncthreads();
 
         /* 0/1 masks of the tile's rows and columns (outputs past the output count nothing) */
@@ -264,10 +284,15 @@ fused_fp32_winograd_f4x4(const float *__restrict__ x, const float *__restrict__ 
 
 /* fp32-v9's hooks */
 struct WinogradF4x4Kernel {
-    static constexpr WinogradKernel kernel = fused_fp32_winograd_f4x4;
     static constexpr int kThreads = ::kThreads, kTileH = ::kTileH, kTileW = ::kTileW;
-    static constexpr size_t kSmemBytes = ::kSmemBytes;
-    static constexpr unsigned kPath = CGP_PATH_WINOGRAD_F4X4;
+    static constexpr size_t kSmemBytes = ::kSmemBytes<kShiftedLead>; /* the larger */
+    /* the shifted window where its copies are 16 bytes (padding same, W % 4 = 0), else the window as it is */
+    static WinogradLaunch launch_for(const cgp_problem *p)
+    {
+        if (p->pad == 1 && p->w % 4 == 0)
+            return {fused_fp32_winograd_f4x4<kShiftedLead>, ::kSmemBytes<kShiftedLead>, CGP_PATH_WINOGRAD_F4X4_SHIFTED};
+        return {fused_fp32_winograd_f4x4<0>, ::kSmemBytes<0>, CGP_PATH_WINOGRAD_F4X4};
+    }
 };
 
 } // namespace

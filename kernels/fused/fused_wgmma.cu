@@ -5,11 +5,12 @@
  *
  *   tf32-v8     D = X W (pixels x channels) on wgmma m64n64k8 tf32, fp32 accumulation, both operands from
  *               shared memory. A block is one warpgroup, 2 blocks per SM, on a persistent grid over tiles of
- *               16 output rows x 64 columns x 64 channels. A tile's input window comes by TMA (valid padding,
- *               W % 4 = 0; else by cp.async) and, once the rows in flight are done, is converted in 4 x 4
- *               blocks into the one operand tile, rounded only as far as wgmma reads. While the tensor cores
- *               compute one output row, the warps run the previous row's bias, GELU (gelu_x2, the exponential
- *               form) and sums; the reduction to y happens in the same launch (reduction.cuh).
+ *               16 output rows x 64 columns x 64 channels. A tile's input window comes by TMA (W % 4 = 0;
+ *               padding same by a box from 4 columns left of the tile; else by cp.async) and, once the rows
+ *               in flight are done, is converted in 4 x 4 blocks into the one operand tile, rounded only as
+ *               far as wgmma reads (padding same: rows of 80 pixels, the window from pixel 8). While the
+ *               tensor cores compute one output row, the warps run the previous row's bias, GELU (gelu_x2,
+ *               the exponential form) and sums; the reduction to y happens in the same launch (reduction.cuh).
  *   3xtf32-v8   the same with the 3xTF32 split (x = big + small, weights likewise; small * small dropped):
  *               fp32-level accuracy from 28 wgmmas a row chained in one accumulator, the corrections first.
  *               D = W X^T (channels x pixels), so the big weights are wgmma's A operand in registers, loaded
@@ -26,7 +27,8 @@ struct Tf32V8 {
     static constexpr cgp_precision precision = CGP_PRECISION_TF32;
     static constexpr int rows = 16, blocks_per_sm = 2, sets = 2, operand_tiles = 1;
     static constexpr GeluForm gelu = kGeluX2;
-    static constexpr bool staged_by_tma = true, transposed = false;
+    /* wide_shifted_tile: measured 3% faster on the default problem with padding same (docs/perf-log.md) */
+    static constexpr bool staged_by_tma = true, shifted_box = true, wide_shifted_tile = true, transposed = false;
     static constexpr Conversion conversion = kConvert4x4ForMma;
     static constexpr const char *summary =
         "Hopper wgmma (sm_90a, m64n64k8 tf32, operands from shared memory), one warpgroup per block, 2 blocks per SM, "
@@ -38,7 +40,8 @@ struct Tf32x3V8 : Tf32V8 {
     static constexpr cgp_precision precision = CGP_PRECISION_TF32X3;
     static constexpr int rows = 8;
     static constexpr GeluForm gelu = kGeluX2Fine;
-    static constexpr bool transposed = true;
+    /* wide_shifted_tile: its operand tile (big and small halves) would not fit twice in an SM's shared memory */
+    static constexpr bool wide_shifted_tile = false, transposed = true;
     static constexpr const char *summary =
         "Hopper wgmma with the 3xTF32 split (fp32-level accuracy): D = W X^T with the big weights in registers, 28 "
         "wgmmas a row chained in one accumulator, 8-row tiles staged as tf32-v8's, gelu_x2_fine (Cin = 8, Cout <= 64, "

@@ -57,7 +57,13 @@ enum cgp_path_id {
     /* the wgmma implicit GEMMs' 6 tiles with K split over a cluster of 2 blocks (CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0 +
      * the tile's index, its name + ", K split 2"), then over 4 (+ 6 + the index, ", K split 4") */
     CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0 = CGP_PATH_WINOGRAD_GEMM_TILE0 + 6,
-    CGP_PATH_COUNT = CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0 + 12 /* one past the last id */
+    /* "tma, shifted box": a wgmma version's input tiles of padding same staged by TMA, the box from 4 columns left of
+     * the tile (tf32-v8, 3xtf32-v8) */
+    CGP_PATH_TMA_SHIFTED = CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0 + 12,
+    /* "winograd-f4x4, shifted window": fp32-v9 on padding same with W % 4 = 0, its window copied in 16-byte chunks
+     * from 4 columns left of the tile */
+    CGP_PATH_WINOGRAD_F4X4_SHIFTED,
+    CGP_PATH_COUNT /* one past the last id */
 };
 
 /* The name of path `id` (exactly what the `path` hook of a version taking it returns), or NULL for 0 and any id

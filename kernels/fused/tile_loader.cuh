@@ -5,10 +5,11 @@
  * load_window_async<kThreads, kCin, kRows, kPitch, Offset> starts the block's copies of the window of image n
  * whose top-left input pixel is (window_y, window_x) (negative for padding) into buf, laid out [ci][row][column]
  * (kCin x kRows x kPitch floats), zeros outside the image; every thread calls it, and commits after it.
- * With padding 0 and W a multiple of 4 (so every row of the window starts 16-byte aligned inside the image),
- * in 16-byte chunks, a fixed count a thread, kMaxUnroll of them unrolled at most; otherwise in 4-byte
- * elements. Offset is the type of offsets within an image: int where the version guarantees
- * kCin x H x W < 2^31 (the wgmma kernels), else int64_t.
+ * With W and window_x multiples of 4 (every row of the window starts 16-byte aligned, and each 16 bytes are all
+ * inside the image or all outside it: fp32-v9's shifted window starts at column -4 for padding same), in 16-byte
+ * chunks, a fixed count a thread, kMaxUnroll of them unrolled at most; otherwise in 4-byte elements. Offset is
+ * the type of offsets within an image: int where the version guarantees kCin x H x W < 2^31 (the wgmma kernels),
+ * else int64_t.
  *
  * The persistent schedule gives block b the contiguous tiles [b*T/B, (b+1)*T/B) of all T tiles
  * (image-major), B = blocks_per_sm (default 1) x SMs, at most T. A block publishes each image it
@@ -35,7 +36,7 @@ __device__ __forceinline__ void load_window_async(float *buf, const float *x, co
     const Offset h = (Offset)p.h, w = (Offset)p.w, iy0 = (Offset)window_y, ix0 = (Offset)window_x;
     const float *image = x + n * kCin * p.h * p.w;
     const uint32_t buf_addr = shared_address(buf);
-    if (p.pad == 0 && w % 4 == 0) {
+    if (w % 4 == 0 && ix0 % 4 == 0) {
         constexpr int kLineChunks = kPitch / 4, kChunks = kCin * kRows * kLineChunks;
         constexpr int kIterations = (kChunks + kThreads - 1) / kThreads;
         constexpr int kUnroll = kIterations < kMaxUnroll ? kIterations : kMaxUnroll;
@@ -46,16 +47,9 @@ __device__ __forceinline__ void load_window_async(float *buf, const float *x, co
             const Offset ci = line / kRows, iy = iy0 + line % kRows, ix = ix0 + col;
             const float *src = image + ci * h * w + iy * w + ix;
             const uint32_t dst = buf_addr + 4u * (uint32_t)(line * kPitch + col);
-            const bool row_ok = i < kChunks && (Unsigned)iy < (Unsigned)h;
-            if (row_ok && ix + 4 <= w) {
-                cp_async_16(dst, src);
-            } else if (i < kChunks) {
-#pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    const bool ok = row_ok && ix + e < w;
-                    cp_async_4(dst + 4 * e, ok ? src + e : x, ok ? 4u : 0u);
-                }
-            }
+            const bool inside = (Unsigned)iy < (Unsigned)h && (Unsigned)ix < (Unsigned)w;
+            if (i < kChunks)
+                cp_async_16(dst, inside ? src : x, inside ? 16u : 0u); /* outside: 16 zeros, nothing read */
         }
     } else {
         constexpr int kElems = kCin * kRows * kPitch;

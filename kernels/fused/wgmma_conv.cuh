@@ -15,7 +15,8 @@
  *                  rows (tf32-v8 16, 3xtf32-v8 8) x 64 output columns x 64 channels (tile_loader.cuh's
  *                  schedule)
  *   staging        a tile's input window, 8 channels x rows + 2 x 68 columns, by one TMA box copy onto an
- *                  mbarrier where the problem allows it (valid padding, W % 4 = 0), else by cp.async; tile
+ *                  mbarrier where the problem allows it (W % 4 = 0; padding same: 72 columns from 4 columns
+ *                  left of the tile, the shifted box, Window), else by cp.async; tile
  *                  t + 1's window is in flight while tile t's rows run
  *   operand tile   when a tile's first row is next and the rows in flight are done, its window is converted in
  *                  4 x 4 blocks into the one operand tile, rounded only as far as wgmma reads (round_for_mma;
@@ -94,25 +95,46 @@ constexpr int kThreads = 128; /* one warpgroup */
 constexpr int kCin = 8;       /* one k8 step of the MMA = one filter tap over all input channels */
 constexpr int kN = 64;        /* output channels: the wgmma N */
 constexpr int kTileW = 64;    /* output columns of a tile: the wgmma M */
-constexpr int kPitch = 68;    /* input columns staged per row: 66 used, a multiple of 4 for 16-byte copies */
 constexpr int kTaps = 9;
 
-/* Shared memory, floats unless said: the staged raw input [ci][row][column]; two operand tiles, each
- * [big half 0, big half 1 (, small half 0, small half 1)] of [row][column][4]; the weights, per tap
+/* How a launch stages its tiles (staging_of): by cp.async, from input column ox0 - pad; by one TMA box from column
+ * ox0 (valid padding); by one TMA box from column ox0 - 4 (same padding: on the H200 a box must start at a multiple
+ * of 4 columns, docs/perf-log.md entry 25), the window being 3 columns into it */
+enum Staging { kByCpAsync, kByTma, kByTmaShifted };
+
+/* The path (kernel_api.h) a launch of staging kStaging records, and its `path` hook names */
+__host__ __device__ constexpr unsigned path_of_staging(int staging)
+{
+    return staging == kByCpAsync ? CGP_PATH_CP_ASYNC : staging == kByTma ? CGP_PATH_TMA : CGP_PATH_TMA_SHIFTED;
+}
+
+/* A tile's input window as a launch of version C with staging kStaging holds it, R + 2 rows (R = C::rows): the raw
+ * window, rows of `pitch` columns, the window's first column (input column ox0 - pad) at column `lead`, 66 + lead
+ * columns used, a multiple of 4 for 16-byte copies; the operand tile, rows of `tile_pitch` pixels, the window's
+ * first column at pixel `tile_lead`: as the raw window, but for a shifted box in a version with wide_shifted_tile,
+ * rows of 80 pixels from pixel 8. Shared memory, floats unless said: the raw window [ci][row][column]; the operand
+ * tiles, each [big half 0, big half 1 (, small half 0, small half 1)] of [row][column][4]; the weights, per tap
  * [half][channel][4] (3xTF32: all big taps, then all small ones); the bias wgmma's B and A. */
-template <int R> constexpr int kRawFloats = kCin * (R + 2) * kPitch;
-template <int R> constexpr int kHalfFloats = (R + 2) * kPitch * 4;
-template <int P, int R> constexpr int kTileFloats = 2 * kHalfFloats<R> * (P == kTf32 ? 1 : 2);
+template <class C, int kStaging> struct Window {
+    static constexpr bool kShifted = kStaging == kByTmaShifted, kWide = kShifted && C::wide_shifted_tile;
+    static constexpr int rows = C::rows + 2, lead = kShifted ? 3 : 0, pitch = kShifted ? 72 : 68;
+    static constexpr int tile_lead = kWide ? 8 : lead, tile_pitch = kWide ? 80 : pitch;
+    static constexpr int raw_floats = kCin * rows * pitch, half_floats = rows * tile_pitch * 4;
+};
+template <int P, class Win> constexpr int kTileFloats = 2 * Win::half_floats * (P == kTf32 ? 1 : 2);
 constexpr int kTapFloats = 2 * kN * 4; /* 2 KiB: also the size of the bias wgmma's A and B */
 template <int P> constexpr int kWeightFloats = kTaps * kTapFloats * (P == kTf32 ? 1 : 2);
 constexpr int kRedDoubles = 4 * 4 * 16 + kN; /* [warp][tig][16 sums], then the image's 64 channel sums */
 
-/* kTma: one 8-byte mbarrier after the doubles, and up to 128 bytes to align the raw tile (TMA's destination);
- * kOperandTiles operand tiles */
-template <int P, int R, bool kTma, int kOperandTiles> constexpr size_t smem_bytes()
+/* By TMA: one 8-byte mbarrier after the doubles, and up to 128 bytes to align the raw tile (TMA's destination);
+ * C::operand_tiles operand tiles */
+template <class C, int kStaging> constexpr size_t smem_bytes()
 {
-    return sizeof(double) * kRedDoubles + (kTma ? 8 + 128 : 0) +
-           sizeof(float) * (kRawFloats<R> + kOperandTiles * kTileFloats<P, R> + kWeightFloats<P> + 2 * kTapFloats);
+    using Win = Window<C, kStaging>;
+    constexpr int P = C::precision;
+    return sizeof(double) * kRedDoubles + (kStaging != kByCpAsync ? 8 + 128 : 0) +
+           sizeof(float) *
+               (Win::raw_floats + C::operand_tiles * kTileFloats<P, Win> + kWeightFloats<P> + 2 * kTapFloats);
 }
 
 /* d = A * B (+ d if kAccumulate), A from registers: a = this thread's A[16 warp + group (+ 8)][tig (+ 4)], the
@@ -189,9 +211,10 @@ __device__ __forceinline__ void round_pixel(const float (&v)[4], uint4 &big, uin
 }
 
 /* Rounds (3xTF32: splits) the raw tile into an operand tile: task = (half, row, column), four channels. */
-template <int P, int R> __device__ __forceinline__ void convert_tile(const float *raw, float *tile)
+template <int P, class Win> __device__ __forceinline__ void convert_tile(const float *raw, float *tile)
 {
-    constexpr int kPixels = (R + 2) * kPitch, kTasks = 2 * kPixels;
+    static_assert(Win::tile_pitch == Win::pitch && Win::tile_lead == Win::lead, "an operand tile as the raw one");
+    constexpr int kPixels = Win::rows * Win::pitch, kTasks = 2 * kPixels;
     for (int task = threadIdx.x; task < kTasks; task += kThreads) {
         const int half = task / kPixels;
         const float *src = raw + 3 * half * kPixels + task; /* channel 4 half, pixel task - half * kPixels */
@@ -199,7 +222,7 @@ template <int P, int R> __device__ __forceinline__ void convert_tile(const float
         uint4 big, small;
         round_pixel<P, false>(v, big, small);
         if constexpr (P == kTf32x3)
-            *reinterpret_cast<uint4 *>(tile + 2 * kHalfFloats<R> + 4 * task) = small;
+            *reinterpret_cast<uint4 *>(tile + 2 * Win::half_floats + 4 * task) = small;
         *reinterpret_cast<uint4 *>(tile + 4 * task) = big;
     }
 }
@@ -207,9 +230,10 @@ template <int P, int R> __device__ __forceinline__ void convert_tile(const float
 /* convert_tile in 4 x 4 blocks: task = (half, row, 4 columns): four 16-byte loads (one a channel), four
  * 16-byte stores (one a pixel), a third of convert_tile's shared-memory instructions. A thread's loads of
  * all its tasks go first, so their latencies overlap. kForMma: round_for_mma instead of cvt.rna. */
-template <int P, int R, bool kForMma> __device__ __forceinline__ void convert_tile_4x4(const float *raw, float *tile)
+template <int P, class Win, bool kForMma>
+__device__ __forceinline__ void convert_tile_4x4(const float *raw, float *tile)
 {
-    constexpr int kQuads = kPitch / 4, kPlaneQuads = (R + 2) * kQuads, kTasks = 2 * kPlaneQuads;
+    constexpr int kQuads = Win::pitch / 4, kPlaneQuads = Win::rows * kQuads, kTasks = 2 * kPlaneQuads;
     constexpr int kPerThread = (kTasks + kThreads - 1) / kThreads;
     const float4 *raw4 = reinterpret_cast<const float4 *>(raw);
     uint4 *tile4 = reinterpret_cast<uint4 *>(tile);
@@ -232,14 +256,18 @@ template <int P, int R, bool kForMma> __device__ __forceinline__ void convert_ti
         const float4(&c)[4] = loaded[j];
         const float px[4][4] = {{c[0].x, c[1].x, c[2].x, c[3].x}, {c[0].y, c[1].y, c[2].y, c[3].y},
                                 {c[0].z, c[1].z, c[2].z, c[3].z}, {c[0].w, c[1].w, c[2].w, c[3].w}};
-        uint4 *dst = tile4 + half * (kHalfFloats<R> / 4) + 4 * quad; /* dst[i]: pixel 4 quad + i */
+        /* dst[i]: the operand pixel of raw column 4 (quad % kQuads) + i of row quad / kQuads */
+        constexpr bool kAsRaw = Win::tile_pitch == Win::pitch && Win::tile_lead == Win::lead;
+        const int pixel = kAsRaw ? 4 * quad
+                                 : quad / kQuads * Win::tile_pitch + 4 * (quad % kQuads) + Win::tile_lead - Win::lead;
+        uint4 *dst = tile4 + half * (Win::half_floats / 4) + pixel;
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
             uint4 big, small;
             round_pixel<P, kForMma>(px[i], big, small);
             dst[i] = big;
             if constexpr (P == kTf32x3)
-                dst[i + 2 * kHalfFloats<R> / 4] = small;
+                dst[i + 2 * Win::half_floats / 4] = small;
         }
     }
 }
@@ -261,27 +289,29 @@ __device__ __forceinline__ TileAt next_tile(const PersistentSchedule &g, TileAt 
     return at.tx + 1 == g.tiles_x ? TileAt{at.oy0 + rows, 0, 0} : TileAt{at.oy0, at.ox0 + kTileW, at.tx + 1};
 }
 
-/* Starts the copies of the tile's input window into raw [ci][row][column]: 8 channels x (R + 2) rows x
- * kPitch columns from input pixel (oy0 - pad, ox0 - pad), zeros outside the image (tile_loader.cuh), and
+/* Starts the copies of the tile's input window into raw [ci][row][column]: 8 channels x Win::rows rows x
+ * Win::pitch columns from input pixel (oy0 - pad, ox0 - pad), zeros outside the image (tile_loader.cuh), and
  * commits them. Offsets within an image are 32-bit (wgmma_unsupported: Cin H W < 2^31). */
-template <int R>
+template <class Win>
 __device__ __forceinline__ void copy_tile(const float *x, const cgp_problem &p, int64_t n, TileAt at, float *raw)
 {
     /* unrolled fully up to 8-row tiles; 16-row tiles (tf32-v8) unrolled fully spill (make ptxas) */
-    constexpr int kMaxUnroll = R <= 8 ? 1 << 30 : 4;
-    load_window_async<kThreads, kCin, R + 2, kPitch, int, kMaxUnroll>(raw, x, p, n, at.oy0 - p.pad, at.ox0 - p.pad);
+    constexpr int kMaxUnroll = Win::rows <= 10 ? 1 << 30 : 4;
+    load_window_async<kThreads, kCin, Win::rows, Win::pitch, int, kMaxUnroll>(raw, x, p, n, at.oy0 - p.pad,
+                                                                             at.ox0 - p.pad);
     cp_async_commit();
 }
 
-/* copy_tile by TMA: thread 0 starts one 4D box copy (8 channels x R + 2 rows x kPitch columns), which
- * lands on the mbarrier bar; the hardware writes the zeros outside the image. */
-template <int R>
+/* copy_tile by TMA: thread 0 starts one 4D box copy (8 channels x Win::rows rows x Win::pitch columns from input pixel
+ * (oy0 - pad, ox0 - pad - Win::lead)), which lands on the mbarrier bar; the hardware writes the zeros outside the
+ * image. */
+template <class Win>
 __device__ __forceinline__ void tma_tile(const CUtensorMap *map, const cgp_problem &p, int64_t n, TileAt at,
                                          uint32_t raw_addr, uint32_t bar)
 {
     if (threadIdx.x == 0) {
-        mbarrier_arrive_expect(bar, kRawFloats<R> * 4);
-        tma_load_4d(raw_addr, map, (int)(at.ox0 - p.pad), (int)(at.oy0 - p.pad), (int)n, bar);
+        mbarrier_arrive_expect(bar, Win::raw_floats * 4);
+        tma_load_4d(raw_addr, map, (int)(at.ox0 - p.pad - Win::lead), (int)(at.oy0 - p.pad), (int)n, bar);
     }
 }
 
@@ -293,7 +323,7 @@ struct TileSource {
 };
 
 /* The copied tile into the operand tile: after it, wgmma may read the tile. Every thread calls it. */
-template <int P, int R, bool kTma, int kConversion>
+template <int P, class Win, bool kTma, int kConversion>
 __device__ __forceinline__ void land_tile(const float *raw, float *tile, TileSource &src)
 {
     /* No wgmma still reads this operand tile: with two of them, every thread's wgmma_wait since the last row of
@@ -308,17 +338,17 @@ __device__ __forceinline__ void land_tile(const float *raw, float *tile, TileSou
         __syncthreads();
     }
     if constexpr (kConversion == kConvertPixel)
-        convert_tile<P, R>(raw, tile);
+        convert_tile<P, Win>(raw, tile);
     else
-        convert_tile_4x4<P, R, kConversion == kConvert4x4ForMma>(raw, tile);
+        convert_tile_4x4<P, Win, kConversion == kConvert4x4ForMma>(raw, tile);
     fence_proxy_async();
     __syncthreads();
 }
 
 /* ---- one output row ---- */
 
-/* The descriptors every row uses, made once: bias operands, tap 0 of the weights, and row 0 of operand tile 0
- * (operand A of every row is this one moved in shared memory: desc_add). */
+/* The descriptors every row uses, made once: bias operands, tap 0 of the weights, and the window's row 0, column 0
+ * in operand tile 0 (operand A of every row is this one moved in shared memory: desc_add). */
 struct RowDescs {
     uint64_t ones, bias, weights, tile0;
 };
@@ -340,14 +370,14 @@ __device__ __forceinline__ void pin_descriptors(RowDescs &rd)
  * registers (w_big[tap], the wgmma A fragment) and the small ones from shared memory; B = the input windows
  * (the same descriptors as A's otherwise, as B's K-major layout is A's); the bias wgmma takes bias_b as A and
  * the ones as B. Each wgmma with A from registers reads half the shared memory. */
-template <int P, int R, bool kMma, bool kTransposed>
+template <int P, class Win, bool kMma, bool kTransposed>
 __device__ __forceinline__ void issue_row(float (&acc)[32], uint32_t buffer, int r, const RowDescs &rd,
                                           const uint32_t (&w_big)[kTaps][4])
 {
-    constexpr uint32_t kHalfBytes = kHalfFloats<R> * 4, kTapBytes = kTapFloats * 4;
-    const uint64_t x_row = desc_add(rd.tile0, buffer * (kTileFloats<P, R> * 4) + (uint32_t)r * kPitch * 16);
+    constexpr uint32_t kHalfBytes = Win::half_floats * 4, kTapBytes = kTapFloats * 4;
+    const uint64_t x_row = desc_add(rd.tile0, buffer * (kTileFloats<P, Win> * 4) + (uint32_t)r * Win::tile_pitch * 16);
     /* the input window of a tap (big; + 2 kHalfBytes: small): moved by ky rows and kx columns */
-    auto x_tap = [&](int tap) { return desc_add(x_row, (uint32_t)((tap / 3) * kPitch + tap % 3) * 16); };
+    auto x_tap = [&](int tap) { return desc_add(x_row, (uint32_t)((tap / 3) * Win::tile_pitch + tap % 3) * 16); };
     auto w_tap = [&](int tap) { return desc_add(rd.weights, tap * kTapBytes); }; /* + kTaps taps: small */
     /* acc (+)= weights (big) of tap * window; the bias */
     auto big_w = [&](auto accumulate, int tap, uint64_t window) {
@@ -463,8 +493,12 @@ __device__ __forceinline__ void epilogue_row(float (&acc)[32], RowMask m, float 
  *   blocks_per_sm  blocks an SM holds, so registers <= 65536 / (128 blocks_per_sm) a thread
  *   sets           accumulator sets: rows in flight on the tensor cores + the one in the epilogue
  *   gelu           the epilogue's GeluForm
- *   staged_by_tma  tiles by TMA where the problem allows it (make_tensor_map), else by cp.async; false: always
+ *   staged_by_tma  tiles by TMA where the problem allows it (staging_of), else by cp.async; false: always
  *                  by cp.async
+ *   shifted_box    with staged_by_tma, padding same by TMA too: the box starts 4 columns left of the tile, the
+ *                  window 3 columns into it (kByTmaShifted); false: padding same by cp.async
+ *   wide_shifted_tile  with shifted_box, the operand tile of a shifted box has rows of 80 pixels, the window from
+ *                  pixel 8 (Window); false: 72 from pixel 3, as the raw window
  *   conversion     how a staged tile becomes an operand tile (Conversion)
  *   transposed     false: D = X W, pixels x channels, both operands from shared memory; true: D = W X^T,
  *                  channels x pixels, the big weights wgmma's A operand in registers (issue_row)
@@ -474,7 +508,8 @@ template <class C> constexpr int kSums = C::transposed ? 4 : 16; /* float sums a
 
 template <class C>
 constexpr bool kValidVersion = (C::rows & (C::rows - 1)) == 0 && C::rows >= C::sets - 1 && C::sets >= 2 &&
-                               (C::operand_tiles == 1 || C::operand_tiles == 2);
+                               (C::operand_tiles == 1 || C::operand_tiles == 2) &&
+                               (C::staged_by_tma || !C::shifted_box) && (C::shifted_box || !C::wide_shifted_tile);
 
 /* ---- an image's run of tiles in one block ---- */
 
@@ -496,13 +531,15 @@ __device__ __forceinline__ bool each_set(Step &step, std::integer_sequence<int, 
 
 /* The rows of tiles [t0, t1) of image n, pipelined kSets - 1 rows deep; the sums go into dsum. Every
  * thread calls it with the same arguments. */
-template <class C, int S, bool kTma>
+template <class C, int S, int kStaging>
 __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, const PersistentSchedule &g, int64_t n,
                                           int64_t t0, int64_t t1, float *raw, float *tiles, const RowDescs &rd,
                                           TileSource &src, const uint32_t (&w_big)[kTaps][4], double (&dsum)[kSums<C>])
 {
     constexpr int P = C::precision, R = C::rows, kSets = C::sets;
     constexpr bool kMma = (S & CGP_STAGE_MMA) != 0, kGelu = (S & CGP_STAGE_EPILOGUE) != 0;
+    constexpr bool kTma = kStaging != kByCpAsync;
+    using Win = Window<C, kStaging>;
     constexpr float kMaskIn = C::gelu == kGeluLog ? 1.0f : 0.5f; /* the x2 forms return twice the GELU */
     /* rows between flushes of the float sums into doubles: 16 in the TMA versions (32 sums a thread) */
     constexpr int kFlushRows = C::staged_by_tma ? 16 : 8;
@@ -514,9 +551,9 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
     RowDescs row_descs = rd; /* pinned: pin_descriptors */
     auto start_copy = [&](TileAt t) {
         if constexpr (kTma)
-            tma_tile<R>(src.map, p, n, t, shared_address(raw), src.bar);
+            tma_tile<Win>(src.map, p, n, t, shared_address(raw), src.bar);
         else
-            copy_tile<R>(x, p, n, t, raw);
+            copy_tile<Win>(x, p, n, t, raw);
     };
     start_copy(at);
 
@@ -543,12 +580,12 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
             }
             if (C::operand_tiles == 1 && tile > 0)
                 wgmma_wait<0>(); /* one operand tile: the rows in flight read the tile about to be overwritten */
-            land_tile<P, R, kTma, C::conversion>(raw, tiles + buffer(tile) * kTileFloats<P, R>, src);
+            land_tile<P, Win, kTma, C::conversion>(raw, tiles + buffer(tile) * kTileFloats<P, Win>, src);
             if (t0 + tile + 1 < t1)
                 start_copy(next);
         }
         pin_descriptors(row_descs);
-        issue_row<P, R, kMma, C::transposed>(acc, buffer(tile), r, row_descs, w_big);
+        issue_row<P, Win, kMma, C::transposed>(acc, buffer(tile), r, row_descs, w_big);
         m = row_mask(mask, r);
         ++k;
     };
@@ -638,31 +675,33 @@ __device__ __forceinline__ void block_image_sums(double (&dsum)[4], double *, do
     __syncthreads();
 }
 
-/* C: a version ("what a version sets"); S: the stages run (CGP_STAGE_ALL but in the stage split); kTma: tiles by
- * TMA through map (else by cp.async; map unused), which the launch records in path_record */
-template <class C, int S, bool kTma>
+/* C: a version ("what a version sets"); S: the stages run (CGP_STAGE_ALL but in the stage split); kStaging: tiles
+ * by TMA through map or by cp.async (map unused), which the launch records in path_record */
+template <class C, int S, int kStaging>
 __global__ void __launch_bounds__(kThreads, C::blocks_per_sm)
     wgmma_conv_gelu_mean(const float *x, const float *w, const float *b, const cgp_problem p,
                          const PersistentSchedule g, const ReduceArgs red, const __grid_constant__ CUtensorMap map,
                          unsigned *path_record)
 {
-    record_path(path_record, kTma ? CGP_PATH_TMA : CGP_PATH_CP_ASYNC);
+    record_path(path_record, path_of_staging(kStaging));
     static_assert(kValidVersion<C>, "rows a power of 2 (cheap row arithmetic); landing a tile needs the tile two "
-                                      "before it done: rows >= the rows in flight");
-    constexpr int P = C::precision, R = C::rows;
+                                      "before it done: rows >= the rows in flight; a shifted box is a TMA box, and a "
+                                      "wide shifted tile needs one");
+    constexpr int P = C::precision;
+    using Win = Window<C, kStaging>;
     double *warp_sums = reinterpret_cast<double *>(dynamic_smem());
     double *image_sums = warp_sums + 4 * 4 * 16;
     float *raw = reinterpret_cast<float *>(warp_sums + kRedDoubles);
     TileSource src{&map, 0, 0};
-    if constexpr (kTma) { /* the mbarrier after the doubles, the raw tile 128-byte aligned after it */
+    if constexpr (kStaging != kByCpAsync) { /* the mbarrier after the doubles, the raw tile 128-byte aligned after it */
         src.bar = shared_address(warp_sums + kRedDoubles);
         raw = reinterpret_cast<float *>(warp_sums + kRedDoubles + 1);
         raw += (128 - shared_address(raw) % 128) % 128 / 4;
         if (threadIdx.x == 0)
             mbarrier_init(src.bar);
     }
-    float *tiles = raw + kRawFloats<R>;
-    float *wsm = tiles + C::operand_tiles * kTileFloats<P, R>;
+    float *tiles = raw + Win::raw_floats;
+    float *wsm = tiles + C::operand_tiles * kTileFloats<P, Win>;
     float *bias_b = wsm + kWeightFloats<P>;
     float *ones_a = bias_b + kTapFloats;
     stage_operands<P>(w, b, p.cout, wsm, bias_b, ones_a);
@@ -671,7 +710,7 @@ __global__ void __launch_bounds__(kThreads, C::blocks_per_sm)
     constexpr uint32_t kHalfBytes = kTapFloats * 4 / 2; /* B and the ones: the next 4 K are 64 rows further */
     const RowDescs rd{kmajor_desc(shared_address(ones_a), kHalfBytes), kmajor_desc(shared_address(bias_b), kHalfBytes),
                       kmajor_desc(shared_address(wsm), kHalfBytes),
-                      kmajor_desc(shared_address(tiles), kHalfFloats<R> * 4)};
+                      kmajor_desc(shared_address(tiles + 4 * Win::tile_lead), Win::half_floats * 4)};
 
     /* kTransposed: this thread's A fragment of the big weights of each tap (wsm[tap][half][channel][4]) */
     uint32_t w_big[kTaps][4] = {};
@@ -690,7 +729,7 @@ __global__ void __launch_bounds__(kThreads, C::blocks_per_sm)
         const int64_t n = t0 / g.tiles_per_image;
         const int64_t t1 = min(tile_end, (n + 1) * g.tiles_per_image);
         double dsum[kSums<C>] = {};
-        run_image<C, S, kTma>(x, p, g, n, t0, t1, raw, tiles, rd, src, w_big, dsum);
+        run_image<C, S, kStaging>(x, p, g, n, t0, t1, raw, tiles, rd, src, w_big, dsum);
         block_image_sums(dsum, warp_sums, image_sums);
         publish_image_sums(red, n, 0, (int)p.cout, image_sums, persistent_image_slots(g, n));
         t0 = t1;
@@ -702,7 +741,9 @@ __global__ void __launch_bounds__(kThreads, C::blocks_per_sm)
 /* NULL when version C runs the problem, else why not */
 template <class C> const char *wgmma_unsupported(const cgp_problem *p, const cgp_device_info *d)
 {
-    constexpr size_t kSmemBytes = smem_bytes<C::precision, C::rows, C::staged_by_tma, C::operand_tiles>();
+    /* the shared memory of the largest staging the version has, whichever this problem takes */
+    constexpr int kLargest = C::shifted_box ? kByTmaShifted : C::staged_by_tma ? kByTma : kByCpAsync;
+    constexpr size_t kSmemBytes = smem_bytes<C, kLargest>();
     if (!CGP_HAVE_WGMMA)
         return "this build has no sm_90a code (make SM=90 builds it)";
     if (d->cc_major != 9 || d->cc_minor != 0)
@@ -739,35 +780,39 @@ PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder()
     return encode;
 }
 
-/* Whether version C stages this problem's tiles by TMA (else by cp.async): where it is a TMA version and TMA can
- * read x, i.e. rows a multiple of 16 bytes (W % 4 = 0), padding 0 (a box must start at a column that is a
- * multiple of 4: on the H200 a box at column -1 or 1 is an illegal instruction, while -4, 0 and row -1 work),
- * image coordinates that fit TMA's 32-bit ones, and a driver with the encoder. x is 16-byte aligned (the plan
+/* How version C stages this problem's tiles: by TMA where it is a TMA version and TMA can read x, i.e. rows a
+ * multiple of 16 bytes (W % 4 = 0), image coordinates that fit TMA's 32-bit ones, and a driver with the encoder;
+ * with padding 0 from the window's first column, with padding same from 4 columns left of it where the version
+ * has the shifted box (a box must start at a column that is a multiple of 4: on the H200 a box at column -1 or 1
+ * is an illegal instruction, while -4, 0 and row -1 work); else by cp.async. x is 16-byte aligned (the plan
  * checks it). */
-template <class C> bool stages_by_tma(const cgp_problem *p)
+template <class C> Staging staging_of(const cgp_problem *p)
 {
-    return C::staged_by_tma && p->w % 4 == 0 && p->pad == 0 && p->n <= INT32_MAX && tensor_map_encoder() != NULL;
+    const bool tma = C::staged_by_tma && p->w % 4 == 0 && p->n <= INT32_MAX && tensor_map_encoder() != NULL;
+    if (tma && p->pad == 0)
+        return kByTma;
+    return tma && C::shifted_box ? kByTmaShifted : kByCpAsync;
 }
 
-/* The tensor map of x for tma_tile: dims (W, H, 8, N), box (kPitch, R + 2, 8, 1), zeros outside; false where the
- * encoder refuses it. */
-template <int R> bool make_tensor_map(CUtensorMap *map, const cgp_launch_args *a)
+/* The tensor map of x for tma_tile: dims (W, H, 8, N), box (Win::pitch, Win::rows, 8, 1), zeros outside; false
+ * where the encoder refuses it. */
+template <class C, int kStaging> bool make_tensor_map(CUtensorMap *map, const cgp_launch_args *a)
 {
     const cgp_problem &p = a->p;
     const cuuint64_t dims[4] = {(cuuint64_t)p.w, (cuuint64_t)p.h, (cuuint64_t)kCin, (cuuint64_t)p.n};
     const cuuint64_t strides[3] = {(cuuint64_t)p.w * 4, (cuuint64_t)(p.h * p.w) * 4,
                                    (cuuint64_t)(kCin * p.h * p.w) * 4};
-    const cuuint32_t box[4] = {kPitch, R + 2, kCin, 1}, unit[4] = {1, 1, 1, 1};
+    const cuuint32_t box[4] = {Window<C, kStaging>::pitch, C::rows + 2, kCin, 1}, unit[4] = {1, 1, 1, 1};
     return tensor_map_encoder()(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, const_cast<float *>(a->x), dims, strides,
                                 box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
                                 CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-template <class C, int S, bool kTma>
+template <class C, int S, int kStaging>
 cudaError_t launch_kernel(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s, const CUtensorMap &map)
 {
-    constexpr size_t smem = smem_bytes<C::precision, C::rows, kTma, C::operand_tiles>();
-    const void *kernel = reinterpret_cast<const void *>(&wgmma_conv_gelu_mean<C, S, kTma>);
+    constexpr size_t smem = smem_bytes<C, kStaging>();
+    const void *kernel = reinterpret_cast<const void *>(&wgmma_conv_gelu_mean<C, S, kStaging>);
     cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (err != cudaSuccess)
         return err;
@@ -781,19 +826,30 @@ cudaError_t launch_kernel(const cgp_launch_args *a, const cgp_device_info *d, cu
     return cudaLaunchKernel(kernel, dim3((unsigned)g.blocks), dim3(kThreads), args, smem, s);
 }
 
-/* The stages S of version C, its tiles staged as stages_by_tma says (path() reports the same) */
+/* The stages S of version C by TMA, staging kStaging */
+template <class C, int S, int kStaging>
+cudaError_t launch_by_tma(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
+{
+    CUtensorMap map = {};
+    if (!make_tensor_map<C, kStaging>(&map, a))
+        return cudaErrorInvalidValue; /* the encoder refused a map of x: no other staging under this path */
+    return launch_kernel<C, S, kStaging>(a, d, s, map);
+}
+
+/* The stages S of version C, its tiles staged as staging_of says (path() reports the same) */
 template <class C, int S>
 cudaError_t launch_with_staging(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
 {
-    CUtensorMap map = {};
+    const Staging staging = staging_of<C>(&a->p);
     if constexpr (C::staged_by_tma) {
-        if (stages_by_tma<C>(&a->p)) {
-            if (!make_tensor_map<C::rows>(&map, a))
-                return cudaErrorInvalidValue; /* the encoder refused a map of x: no other staging under this path */
-            return launch_kernel<C, S, true>(a, d, s, map);
-        }
+        if (staging == kByTma)
+            return launch_by_tma<C, S, kByTma>(a, d, s);
     }
-    return launch_kernel<C, S, false>(a, d, s, map);
+    if constexpr (C::shifted_box) {
+        if (staging == kByTmaShifted)
+            return launch_by_tma<C, S, kByTmaShifted>(a, d, s);
+    }
+    return launch_kernel<C, S, kByCpAsync>(a, d, s, CUtensorMap{});
 }
 
 /* The hooks of version C (kernel_desc.cuh) */
@@ -817,7 +873,7 @@ template <class C> struct WgmmaVersion {
 
     static const char *path(const cgp_problem *p, const cgp_device_info *)
     {
-        return cgp_path_name(stages_by_tma<C>(p) ? CGP_PATH_TMA : CGP_PATH_CP_ASYNC);
+        return cgp_path_name(path_of_staging(staging_of<C>(p)));
     }
 
     /* The stage split (kernel_api.h): every problem the version runs */

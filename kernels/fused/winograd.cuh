@@ -11,9 +11,11 @@
  *   begin_tile                    what a block of v7..v9 does at the start of each tile: its origin, its input
  *                                 window (landed) and the next tile's on its way
  *   publish_image                 image n's channel sums from the per-thread double slots (fp32-v8, v9)
- *   WinogradVersion<V>            the hooks of a version (kernel_desc.cuh): V::kernel, V::kThreads,
- *                                 V::kSmemBytes, its block tile, V::kTileH x V::kTileW outputs, and its path,
- *                                 V::kPath (a cgp_path_id; the kernel records the same, path_record.cuh)
+ *   WinogradVersion<V>            the hooks of a version (kernel_desc.cuh): V::kThreads, V::kSmemBytes (the
+ *                                 most any of its kernels takes), its block tile, V::kTileH x V::kTileW
+ *                                 outputs, and V::launch_for(problem), the kernel that runs a problem, its
+ *                                 shared memory and its path (a cgp_path_id; the kernel records the same,
+ *                                 path_record.cuh)
  */
 #ifndef CGP_WINOGRAD_CUH
 #define CGP_WINOGRAD_CUH
@@ -64,8 +66,9 @@ __device__ __forceinline__ void stage_filters(const float *__restrict__ weight, 
 }
 
 /* Starts the copies of tile `tile`'s input window (kCin x kRows x kPitch, the block tile being kTileH x kTileW
- * outputs) into buf, if the block has that tile, and commits. */
-template <int kBlockThreads, int kTileH, int kTileW, int kRows, int kPitch>
+ * outputs; from kLead columns left of the window's first one: a shifted window, whose 16-byte chunks start at a
+ * multiple of 4 columns for padding same) into buf, if the block has that tile, and commits. */
+template <int kBlockThreads, int kTileH, int kTileW, int kRows, int kPitch, int kLead = 0>
 __device__ __forceinline__ void prefetch_window(float *buf, const float *__restrict__ x, const cgp_problem &p,
                                                 const PersistentSchedule &g, int64_t tile, int64_t tile_end)
 {
@@ -73,7 +76,8 @@ __device__ __forceinline__ void prefetch_window(float *buf, const float *__restr
         int64_t n, oy0, ox0;
         persistent_tile_origin(g, tile, kTileH, kTileW, n, oy0, ox0);
         /* 64-bit offsets (any H, W); the chunk loop rolled, as the kernels' code is large already */
-        load_window_async<kBlockThreads, kCin, kRows, kPitch, int64_t, 1>(buf, x, p, n, oy0 - p.pad, ox0 - p.pad);
+        load_window_async<kBlockThreads, kCin, kRows, kPitch, int64_t, 1>(buf, x, p, n, oy0 - p.pad,
+                                                                          ox0 - p.pad - kLead);
     }
     cp_async_commit();
 }
@@ -88,7 +92,7 @@ struct WindowTile {
  * input window, in buffer (tile - tile_begin) & 1 of the two kCin x kRows x kPitch buffers at `windows`, a barrier
  * (every thread is done with the previous tile), and starts the copies of the next tile's window into the other
  * buffer */
-template <int kBlockThreads, int kTileH, int kTileW, int kRows, int kPitch>
+template <int kBlockThreads, int kTileH, int kTileW, int kRows, int kPitch, int kLead = 0>
 __device__ __forceinline__ WindowTile begin_tile(float *windows, const float *__restrict__ x, const cgp_problem &p,
                                                  const PersistentSchedule &g, int64_t tile, int64_t tile_begin,
                                                  int64_t tile_end)
@@ -99,9 +103,9 @@ __device__ __forceinline__ WindowTile begin_tile(float *windows, const float *__
     persistent_tile_origin(g, tile, kTileH, kTileW, at.n, at.oy0, at.ox0);
     cp_async_wait<0>();
     __syncthreads();
-    prefetch_window<kBlockThreads, kTileH, kTileW, kRows, kPitch>(windows + (buf ^ 1) * kFloats, x, p, g, tile + 1,
-                                                                  tile_end);
-    at.window = windows + buf * kFloats;
+    prefetch_window<kBlockThreads, kTileH, kTileW, kRows, kPitch, kLead>(windows + (buf ^ 1) * kFloats, x, p, g,
+                                                                         tile + 1, tile_end);
+    at.window = windows + buf * kFloats + kLead; /* the window's first column */
     return at;
 }
 
@@ -112,7 +116,7 @@ struct BlockTiles {
 
 /* What a block of fp32-v8 or v9 does before its first tile: U and the bias into shared memory, its kSums double
  * slots per thread cleared, and the first tile's input window on its way into `window` */
-template <int kBlockThreads, class F, int kSums, int kTileH, int kTileW, int kRows, int kPitch>
+template <int kBlockThreads, class F, int kSums, int kTileH, int kTileW, int kRows, int kPitch, int kLead = 0>
 __device__ __forceinline__ BlockTiles start_block(const float *__restrict__ x, const float *__restrict__ weight,
                                                   const float *__restrict__ bias, const cgp_problem &p,
                                                   const PersistentSchedule &g, float *window, float *u_s,
@@ -123,7 +127,7 @@ __device__ __forceinline__ BlockTiles start_block(const float *__restrict__ x, c
 #pragma unroll
     for (int k = 0; k < kSums; ++k)
         dsum[k * kBlockThreads + threadIdx.x] = 0.0;
-    prefetch_window<kBlockThreads, kTileH, kTileW, kRows, kPitch>(window, x, p, g, b.begin, b.end);
+    prefetch_window<kBlockThreads, kTileH, kTileW, kRows, kPitch, kLead>(window, x, p, g, b.begin, b.end);
     return b;
 }
 
@@ -144,8 +148,15 @@ __device__ __forceinline__ void publish_image(double *dsum, double *image_sums, 
 using WinogradKernel = void (*)(const float *, const float *, const float *, cgp_problem, PersistentSchedule,
                                ReduceArgs, unsigned *);
 
-/* The hooks of version V: one block of V::kThreads with V::kSmemBytes of shared memory per SM, on the persistent
- * schedule of V::kTileH x V::kTileW block tiles */
+/* How a version runs a problem (V::launch_for): the kernel, its shared memory, its path */
+struct WinogradLaunch {
+    WinogradKernel kernel;
+    size_t smem_bytes;
+    unsigned path;
+};
+
+/* The hooks of version V: one block of V::kThreads with the shared memory of V::launch_for(problem) per SM, on the
+ * persistent schedule of V::kTileH x V::kTileW block tiles */
 template <class V> struct WinogradVersion : NoStageSplit {
     static constexpr cgp_precision precision = CGP_PRECISION_FP32;
 
@@ -165,14 +176,17 @@ template <class V> struct WinogradVersion : NoStageSplit {
         return persistent_workspace_bytes(p, persistent_schedule(p, d, V::kTileH, V::kTileW));
     }
 
-    static const char *path(const cgp_problem *, const cgp_device_info *) { return cgp_path_name(V::kPath); }
+    static const char *path(const cgp_problem *p, const cgp_device_info *)
+    {
+        return cgp_path_name(V::launch_for(p).path);
+    }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
     {
         PersistentSchedule g = persistent_schedule(&a->p, d, V::kTileH, V::kTileW);
-        const WinogradKernel kernel = V::kernel;
+        const WinogradLaunch l = V::launch_for(&a->p);
         cudaError_t err =
-            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)V::kSmemBytes);
+            cudaFuncSetAttribute(l.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)l.smem_bytes);
         if (err != cudaSuccess)
             return err;
         /* cudaLaunchKernel reports this launch's status only, not an error the caller left behind */
@@ -181,7 +195,7 @@ template <class V> struct WinogradVersion : NoStageSplit {
         ReduceArgs red = make_reduce_args(a, a->workspace);
         unsigned *path_record = a->path_record;
         void *args[] = {&x, &w, &b, &p, &g, &red, &path_record};
-        return cudaLaunchKernel((const void *)kernel, dim3(g.blocks), dim3(V::kThreads), args, V::kSmemBytes, s);
+        return cudaLaunchKernel((const void *)l.kernel, dim3(g.blocks), dim3(V::kThreads), args, l.smem_bytes, s);
     }
 };
 

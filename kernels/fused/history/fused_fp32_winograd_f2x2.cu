@@ -317,17 +317,21 @@ fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ w
 
 /* the hooks of fp32-v7 and fp32-v8 */
 struct WinogradF2x2SmemKernel {
-    static constexpr WinogradKernel kernel = fused_fp32_winograd;
     static constexpr int kThreads = ::kThreads, kTileH = kTile, kTileW = kTile;
     static constexpr size_t kSmemBytes = ::kSmemBytes;
-    static constexpr unsigned kPath = CGP_PATH_WINOGRAD_F2X2;
+    static WinogradLaunch launch_for(const cgp_problem *)
+    {
+        return {fused_fp32_winograd, kSmemBytes, CGP_PATH_WINOGRAD_F2X2};
+    }
 };
 
 struct WinogradF2x2RegisterKernel {
-    static constexpr WinogradKernel kernel = fused_fp32_winograd_reg;
     static constexpr int kThreads = kRegThreads, kTileH = kTile, kTileW = kTile;
     static constexpr size_t kSmemBytes = kRegSmemBytes;
-    static constexpr unsigned kPath = CGP_PATH_WINOGRAD_F2X2;
+    static WinogradLaunch launch_for(const cgp_problem *)
+    {
+        return {fused_fp32_winograd_reg, kSmemBytes, CGP_PATH_WINOGRAD_F2X2};
+    }
 };
 
 } // namespace

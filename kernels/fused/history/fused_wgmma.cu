@@ -15,7 +15,7 @@ struct Tf32V4 {
     static constexpr cgp_precision precision = CGP_PRECISION_TF32;
     static constexpr int rows = 8, blocks_per_sm = 2, sets = 2, operand_tiles = 2;
     static constexpr GeluForm gelu = kGeluLog;
-    static constexpr bool staged_by_tma = false, transposed = false;
+    static constexpr bool staged_by_tma = false, shifted_box = false, wide_shifted_tile = false, transposed = false;
     static constexpr Conversion conversion = kConvertPixel;
     static constexpr const char *summary =
         "Hopper wgmma (sm_90a, m64n64k8 tf32, both operands from shared memory), one warpgroup per block, 2 blocks "

@@ -15,9 +15,9 @@
  *               fp32-level accuracy from 28 wgmmas a row chained in one accumulator, the corrections first.
  *               D = W X^T (channels x pixels), so the big weights are wgmma's A operand in registers, loaded
  *               once; tiles of 8 rows; gelu_x2_fine.
- * Both run Cin = 8 and Cout <= 64 on an sm_90 GPU with a build for sm_90a (SM=90) and refuse anything else, with
- * the reason; for those problems version 0 ("best") takes tf32-v3 / 3xtf32-v2 (fused_tf32.cu). The versions they
- * replaced are in history/fused_wgmma.cu.
+ * Both run Cin <= 8 (the channels past Cin zeros) and Cout <= 64 on an sm_90 GPU with a build for sm_90a (SM=90)
+ * and refuse anything else, with the reason; version 0 ("best") then takes the implicit GEMMs (tf32-v10 /
+ * 3xtf32-v10, fused_implicit_gemm_wgmma.cu). The versions they replaced are in history/fused_wgmma.cu.
  */
 #include "wgmma_conv.cuh"
 
@@ -33,7 +33,7 @@ struct Tf32V8 {
     static constexpr const char *summary =
         "Hopper wgmma (sm_90a, m64n64k8 tf32, operands from shared memory), one warpgroup per block, 2 blocks per SM, "
         "16-row x 64-column tiles by TMA (else cp.async) into one operand tile, gelu_x2; one output row's GELU/mean "
-        "runs while the tensor cores compute the next (Cin = 8, Cout <= 64, sm_90a)";
+        "runs while the tensor cores compute the next (Cin <= 8, Cout <= 64, sm_90a)";
 };
 
 struct Tf32x3V8 : Tf32V8 {
@@ -44,7 +44,7 @@ struct Tf32x3V8 : Tf32V8 {
     static constexpr bool wide_shifted_tile = false, transposed = true;
     static constexpr const char *summary =
         "Hopper wgmma with the 3xTF32 split (fp32-level accuracy): D = W X^T with the big weights in registers, 28 "
-        "wgmmas a row chained in one accumulator, 8-row tiles staged as tf32-v8's, gelu_x2_fine (Cin = 8, Cout <= 64, "
+        "wgmmas a row chained in one accumulator, 8-row tiles staged as tf32-v8's, gelu_x2_fine (Cin <= 8, Cout <= 64, "
         "sm_90a)";
 };
 

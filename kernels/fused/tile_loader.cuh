@@ -4,7 +4,8 @@
  *
  * load_window_async<kThreads, kCin, kRows, kPitch, Offset> starts the block's copies of the window of image n
  * whose top-left input pixel is (window_y, window_x) (negative for padding) into buf, laid out [ci][row][column]
- * (kCin x kRows x kPitch floats), zeros outside the image; every thread calls it, and commits after it.
+ * (kCin x kRows x kPitch floats), zeros outside the image and in the channels from Cin (p.cin) to kCin; every
+ * thread calls it, and commits after it.
  * With W and window_x multiples of 4 (every row of the window starts 16-byte aligned, and each 16 bytes are all
  * inside the image or all outside it: fp32-v9's shifted window starts at column -4 for padding same), in 16-byte
  * chunks, a fixed count a thread, kMaxUnroll of them unrolled at most; otherwise in 4-byte elements. Offset is
@@ -34,7 +35,8 @@ __device__ __forceinline__ void load_window_async(float *buf, const float *x, co
     static_assert(kPitch % 4 == 0, "rows must stay 16-byte aligned");
     using Unsigned = std::make_unsigned_t<Offset>;
     const Offset h = (Offset)p.h, w = (Offset)p.w, iy0 = (Offset)window_y, ix0 = (Offset)window_x;
-    const float *image = x + n * kCin * p.h * p.w;
+    const int cin = (int)p.cin; /* at most kCin */
+    const float *image = x + n * cin * p.h * p.w;
     const uint32_t buf_addr = shared_address(buf);
     if (w % 4 == 0 && ix0 % 4 == 0) {
         constexpr int kLineChunks = kPitch / 4, kChunks = kCin * kRows * kLineChunks;
@@ -47,7 +49,7 @@ __device__ __forceinline__ void load_window_async(float *buf, const float *x, co
             const Offset ci = line / kRows, iy = iy0 + line % kRows, ix = ix0 + col;
             const float *src = image + ci * h * w + iy * w + ix;
             const uint32_t dst = buf_addr + 4u * (uint32_t)(line * kPitch + col);
-            const bool inside = (Unsigned)iy < (Unsigned)h && (Unsigned)ix < (Unsigned)w;
+            const bool inside = ci < cin && (Unsigned)iy < (Unsigned)h && (Unsigned)ix < (Unsigned)w;
             if (i < kChunks)
                 cp_async_16(dst, inside ? src : x, inside ? 16u : 0u); /* outside: 16 zeros, nothing read */
         }
@@ -56,7 +58,7 @@ __device__ __forceinline__ void load_window_async(float *buf, const float *x, co
         for (int i = threadIdx.x; i < kElems; i += kThreads) {
             const int line = i / kPitch, col = i % kPitch;
             const Offset ci = line / kRows, iy = iy0 + line % kRows, ix = ix0 + col;
-            const bool ok = (Unsigned)iy < (Unsigned)h && (Unsigned)ix < (Unsigned)w;
+            const bool ok = ci < cin && (Unsigned)iy < (Unsigned)h && (Unsigned)ix < (Unsigned)w;
             cp_async_4(buf_addr + 4u * (uint32_t)i, ok ? image + ci * h * w + iy * w + ix : x, ok ? 4u : 0u);
         }
     }

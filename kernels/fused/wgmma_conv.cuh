@@ -51,9 +51,10 @@
  * The superseded versions differ in what they set: two operand tiles, cp.async staging only, conversion per
  * pixel or in 4 x 4 blocks with cvt.rna, gelu_tf32 (TF32) or gelu_fast (3xTF32), D = X W for 3xTF32, tiles of
  * 8 (TF32) or 4 (3xTF32) rows.
- * A version runs Cin = 8 and Cout <= 64 on an sm_90 GPU with a build for sm_90a (SM=90) and refuses every other
- * problem or GPU with the reason (wgmma_unsupported); version 0 ("best") then takes the mma.sync versions
- * (fused_tf32.cu), which run any shape. Tested by tests/gpu/gpu_tensorcore.c.
+ * A version runs Cin <= 8 (the channels past Cin zeros: TMA's box reaches past the tensor's channels, the cp.async
+ * loader and the weights fill zeros) and Cout <= 64 on an sm_90 GPU with a build for sm_90a (SM=90) and refuses
+ * every other problem or GPU with the reason (wgmma_unsupported); version 0 ("best") then takes the implicit GEMMs,
+ * which run any shape. Tested by tests/gpu/gpu_tensorcore.c.
  */
 #ifndef CGP_WGMMA_CONV_CUH
 #define CGP_WGMMA_CONV_CUH
@@ -92,7 +93,7 @@ enum GeluForm { kGeluLog, kGeluX2, kGeluX2Fine };
 enum Conversion { kConvertPixel, kConvert4x4, kConvert4x4ForMma };
 
 constexpr int kThreads = 128; /* one warpgroup */
-constexpr int kCin = 8;       /* one k8 step of the MMA = one filter tap over all input channels */
+constexpr int kCin = 8; /* one k8 step of the MMA = one filter tap over 8 input channels, those past Cin zeros */
 constexpr int kN = 64;        /* output channels: the wgmma N */
 constexpr int kTileW = 64;    /* output columns of a tile: the wgmma M */
 constexpr int kTaps = 9;
@@ -153,14 +154,15 @@ __device__ __forceinline__ void wgmma_tf32_rs(float (&d)[32], const uint32_t (&a
 
 /* ---- staging ---- */
 
-/* The block's weights, bias operand and ones operand, once. */
+/* The block's weights (zero past Cin and Cout), bias operand and ones operand, once. */
 template <int P>
-__device__ __forceinline__ void stage_operands(const float *w, const float *b, int64_t cout, float *wsm, float *bias_b,
-                                               float *ones_a)
+__device__ __forceinline__ void stage_operands(const float *w, const float *b, const cgp_problem &p, float *wsm,
+                                               float *bias_b, float *ones_a)
 {
+    const int64_t cout = p.cout;
     for (int i = threadIdx.x; i < kTaps * kTapFloats; i += kThreads) {
         const int tap = i / kTapFloats, half = i / (kN * 4) % 2, c = i / 4 % kN, ci = 4 * half + i % 4;
-        const float v = c < cout ? __ldg(w + ((int64_t)c * kCin + ci) * kTaps + tap) : 0.0f;
+        const float v = c < cout && ci < p.cin ? __ldg(w + ((int64_t)c * p.cin + ci) * kTaps + tap) : 0.0f;
         if constexpr (P == kTf32) {
             wsm[i] = __uint_as_float(tf32_round(v));
         } else {
@@ -704,7 +706,7 @@ __global__ void __launch_bounds__(kThreads, C::blocks_per_sm)
     float *wsm = tiles + C::operand_tiles * kTileFloats<P, Win>;
     float *bias_b = wsm + kWeightFloats<P>;
     float *ones_a = bias_b + kTapFloats;
-    stage_operands<P>(w, b, p.cout, wsm, bias_b, ones_a);
+    stage_operands<P>(w, b, p, wsm, bias_b, ones_a);
     fence_proxy_async();
     __syncthreads();
     constexpr uint32_t kHalfBytes = kTapFloats * 4 / 2; /* B and the ones: the next 4 K are 64 rows further */
@@ -748,8 +750,8 @@ template <class C> const char *wgmma_unsupported(const cgp_problem *p, const cgp
         return "this build has no sm_90a code (make SM=90 builds it)";
     if (d->cc_major != 9 || d->cc_minor != 0)
         return "wgmma needs a GPU of compute capability 9.0 (H100, H200)";
-    if (p->cin != kCin)
-        return "needs Cin = 8 (one k8 step of the MMA per filter tap)";
+    if (p->cin > kCin)
+        return "needs Cin <= 8 (one k8 step of the MMA per filter tap)";
     if (p->cout > kN)
         return "needs Cout <= 64 (one m64n64 tile of channels)";
     if (p->h * p->w > INT32_MAX / kCin)
@@ -799,9 +801,10 @@ template <class C> Staging staging_of(const cgp_problem *p)
 template <class C, int kStaging> bool make_tensor_map(CUtensorMap *map, const cgp_launch_args *a)
 {
     const cgp_problem &p = a->p;
-    const cuuint64_t dims[4] = {(cuuint64_t)p.w, (cuuint64_t)p.h, (cuuint64_t)kCin, (cuuint64_t)p.n};
+    /* a box of kCin channels: those past Cin are outside the tensor, zeros */
+    const cuuint64_t dims[4] = {(cuuint64_t)p.w, (cuuint64_t)p.h, (cuuint64_t)p.cin, (cuuint64_t)p.n};
     const cuuint64_t strides[3] = {(cuuint64_t)p.w * 4, (cuuint64_t)(p.h * p.w) * 4,
-                                   (cuuint64_t)(kCin * p.h * p.w) * 4};
+                                   (cuuint64_t)(p.cin * p.h * p.w) * 4};
     const cuuint32_t box[4] = {Window<C, kStaging>::pitch, C::rows + 2, kCin, 1}, unit[4] = {1, 1, 1, 1};
     return tensor_map_encoder()(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, const_cast<float *>(a->x), dims, strides,
                                 box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,

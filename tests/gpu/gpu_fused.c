@@ -67,7 +67,7 @@ enum { MUST_REFUSE, MUST_RUN, MAY_RUN };
  * fp32-v11 (31) there with the 160272 bytes its 64-channel tile needs; fp32-v2..v9
  * only Cin = 8 and Cout = 64,
  * and they need up to 215 KiB of shared memory a block (an H100/H200 has 227: elsewhere they may refuse); the
- * wgmma versions (14-18, 23-28) only Cin = 8 and Cout <= 64, on compute capability 9.0 with a build for sm_90a. */
+ * wgmma versions (14-18, 23-28) only Cin <= 8 and Cout <= 64, on compute capability 9.0 with a build for sm_90a. */
 static int expected_support(int version, const cgp_shape *s, const cgp_device_info *d)
 {
     const int wgmma = (version >= 14 && version <= 18) || (version >= 23 && version <= 28);
@@ -86,7 +86,7 @@ static int expected_support(int version, const cgp_shape *s, const cgp_device_in
     }
     if (!wgmma)
         return d->cc_major >= 8 ? MUST_RUN : MUST_REFUSE;
-    return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && s->cin == 8 && s->cout <= 64 ? MUST_RUN
+    return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && s->cin <= 8 && s->cout <= 64 ? MUST_RUN
                                                                                                   : MUST_REFUSE;
 }
 

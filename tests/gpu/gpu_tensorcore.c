@@ -6,12 +6,13 @@
  * of any channel count, kernels/fused/fused_implicit_gemm.cu: tf32-v9 = 19, 3xtf32-v9 = 29, and on wgmma,
  * fused_implicit_gemm_wgmma.cu: tf32-v10 = 20, 3xtf32-v10 = 30)
  * through the public API, both reductions, both paddings, on the default problem and on shapes that
- * take the fast path (Cin = 8, weights in shared memory; for 14-18 and 23-28 the wgmma path, Cout <= 64 too)
- * and the generic path (any other Cin, or more output channels than fit), with partial tiles,
+ * take the fast path (Cin = 8, weights in shared memory; for 14-18 and 23-28 the wgmma path, Cin <= 8 and
+ * Cout <= 64) and the generic path (any other Cin, or more output channels than fit), with partial tiles,
  * H or W = 3, many small images, and one output channel. Fresh random inputs (seed printed), y
  * poisoned with NaN before every run, det runs bit-identical over 3 runs, and every launch's recorded path
- * (kernels/fused/path_record.cuh: "fast" or "generic", "tma" or "cp.async", the implicit GEMMs' tile) the one
- * the version's `path` hook names, so a version that ran another path than it says fails. Bounds:
+ * (kernels/fused/path_record.cuh: "fast" or "generic", "tma", "tma, shifted box" or "cp.async", the implicit
+ * GEMMs' tile) the one the version's `path` hook names, so a version that ran another path than it says fails.
+ * Bounds:
  * tests/lib/tolerance.h (relative L2 and max abs, from an error model of each arithmetic).
  * Which version runs which shape is the test's own rule (version_runs): a version that should run a shape and
  * refuses it fails, and so does one that should refuse it and runs it; an expected refusal passes once per
@@ -24,8 +25,9 @@
  *           (3) the det output of (2) bit-identical to that of (1): the kernel rounds as cvt.rna does.
  *   Kernel 0 ("best") passes the same checks on one shape (the version it resolves to is printed).
  *   The stage split (host/lib/plan_stages.h) of every version: each partial launch runs, writes every y
- *   (no NaN left) and records the path (fast, tma or cp.async) the version's hook names, and off the fast path
- *   (and by the implicit GEMMs, which have none) a partial launch is refused with CGP_ERROR_UNSUPPORTED. (All
+ *   (no NaN left) and records the path (fast, tma or cp.async) the version's hook names, and off the mma.sync
+ *   versions' fast path (and by the implicit GEMMs, which have none) a partial launch is refused with
+ *   CGP_ERROR_UNSUPPORTED; the wgmma versions have it on every shape they run, Cin < 8 too. (All
  *   stages is cgp_plan_run's own launch, checked above.)
  * Without a GPU: one SKIP (a FAIL with CGP_TEST_REQUIRE_GPU=1).
  * Run: CGP_TEST_REQUIRE_GPU=1 make test CGP_TEST_FILTER=gpu_tensorcore   (or build/tests/gpu_tensorcore)
@@ -52,7 +54,7 @@ static const int tf32x3_versions[] = {21, 22, 23, 24, 25, 26, 27, 28, 29, 30};
 typedef struct shape_case {
     cgp_shape shape;
     const char *what;
-    int stage_split; /* also test the stage split: 1 expects the fast path, 2 a refusal off it */
+    int stage_split; /* also test the stage split: 1 expects the fast path, 2 a refusal off it (wgmma: runs) */
 } shape_case;
 
 static const shape_case cases[] = {
@@ -76,20 +78,23 @@ static const shape_case cases[] = {
 
 static const char *precision_name(int precision) { return precision == CGP_PRECISION_TF32 ? "tf32" : "3xtf32"; }
 
+/* The wgmma versions (14-18, 23-28): Cin <= 8 and Cout <= 64 only, every one with its stage split */
+static int is_wgmma(int version) { return (version >= 14 && version <= 18) || (version >= 23 && version <= 28); }
+
 /* Whether version runs the shape: the mma.sync versions (11-13, 19, 21, 22, 29) every shape on a GPU of compute
- * capability 8.0 or newer; the wgmma versions (14-18, 23-28) Cin = 8 and Cout <= 64 only, and the wgmma implicit
+ * capability 8.0 or newer; the wgmma versions (14-18, 23-28) Cin <= 8 and Cout <= 64 only, and the wgmma implicit
  * GEMMs (20, 30) every shape, on a GPU of compute capability 9.0 with a build for sm_90a. Version 0 ("best") runs
  * every shape. */
 static int version_runs(int version, const cgp_shape *s, const cgp_device_info *d)
 {
-    const int wgmma = (version >= 14 && version <= 18) || (version >= 23 && version <= 28);
+    const int wgmma = is_wgmma(version);
     if (version == 0)
         return 1;
     if (version == 20 || version == 30)
         return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0;
     if (!wgmma)
         return d->cc_major >= 8;
-    return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && s->cin == 8 && s->cout <= 64;
+    return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && s->cin <= 8 && s->cout <= 64;
 }
 
 /* Whether version has a stage split (kernel_api.h) on its fast path: all but the implicit GEMMs (19, 20, 29, 30),
@@ -394,7 +399,7 @@ int main(void)
                         is_tf32 ? tf32_versions[v] : tf32x3_versions[v - VERSION_COUNT(tf32_versions)];
                     if (version_runs(version, &c->shape, &dev)) /* test_problem checked the others' refusal */
                         test_stage_split(&pr, is_tf32 ? CGP_PRECISION_TF32 : CGP_PRECISION_TF32X3, version,
-                                         c->stage_split == 1 && has_stage_split(version));
+                                         has_stage_split(version) && (c->stage_split == 1 || is_wgmma(version)));
                 }
             problem_destroy(&pr);
         }

@@ -5,7 +5,8 @@
  * channel block; few pixels and many channels, where fp32-v10 splits K over clusters of 2 and of 8 blocks and
  * fp32-v11 over clusters of 2 and 4; Cout <= 32, where fp32-v11 takes its 32-channel tile; W = 45 and 44, where
  * the wgmma versions stage by cp.async and by TMA, and fp32-v9 and the wgmma versions shift their window for
- * padding same; Cin = 3, where the wgmma versions' TMA box reaches past the channels), or with --default the default problem, each run checked against the fp64 GPU reference. Exit 0 when every run worked and matched.
+ * padding same; Cin = 3, where the wgmma versions' TMA box reaches past the channels), or with --default the
+ * default problem, each run checked against the fp64 GPU reference. Exit 0 when every run worked and matched.
  * CGP_SANITIZE_KERNELS="17 18" limits the runs to those versions (a session with little GPU time).
  *     compute-sanitizer --tool racecheck --error-exitcode 1 build/sanitize_main [--default]
  */

@@ -330,11 +330,6 @@ constexpr size_t least_wide_smem()
 }
 constexpr size_t kMinSmemBytes = least_wide_smem();
 
-/* A launch's shape: the tile (its index in kTileShapes) and the blocks of a cluster that split K */
-struct FfmaChoice {
-    int tile, split;
-};
-
 /* The tile and K split with the least estimated time. A block's time is its padded work (pixels x channels x its
  * share of the chunks, the 4-channel tiles' extra weight loads counted, plus 3 chunks' worth for a split's exchange
  * of partials) over an efficiency that grows as the square root of the warps resident on an SM, up to 16; blocks
@@ -343,58 +338,45 @@ struct FfmaChoice {
  * capability 9.0 (clusters) and with at least 2 chunks a block. The constants are fitted to an H200 sweep of every
  * tile and split on five zoo shapes (docs/perf-log.md, "Issue 18"), where this choice came within 2% of the fastest
  * on four and 10% on the fifth; clusters of 4 measured slower than those of 2 and 8 there and are not offered. */
-FfmaChoice choose(const cgp_problem *p, const cgp_device_info *d)
+TileSplit choose(const cgp_problem *p, const cgp_device_info *d)
 {
     const int64_t chunks = ceil_div(p->cin, kChunk);
-    FfmaChoice best = {-1, 1};
-    double best_cost = 0.0;
-    for (int i = 0; i < kTileCount; ++i) {
+    return least_cost(0, kTileCount, kSplits, [&](int i, int split) {
         const TileShape t = kTileShapes[i];
-        if (t.bn == 32 && p->cout > 32)
-            continue;
+        if ((t.bn == 32 && p->cout > 32) || kSmem.bytes[i] > d->smem_per_block_optin ||
+            (split > 1 && (d->cc_major < 9 || chunks < 2 * split || t.bn % split != 0)))
+            return -1.0;
         const ImplicitGemmGeometry g = implicit_gemm_geometry(p, t.th, t.tw, t.bn);
         const int threads = t.th * t.tw / kSegmentPixels * (t.bn / t.rc);
-        if (kSmem.bytes[i] > d->smem_per_block_optin)
-            continue;
         const int64_t by_smem = max((int64_t)1, (int64_t)(d->smem_per_block_optin / (kSmem.bytes[i] + 1024)));
         const int64_t by_threads = kBlockThreadsPerSm / threads;
         const int64_t fit = by_smem < by_threads ? by_smem : by_threads; /* blocks an SM holds */
-        for (int split : kSplits) {
-            if (split > 1 && (d->cc_major < 9 || chunks < 2 * split || t.bn % split != 0))
-                continue;
-            const int64_t blocks = p->n * g.tiles_per_image * g.channel_blocks * split;
-            const int64_t wanted = ceil_div(blocks, d->sm_count);
-            const int64_t resident = wanted < fit ? wanted : fit;
-            const double waves = (double)ceil_div(blocks, d->sm_count * resident);
-            const double warps = resident * threads / 32.0;
-            const double efficiency = warps >= 16.0 ? 1.0 : sqrt(warps / 16.0);
-            const double block_chunks = (double)ceil_div(chunks, split) + (split > 1 ? 3.0 : 0.0);
-            const double work = (double)t.th * t.tw * t.bn * block_chunks * (t.rc == 4 ? 1.15 : 1.0);
-            const double cost = waves * resident * work / efficiency;
-            if (best.tile < 0 || cost < best_cost) {
-                best = {i, split};
-                best_cost = cost;
-            }
-        }
-    }
-    return best;
+        const int64_t blocks = p->n * g.tiles_per_image * g.channel_blocks * split;
+        const int64_t wanted = ceil_div(blocks, d->sm_count);
+        const int64_t resident = wanted < fit ? wanted : fit;
+        const double waves = (double)ceil_div(blocks, d->sm_count * resident);
+        const double warps = resident * threads / 32.0;
+        const double efficiency = warps >= 16.0 ? 1.0 : sqrt(warps / 16.0);
+        const double block_chunks = (double)ceil_div(chunks, split) + (split > 1 ? 3.0 : 0.0);
+        const double work = (double)t.th * t.tw * t.bn * block_chunks * (t.rc == 4 ? 1.15 : 1.0);
+        return waves * resident * work / efficiency;
+    });
 }
 
-ImplicitGemmGeometry geometry(const cgp_problem *p, const cgp_device_info *d)
+ImplicitGemmGeometry geometry(const cgp_problem *p, TileSplit c)
 {
-    const TileShape t = kTileShapes[choose(p, d).tile];
+    const TileShape t = kTileShapes[c.tile];
     return implicit_gemm_geometry(p, t.th, t.tw, t.bn);
 }
 
-template <class T> cudaError_t launch_tile(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t stream)
+template <class T> cudaError_t launch_tile(const cgp_launch_args *a, TileSplit choice, cudaStream_t stream)
 {
-    const ImplicitGemmGeometry g = geometry(&a->p, d);
-    const int split = choose(&a->p, d).split;
+    const ImplicitGemmGeometry g = geometry(&a->p, choice);
     IgemmParams p = implicit_gemm_params(a, g);
     const void *kernel = a->p.cin % kChunk == 0 /* every chunk whole: no channel past Cin to test */
                              ? reinterpret_cast<const void *>(&ffma_igemm_conv_gelu_mean<T, true>)
                              : reinterpret_cast<const void *>(&ffma_igemm_conv_gelu_mean<T, false>);
-    return launch_implicit_gemm(kernel, p, g, a->p.n, split, T::kThreads, T::kSmemBytes, stream);
+    return launch_implicit_gemm(kernel, p, g, a->p.n, choice.split, T::kThreads, T::kSmemBytes, stream);
 }
 
 /* fp32-v10's hooks (kernel_desc.cuh) */
@@ -409,32 +391,34 @@ struct FfmaImplicitGemmVersion : NoStageSplit {
             return kSharedMemoryNeed<kMinSmemBytes>.text;
         if (p->h * p->w > (1LL << 28))
             return "more than 2^28 pixels an image (32-bit input offsets within a chunk of 8 channels)";
-        const ImplicitGemmGeometry g = geometry(p, d);
-        if (g.tiles_per_image * g.channel_blocks * choose(p, d).split > 0xffffffffLL)
+        const TileSplit c = choose(p, d);
+        const ImplicitGemmGeometry g = geometry(p, c);
+        if (g.tiles_per_image * g.channel_blocks * c.split > 0xffffffffLL)
             return "more than 2^32-1 blocks an image";
         return implicit_gemm_grid_unsupported(p, g);
     }
 
     static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
     {
-        return implicit_gemm_workspace_bytes(p, geometry(p, d));
+        return implicit_gemm_workspace_bytes(p, geometry(p, choose(p, d)));
     }
 
     static const char *path(const cgp_problem *p, const cgp_device_info *d)
     {
-        const FfmaChoice c = choose(p, d);
+        const TileSplit c = choose(p, d);
         return cgp_path_name(CGP_PATH_FFMA_IGEMM_TILE0 + (unsigned)(c.tile + kTileCount * split_index(c.split)));
     }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
     {
-        switch (choose(&a->p, d).tile) {
-        case 0: return launch_tile<TileOf<0>>(a, d, s);
-        case 1: return launch_tile<TileOf<1>>(a, d, s);
-        case 2: return launch_tile<TileOf<2>>(a, d, s);
-        case 3: return launch_tile<TileOf<3>>(a, d, s);
-        case 4: return launch_tile<TileOf<4>>(a, d, s);
-        default: return launch_tile<TileOf<5>>(a, d, s);
+        const TileSplit c = choose(&a->p, d);
+        switch (c.tile) {
+        case 0: return launch_tile<TileOf<0>>(a, c, s);
+        case 1: return launch_tile<TileOf<1>>(a, c, s);
+        case 2: return launch_tile<TileOf<2>>(a, c, s);
+        case 3: return launch_tile<TileOf<3>>(a, c, s);
+        case 4: return launch_tile<TileOf<4>>(a, c, s);
+        default: return launch_tile<TileOf<5>>(a, c, s);
         }
     }
 };

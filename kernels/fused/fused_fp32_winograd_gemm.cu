@@ -295,43 +295,27 @@ static_assert(kShapeCount == 2, "a kSmemBytes entry and a launch case for every 
 /* the shared memory of the tile that runs any Cout (8x16 x 64) */
 constexpr size_t kMinSmemBytes = kSmemBytes[0];
 
-/* A launch's shape: the tile (its index in kShapes) and the blocks of a cluster that split K */
-struct WinogradChoice {
-    int tile, split;
-};
-
 /* The tile and K split with the least estimated time. Every tile does the same work a chunk (16 x MT x BN x 8
  * FFMAs, MT x BN = 2048) with one block of 16 warps an SM, so a block's time is its chunks plus one (the
  * pipeline's start and the epilogue), plus one more for a split's exchange of M; blocks run in waves of the SM
  * count. Tiles beyond the block's shared memory are left out, the 32-channel tile unless Cout <= 32; K is split
  * only on compute capability 9.0 (clusters) and with at least 2 chunks a block. */
-WinogradChoice choose(const cgp_problem *p, const cgp_device_info *d)
+TileSplit choose(const cgp_problem *p, const cgp_device_info *d)
 {
     const int64_t chunks = ceil_div(p->cin, kChunk);
-    WinogradChoice best = {-1, 1};
-    int64_t best_cost = 0;
-    for (int i = 0; i < kShapeCount; ++i) {
+    return least_cost(0, kShapeCount, kSplits, [&](int i, int split) {
         const WinogradTileShape t = kShapes[i];
-        if ((t.bn == 32 && p->cout > 32) || kSmemBytes[i] > d->smem_per_block_optin)
-            continue;
+        if ((t.bn == 32 && p->cout > 32) || kSmemBytes[i] > d->smem_per_block_optin ||
+            (split > 1 && (d->cc_major < 9 || chunks < 2 * split)))
+            return -1.0;
         const ImplicitGemmGeometry g = implicit_gemm_geometry(p, t.th, t.tw, t.bn);
-        for (int split : kSplits) {
-            if (split > 1 && (d->cc_major < 9 || chunks < 2 * split))
-                continue;
-            const int64_t blocks = p->n * g.tiles_per_image * g.channel_blocks * split;
-            const int64_t cost =
-                ceil_div(blocks, d->sm_count) * (ceil_div(chunks, split) + 1 + (split > 1 ? 1 : 0));
-            if (best.tile < 0 || cost < best_cost) {
-                best = {i, split};
-                best_cost = cost;
-            }
-        }
-    }
-    return best;
+        const int64_t blocks = p->n * g.tiles_per_image * g.channel_blocks * split;
+        return (double)(ceil_div(blocks, d->sm_count) * (ceil_div(chunks, split) + 1 + (split > 1 ? 1 : 0)));
+    });
 }
 
 template <class T>
-cudaError_t launch_tile(const cgp_launch_args *a, WinogradChoice choice, const ImplicitGemmGeometry &g,
+cudaError_t launch_tile(const cgp_launch_args *a, TileSplit choice, const ImplicitGemmGeometry &g,
                         cudaStream_t stream)
 {
     IgemmParams p = implicit_gemm_params(a, g);
@@ -341,7 +325,7 @@ cudaError_t launch_tile(const cgp_launch_args *a, WinogradChoice choice, const I
     return launch_implicit_gemm(kernel, p, g, a->p.n, choice.split, kWinogradThreads, T::kSmemBytes, stream);
 }
 
-ImplicitGemmGeometry geometry_of(const cgp_problem *p, WinogradChoice c)
+ImplicitGemmGeometry geometry_of(const cgp_problem *p, TileSplit c)
 {
     return implicit_gemm_geometry(p, kShapes[c.tile].th, kShapes[c.tile].tw, kShapes[c.tile].bn);
 }
@@ -358,7 +342,7 @@ struct WinogradGemmVersion : NoStageSplit {
             return kSharedMemoryNeed<kMinSmemBytes>.text;
         if (p->h * p->w > (1LL << 28))
             return "more than 2^28 pixels an image (32-bit input offsets within a chunk of 8 channels)";
-        const WinogradChoice c = choose(p, d);
+        const TileSplit c = choose(p, d);
         const ImplicitGemmGeometry g = geometry_of(p, c);
         if (g.tiles_per_image * g.channel_blocks * c.split > 0xffffffffLL)
             return "more than 2^32-1 blocks an image";
@@ -372,7 +356,7 @@ struct WinogradGemmVersion : NoStageSplit {
 
     static const char *path(const cgp_problem *p, const cgp_device_info *d)
     {
-        const WinogradChoice c = choose(p, d);
+        const TileSplit c = choose(p, d);
         return cgp_path_name(CGP_PATH_WINOGRAD_GEMM_TILE0 + (unsigned)(c.tile + kShapeCount * split_index(c.split)));
     }
 
@@ -387,7 +371,7 @@ struct WinogradGemmVersion : NoStageSplit {
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
     {
-        const WinogradChoice c = choose(&a->p, d);
+        const TileSplit c = choose(&a->p, d);
         const ImplicitGemmGeometry g = geometry_of(&a->p, c);
         switch (c.tile) {
         case 0: return launch_tile<ShapeOf<0>>(a, c, g, s);

@@ -288,51 +288,36 @@ constexpr TileShape kTileShapes[] = {{2, 2, 64}, {1, 2, 64}, {1, 1, 64}, {2, 2, 
 /* The K splits a cluster can take (blocks sharing a tile's chunks) */
 constexpr int kSplits[] = {1, 2, 4};
 
-/* A launch's shape: the tile (its index in kTileShapes) and the blocks of a cluster that split K */
-struct WgmmaChoice {
-    int tile, split;
-};
-
 /* 32 channels a block where Cout needs no more, and of the three pixel tiles and the K splits the one that should
  * finish first: the waves of blocks (one block an SM: their shared memory) times a block's pixels over the relative
  * rate of its kind, measured on the H200 (tf32-v10 on the zoo: the 4-warpgroup block ran 28x28 and 32x32 at 100
  * TFLOP/s, the 2-warpgroup one 56x56 at 72; 8 x 8, single-warpgroup blocks, taken at half the 16 x 16 rate), times
  * its share of the chunks, plus 2 chunks' worth for a split's exchange of partials. K is split only with at least
  * 2 chunks a block. */
-WgmmaChoice choose(const cgp_problem *p, const cgp_device_info *d)
+TileSplit choose(const cgp_problem *p, const cgp_device_info *d)
 {
     static const double kRate[] = {1.0, 0.72, 0.5};
     const int first = p->cout <= 32 ? 3 : 0;
     const int64_t sms = d->sm_count > 0 ? d->sm_count : 1, chunks = ceil_div(p->cin, kChunk);
-    WgmmaChoice best = {first, 1};
-    double best_cost = 0.0;
-    for (int i = first; i < first + 3; ++i) {
+    return least_cost(first, first + 3, kSplits, [&](int i, int split) {
+        if (split > 1 && chunks < 2 * split)
+            return -1.0;
         const TileShape &t = kTileShapes[i];
         const int64_t blocks =
             p->n * ceil_div(p->hout, 8 * t.wy) * ceil_div(p->wout, 8 * t.wx) * ceil_div(p->cout, t.bn);
-        for (int split : kSplits) {
-            if (split > 1 && chunks < 2 * split)
-                continue;
-            const double block_chunks = (double)ceil_div(chunks, split) + (split > 1 ? 2.0 : 0.0);
-            const double cost =
-                (double)ceil_div(blocks * split, sms) * (64.0 * t.wy * t.wx) / kRate[i - first] * block_chunks;
-            if ((i == first && split == 1) || cost < best_cost) {
-                best = {i, split};
-                best_cost = cost;
-            }
-        }
-    }
-    return best;
+        const double block_chunks = (double)ceil_div(chunks, split) + (split > 1 ? 2.0 : 0.0);
+        return (double)ceil_div(blocks * split, sms) * (64.0 * t.wy * t.wx) / kRate[i - first] * block_chunks;
+    });
 }
 
-ImplicitGemmGeometry geometry(const cgp_problem *p, WgmmaChoice c)
+ImplicitGemmGeometry geometry(const cgp_problem *p, TileSplit c)
 {
     const TileShape t = kTileShapes[c.tile];
     return implicit_gemm_geometry(p, 8 * t.wy, 8 * t.wx, t.bn);
 }
 
 template <int P, class B>
-cudaError_t launch_blocks(const cgp_launch_args *a, WgmmaChoice choice, cudaStream_t stream)
+cudaError_t launch_blocks(const cgp_launch_args *a, TileSplit choice, cudaStream_t stream)
 {
     const ImplicitGemmGeometry g = geometry(&a->p, choice);
     IgemmParams p = implicit_gemm_params(a, g);
@@ -361,7 +346,7 @@ template <int P> struct ImplicitGemmWgmmaVersion : NoStageSplit {
             return "wgmma needs a GPU of compute capability 9.0 (H100, H200)";
         if (kSmem > d->smem_per_block_optin)
             return kSharedMemoryNeed<kSmem>.text;
-        const WgmmaChoice c = choose(p, d);
+        const TileSplit c = choose(p, d);
         const ImplicitGemmGeometry g = geometry(p, c);
         if (g.tiles_per_image * g.channel_blocks * c.split > 0xffffffffLL)
             return "more than 2^32-1 blocks an image";
@@ -375,14 +360,14 @@ template <int P> struct ImplicitGemmWgmmaVersion : NoStageSplit {
 
     static const char *path(const cgp_problem *p, const cgp_device_info *d)
     {
-        const WgmmaChoice c = choose(p, d);
+        const TileSplit c = choose(p, d);
         return cgp_path_name(c.split == 1 ? CGP_PATH_IGEMM_WGMMA_TILE0 + (unsigned)c.tile
                                           : CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0 + (unsigned)c.tile + (c.split == 2 ? 0u : 6u));
     }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t stream)
     {
-        const WgmmaChoice c = choose(&a->p, d);
+        const TileSplit c = choose(&a->p, d);
         switch (c.tile) {
         case 0: return launch_blocks<P, Blocks<P, 2, 2, 64>>(a, c, stream);
         case 1: return launch_blocks<P, Blocks<P, 1, 2, 64>>(a, c, stream);

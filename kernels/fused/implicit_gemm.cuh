@@ -20,7 +20,8 @@
  *              mma.sync C layout, masked by the image and Cout, summed per channel; publish_block_sums: across the
  *              lanes (shuffles), the warps of the block in a fixed order (sum_slots), then reduction.cuh with one
  *              slot per (image, tile): deterministic, or atomic.
- *   host       the grid of a tile shape (ImplicitGemmGeometry), the kernel parameters, the limits of the grid.
+ *   host       the grid of a tile shape (ImplicitGemmGeometry), the kernel parameters, the limits of the grid; the
+ *              search of a version's tiles and K splits for the least estimated cost (least_cost).
  */
 #ifndef CGP_IMPLICIT_GEMM_CUH
 #define CGP_IMPLICIT_GEMM_CUH
@@ -367,6 +368,30 @@ inline ImplicitGemmGeometry implicit_gemm_geometry(const cgp_problem *p, int th,
     g.tiles_per_image = g.tiles_x * ceil_div(p->hout, th);
     g.channel_blocks = ceil_div(p->cout, bn);
     return g;
+}
+
+/* A launch's shape: the tile (its index in the version's table of tiles) and the blocks of a cluster that split K */
+struct TileSplit {
+    int tile, split;
+};
+
+/* The tile and K split of least cost: tiles [first, last) in order and, for each, the version's splits in order;
+ * cost(tile, split) is the version's estimate, negative where it does not offer the pair. The first of equal costs;
+ * {-1, 1} where no pair is offered. */
+template <int kSplitCount, class Cost>
+TileSplit least_cost(int first, int last, const int (&splits)[kSplitCount], Cost cost)
+{
+    TileSplit best = {-1, 1};
+    double best_cost = 0.0;
+    for (int tile = first; tile < last; ++tile)
+        for (int split : splits) {
+            const double c = cost(tile, split);
+            if (c >= 0.0 && (best.tile < 0 || c < best_cost)) {
+                best = {tile, split};
+                best_cost = c;
+            }
+        }
+    return best;
 }
 
 /* NULL when the grid of g fits the kernels' indexing, else why not */

@@ -99,7 +99,8 @@ LDLIBS := -L$(CUDA_LIB) -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm
 
 # ---- sources ----
 LIB_CU := $(sort $(wildcard kernels/fused/*.cu kernels/fused/history/*.cu))
-WGMMA_CU := kernels/fused/fused_wgmma.cu kernels/fused/fused_implicit_gemm_wgmma.cu kernels/fused/history/fused_wgmma.cu \
+WGMMA_CU := kernels/fused/fused_wgmma.cu kernels/fused/fused_implicit_gemm_wgmma.cu kernels/fused/fused_resident_wgmma.cu \
+            kernels/fused/history/fused_wgmma.cu \
             kernels/bench/probes_wgmma.cu
 LIB_C := $(sort $(wildcard host/lib/*.c))
 TOOL_CU := $(sort $(wildcard kernels/bench/*.cu))

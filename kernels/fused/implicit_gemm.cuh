@@ -1,6 +1,7 @@
 /*
  * implicit_gemm.cuh - what the implicit-GEMM fused kernels share (library layer): tf32-v9 and 3xtf32-v9 on mma.sync
- * (fused_implicit_gemm.cu) and tf32-v10 and 3xtf32-v10 on wgmma (fused_implicit_gemm_wgmma.cu).
+ * (fused_implicit_gemm.cu), tf32-v10 and 3xtf32-v10 on wgmma (fused_implicit_gemm_wgmma.cu), tf32-v11 and 3xtf32-v11
+ * on wgmma with resident weights (fused_resident_wgmma.cu).
  *
  *   GEMM       M = the output pixels of a TH x TW tile of one image, N = a block of BN output channels, K = Cin x 9
  *              taps, walked in chunks of kChunk = 8 input channels (one MMA's K), the 9 taps of a chunk in one
@@ -10,8 +11,8 @@
  *              padding "same"); the BN x 72 weights of the chunk in their own order, [output channel][input
  *              channel][tap], rows padded (weight_stride), zero past Cout and Cin.
  *   StageCopies   a thread's cp.async copies of a stage: 4 bytes an input element; 16 bytes of weights where Cin
- *              is a multiple of 8 and the weights 16-byte aligned (kWhole), else 4; where each lands and reads
- *              from is worked out once per block.
+ *              is a multiple of 8 and the weights 16-byte aligned (kWhole), else 4 (or no weights: kWeights);
+ *              where each lands and reads from is worked out once per block.
  *   K split    split_sum_publish: the blocks of a thread-block cluster each computed the same tile over a share of
  *              the chunks and landed their partial sums in shared memory; each adds all of them for a slice of the
  *              channels, in rank order (distributed shared memory), and publishes it (fp32-v10, tf32-v10,
@@ -151,12 +152,13 @@ __device__ __forceinline__ bool window_element(const IgemmParams &p, int i, int6
  * i / area, row, column), 4 bytes each (the window's rows start anywhere). Weights: kWhole (Cin a multiple of 8, so
  * every chunk is whole, and weights 16-byte aligned) 16 bytes a copy, 4 consecutive (input channel, tap) of one
  * output channel, and no channel past Cin to test; else 4 bytes a copy. Slot s copies the same element of every
- * chunk, so where it lands and where it reads are worked out once. */
-template <class T, bool kWhole> struct StageCopies {
+ * chunk, so where it lands and where it reads are worked out once. kWeights false: the input window alone (tf32-v11
+ * and 3xtf32-v11 hold their weights resident). */
+template <class T, bool kWhole, bool kWeights = true> struct StageCopies {
     static constexpr int kInElems = kChunk * T::kArea;
     static constexpr int kWWidth = kWhole ? 4 : 1;             /* floats a weight copy */
     static constexpr int kWRow = kChunkK / kWWidth;            /* weight copies an output channel */
-    static constexpr int kWElems = T::kBn * kWRow;             /* weight copies a stage */
+    static constexpr int kWElems = kWeights ? T::kBn * kWRow : 0; /* weight copies a stage (none: input alone) */
     static constexpr int kWSlots = (kWElems + T::kThreads - 1) / T::kThreads;
     static constexpr bool kInSpare = T::kInSlots * T::kThreads > kInElems; /* the last slot of some threads is spare */
     static constexpr bool kWSpare = kWSlots * T::kThreads > kWElems;
@@ -164,8 +166,8 @@ template <class T, bool kWhole> struct StageCopies {
     const float *in_src[T::kInSlots]; /* the slot's element in the next chunk to issue (x itself: outside the image) */
     uint32_t in_dst[T::kInSlots];     /* its byte offset in a stage | its channel in the chunk << kChannelShift */
     uint32_t in_image;                /* bit s: slot s is inside the image */
-    int w_src[kWSlots];               /* its weights' offset from the chunk's first weight; -1: past Cout */
-    uint32_t w_dst[kWSlots];          /* their byte offset in a stage | their input channel << kChannelShift */
+    int w_src[kWSlots > 0 ? kWSlots : 1];      /* its weights' offset from the chunk's first weight; -1: past Cout */
+    uint32_t w_dst[kWSlots > 0 ? kWSlots : 1]; /* their byte offset in a stage | their input channel << kChannelShift */
     static constexpr int kChannelShift = 24;
     static constexpr uint32_t kOffsetMask = (1u << kChannelShift) - 1;
     static_assert((T::kInFloats + T::kWFloats) * 4 <= (int)kOffsetMask, "stage offsets below the channel bits");
@@ -211,6 +213,8 @@ template <class T, bool kWhole> struct StageCopies {
             if (in_image >> s & 1u)
                 in_src[s] += step;
         }
+        if constexpr (!kWeights)
+            return;
         const float *w_chunk = p.w + (c0 * p.cin + ci0) * kTaps;
         asm("" : "+l"(w_chunk)); /* one pointer, each slot a 32-bit offset from it */
 #pragma unroll

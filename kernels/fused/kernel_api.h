@@ -63,7 +63,10 @@ enum cgp_path_id {
     /* "winograd-f4x4, shifted window": fp32-v9 on padding same with W % 4 = 0, its window copied in 16-byte chunks
      * from 4 columns left of the tile */
     CGP_PATH_WINOGRAD_F4X4_SHIFTED,
-    CGP_PATH_COUNT /* one past the last id */
+    /* the wgmma implicit GEMMs with resident weights' (tf32-v11, 3xtf32-v11) 6 tiles: CGP_PATH_RESIDENT_TILE0 + the
+     * tile's index in kTileShapes (implicit_gemm_wgmma.cuh), named "resident " + its tf32-v10 name */
+    CGP_PATH_RESIDENT_TILE0,
+    CGP_PATH_COUNT = CGP_PATH_RESIDENT_TILE0 + 6 /* one past the last id */
 };
 
 /* The name of path `id` (exactly what the `path` hook of a version taking it returns), or NULL for 0 and any id

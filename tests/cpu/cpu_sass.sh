@@ -10,11 +10,12 @@
 #     so only SASS shows it;
 #   - the implicit GEMMs: mma.sync TF32 in every implicit_gemm_conv_gelu_mean (tf32-v9, 3xtf32-v9,
 #     kernels/fused/fused_implicit_gemm.cu) and wgmma (HGMMA.64x64x8 or 64x32x8 .F32.TF32) in every
-#     implicit_gemm_wgmma_conv_gelu_mean (tf32-v10, 3xtf32-v10, fused_implicit_gemm_wgmma.cu, sm_90a);
+#     implicit_gemm_wgmma_conv_gelu_mean (tf32-v10, 3xtf32-v10, fused_implicit_gemm_wgmma.cu, sm_90a) and every
+#     resident_wgmma_conv_gelu_mean (tf32-v11, 3xtf32-v11, fused_resident_wgmma.cu, sm_90a);
 #   - the strict-fp32 kernels (kernels/fused/fused_fp32_*.cu, kernels/fused/history/fused_fp32_*.cu): not one
 #     tensor-core instruction (HMMA, HGMMA, IMMA, DMMA, BMMA) in any of their functions, and FFMA in each
 #     ffma_igemm_conv_gelu_mean (fp32-v10) and each winograd_gemm_conv_gelu_mean (fp32-v11).
-# Without cuobjdump (scripts/cuda_binutils.sh finds it) it skips its 10 cases: a FAIL with
+# Without cuobjdump (scripts/cuda_binutils.sh finds it) it skips its 11 cases: a FAIL with
 # CGP_TEST_REQUIRE_GPU=1 (tests/run_tests.sh); CI installs it from PyPI (.ci/run).
 # Run: make test CGP_TEST_FILTER=cpu_sass   (or BUILD=build bash tests/cpu/cpu_sass.sh after make)
 set -u
@@ -67,12 +68,16 @@ done
 
 check_functions "mma.sync TF32 in the mma.sync implicit GEMMs" "$BUILD/obj/kernels/fused/fused_implicit_gemm.cu.o" \
     "implicit_gemm_conv_gelu_mean" "HMMA.1688.F32.TF32"
-object=$BUILD/obj/kernels/fused/fused_implicit_gemm_wgmma.cu.o
-if cuobjdump --list-elf "$object" 2>/dev/null | grep -q sm_90a; then
-    check_functions "wgmma in the wgmma implicit GEMMs" "$object" implicit_gemm_wgmma_conv_gelu_mean "HGMMA.64x"
-else
-    echo "SKIP cpu_sass wgmma implicit GEMMs: $object has no sm_90a code (SM=90 builds it)"
-fi
+for pair in "fused_implicit_gemm_wgmma implicit_gemm_wgmma_conv_gelu_mean" \
+            "fused_resident_wgmma resident_wgmma_conv_gelu_mean"; do
+    set -- $pair
+    object=$BUILD/obj/kernels/fused/$1.cu.o
+    if cuobjdump --list-elf "$object" 2>/dev/null | grep -q sm_90a; then
+        check_functions "wgmma in the wgmma implicit GEMMs ($1)" "$object" "$2" "HGMMA.64x"
+    else
+        echo "SKIP cpu_sass wgmma implicit GEMMs ($1): $object has no sm_90a code (SM=90 builds it)"
+    fi
+done
 
 # the strict-fp32 objects, those of the sources there are (not a stale object of a removed file): no
 # tensor-core instruction anywhere in them

@@ -1,0 +1,391 @@
+/*
+ * fused_resident_wgmma.cu - the Hopper tensor-core fused kernels with the weights resident (library layer): tf32-v11
+ * (version 32) and 3xtf32-v11 (version 33), tf32-v10's implicit GEMM on wgmma (implicit_gemm_wgmma.cuh) made
+ * persistent, for the shapes whose converted weights of a block of output channels fit in shared memory.
+ *
+ * tf32-v10 spends, per tile, a fixed price that nothing overlaps at one block an SM: the launch of the block, the
+ * first chunks' latency, the weights landed and converted again for every tile, the bias loads and the publication
+ * of the sums (docs/perf-log.md, "Where tf32-v10's time goes"). Here a block pays those once:
+ *
+ *   grid          persistent: X blocks x the channel blocks (X = the SMs over the channel blocks), block (x, cb)
+ *                 takes the contiguous tiles [x T / X, (x + 1) T / X) of all T tiles (image-major,
+ *                 tile_loader.cuh's schedule) for output channels [64 cb, + 64) (32 where the tile has 32)
+ *   weights       all of the block's weights, converted once at its start into the B layout of every chunk
+ *                 (rounded as the tensor cores read them; 3xTF32 split into big and small), zero past Cin and
+ *                 Cout: chunks x 18 KiB at 64 channels (3xTF32 twice that), so with tf32 Cin <= 64 on every
+ *                 tile and up to 176 on the smallest, with 3xTF32 Cin <= 64 on the 32-channel tiles and up to 88
+ *                 (choose). They land raw, a few chunks at a time, in the space the input chunks
+ *                 use later, by 16-byte copies, and are converted as tf32-v10 converts a chunk's.
+ *   chunks        the input windows alone land, kStages chunks ahead (4; 3xTF32 3), in one stream over the
+ *                 block's (tile, chunk) pairs: the next tile's first chunks land while this tile's last ones and
+ *                 its epilogue run. Chunk j lands in stage j % kStages, is converted into A buffer j % 2 while the
+ *                 wgmmas of chunk j - 1 read the other, and its wgmmas read A and the resident B of its chunk.
+ *   epilogue      per tile, as tf32-v10's: bias, GELU, masked sums per channel in each lane, then added over the
+ *                 warp's lanes into the warp's double slot of each channel in shared memory; per image (its last
+ *                 tile in the block) the slots are added in warp order and published once (reduction.cuh, the
+ *                 persistent schedule's slots): deterministic, or atomic.
+ * No K split. Where the blocks get fewer than 2 tiles each, or the weights fit only at 32 channels a block while
+ * Cout wants 64, the heuristic passes these over for tf32-v10 / 3xtf32-v10 (defers: measured faster there). Both run on an sm_90 GPU with a build for sm_90a
+ * (SM=90) and refuse other GPUs, builds and shapes whose weights do not fit, with the reason.
+ */
+#include <stdint.h>
+
+#include "implicit_gemm_wgmma.cuh"
+#include "kernel_desc.cuh"
+#include "tile_loader.cuh"
+
+#ifndef CGP_HAVE_WGMMA
+#define CGP_HAVE_WGMMA 0 /* the Makefile sets 1 where it builds the wgmma files for sm_90a */
+#endif
+
+namespace {
+
+/* The shared memory of block B: the static doubles (a slot per warp and channel, the block's sums), then,
+ * dynamic, two A buffers ([big][small]), kStages landing stages of input windows, and the resident B of every chunk
+ * ([big][small] each) */
+template <int P, class B> struct Resident {
+    using Land = typename B::Land;
+    static constexpr int kStages = P == kTf32 ? 4 : 3;
+    static constexpr int kAOpFloats = B::kPlanes * B::kAFloats;
+    static constexpr int kChunkBFloats = B::kPlanes * B::kBFloats;
+    static constexpr int kFixedFloats = 2 * kAOpFloats + kStages * Land::kInFloats;
+    static constexpr size_t kStaticBytes = sizeof(double) * (B::kWarps * B::kBn + B::kBn) + 16;
+    static size_t dynamic_bytes(int chunks) { return sizeof(float) * (kFixedFloats + (size_t)chunks * kChunkBFloats); }
+    static_assert(kStages >= 2, "the stage a chunk lands in is free: its chunk was converted an iteration before");
+};
+
+/* The block's weights into the resident B of every chunk at wres (chunk c at c x kChunkBFloats, zero past Cin and
+ * Cout), through the scratch (the A buffers and the landing ring, free before the first input chunk lands): rounds
+ * of kRound chunks land raw by cp.async as tf32-v10 lands them (Land's weight rows, kWStride apart; 16 bytes a copy
+ * where kWhole), then ChunkConversion converts them. Every thread calls it; it ends with a barrier. */
+template <int P, class B, class R, bool kWhole>
+__device__ __forceinline__ void stage_resident_weights(const IgemmParams &p, int64_t c0, float *scratch, float *wres,
+                                                       const ChunkConversion<P, B> &conversion)
+{
+    using Land = typename B::Land;
+    constexpr int kRound = R::kFixedFloats / Land::kWFloats, kWidth = kWhole ? 4 : 1;
+    constexpr int kRow = kChunkK / kWidth, kCopies = B::kBn * kRow; /* copies an output channel, a chunk */
+    static_assert(kRound >= 1, "a chunk's raw weights fit in the scratch");
+    const uint32_t scratch_base = shared_address(scratch);
+    for (int first = 0; first < p.chunks; first += kRound) {
+        const int count = p.chunks - first < kRound ? p.chunks - first : kRound;
+        /* copy i: output channel co, (input channel, tap) k, the same in every chunk of the round */
+        for (int i = threadIdx.x; i < kCopies; i += B::kThreads) {
+            const int co = i / kRow, k = i % kRow * kWidth;
+            const int64_t c = c0 + co;
+            int64_t ci0 = (int64_t)first * kChunk;
+            const float *src = p.w + (c * p.cin + ci0) * kTaps + k;
+            uint32_t dst = scratch_base + 4u * (uint32_t)(co * Land::kWStride + k);
+            for (int q = 0; q < count; ++q, ci0 += kChunk, src += kChunkK, dst += 4u * Land::kWFloats) {
+                const bool inside = c < p.cout && (kWhole || ci0 + k / kTaps < p.cin);
+                if (kWhole)
+                    cp_async_16(dst, inside ? src : p.w, inside ? 16u : 0u);
+                else
+                    cp_async_4(dst, inside ? src : p.w, inside ? 4u : 0u);
+            }
+        }
+        cp_async_commit();
+        cp_async_wait<0>();
+        __syncthreads(); /* the round landed */
+        for (int q = 0; q < count; ++q)
+            conversion.convert_weights(scratch + q * Land::kWFloats, wres + (first + q) * R::kChunkBFloats);
+        __syncthreads(); /* the scratch is free */
+    }
+}
+
+/* A tile's image and first output row and column, stepped through the tiles in the schedule's order (image-major,
+ * then rows, then columns): a division at the block's first tile only. 32-bit: N, H and W are below 2^31 (cgp.h). */
+struct TileCursor {
+    int n, oy0, ox0;
+
+    __device__ __forceinline__ TileCursor(const PersistentSchedule &g, int64_t t, int th, int tw)
+    {
+        int64_t n64, oy64, ox64;
+        persistent_tile_origin(g, t, th, tw, n64, oy64, ox64);
+        n = (int)n64;
+        oy0 = (int)oy64;
+        ox0 = (int)ox64;
+    }
+
+    __device__ __forceinline__ void next(const IgemmParams &p, int th, int tw)
+    {
+        ox0 += tw;
+        if (ox0 >= p.wout) {
+            ox0 = 0;
+            oy0 += th;
+            if (oy0 >= p.hout) {
+                oy0 = 0;
+                ++n;
+            }
+        }
+    }
+};
+
+template <int P, class B, bool kWhole>
+__global__ void __launch_bounds__(B::kThreads, 1) resident_wgmma_conv_gelu_mean(const IgemmParams p,
+                                                                               const PersistentSchedule g)
+{
+    record_path(p.path_record, CGP_PATH_RESIDENT_TILE0 + B::kIndex);
+    using R = Resident<P, B>;
+    using Land = typename B::Land;
+    constexpr int kTh = B::kTh, kTw = B::kTw, kWarps = B::kWarps, kBn = B::kBn, kStages = R::kStages;
+    constexpr uint32_t kInBytes = 4u * Land::kInFloats, kAOpBytes = 4u * R::kAOpFloats;
+    constexpr uint32_t kChunkBBytes = 4u * R::kChunkBFloats;
+    __shared__ double warp_sums[kWarps * kBn]; /* [warp][channel]: the warp's sums over the image's tiles so far */
+    __shared__ double block_sums[kBn];
+    float *ops = reinterpret_cast<float *>(dynamic_smem());
+    float *ring = ops + 2 * R::kAOpFloats, *wres = ring + kStages * Land::kInFloats;
+    const uint32_t ops_base = shared_address(ops), ring_base = shared_address(ring), wres_base = shared_address(wres);
+
+    const int64_t c0 = (int64_t)blockIdx.y * kBn;
+    const int64_t t_begin = persistent_tile_begin(g), t_end = persistent_tile_end(g);
+    const int chunks = p.chunks, total = (int)(t_end - t_begin) * chunks; /* 32-bit: the host checks */
+    const int warp = threadIdx.x / 32, wg = warp / 4, group = threadIdx.x % 32 / 4, tig = threadIdx.x % 4;
+
+    /* The copies: the block's (tile, chunk) pairs in order, pair j = (tile t_begin + j / chunks, chunk j % chunks) */
+    StageCopies<Land, kWhole, false> copies;
+    TileCursor copy_at(g, t_begin, kTh, kTw);
+    int copy_chunk = 0;
+    auto copy_next = [&](uint32_t stage) {
+        if (copy_chunk == 0)
+            copies.init(p, p.x + (int64_t)copy_at.n * p.cin * p.h * p.wd, copy_at.oy0, copy_at.ox0, c0);
+        copies.issue(p, c0, copy_chunk, stage);
+        if (++copy_chunk == chunks) {
+            copy_chunk = 0;
+            copy_at.next(p, kTh, kTw);
+        }
+    };
+    for (int i = threadIdx.x; i < kWarps * kBn; i += B::kThreads)
+        warp_sums[i] = 0.0;
+    ChunkConversion<P, B> conversion;
+    conversion.init();
+    stage_resident_weights<P, B, R, kWhole>(p, c0, ops, wres, conversion);
+#pragma unroll
+    for (int s = 0; s < kStages; ++s) {
+        if (s < total)
+            copy_next(ring_base + s * kInBytes);
+        cp_async_commit();
+    }
+    cp_async_wait<kStages - 1>();
+    __syncthreads(); /* chunk 0 landed */
+    if (total > 0)
+        conversion.convert_input(ring, ops);
+    fence_proxy_async(); /* the weights and A buffer 0, for the tensor cores */
+    cp_async_wait<kStages - 2>();
+    __syncthreads(); /* chunk 1 landed */
+
+    float acc[kBn / 2], part[kBn / 2];
+    zero_fill(acc);
+    int64_t tile = t_begin;
+    TileCursor at(g, t_begin, kTh, kTw);
+    int chunk = 0;
+    for (int k = 0; k < total; ++k) {
+        wgmma_fence();
+        issue_chunk<P, B>(ops_base + k % 2 * kAOpBytes, wres_base + chunk * kChunkBBytes, wg, part);
+        wgmma_commit();
+        if (k + 1 < total) { /* while the tensor cores run */
+            conversion.convert_input(ring + (k + 1) % kStages * Land::kInFloats, ops + (k + 1) % 2 * R::kAOpFloats);
+            fence_proxy_async();
+        }
+        if (k + kStages < total) /* into the stage of chunk k, converted an iteration ago */
+            copy_next(ring_base + k % kStages * kInBytes);
+        cp_async_commit();
+        wgmma_wait<0>();
+        add_chain(acc, part);
+        if (++chunk == chunks) { /* the tile's sum is whole: its epilogue */
+            chunk = 0;
+            const int n = at.n;
+            float sum[kBn / 8][2];
+            lane_gelu_sums<P, kTw>(
+                p, reinterpret_cast<const float(&)[1][kBn / 8][4]>(acc),
+                [&](int, int h) { return tile_pixel<B>(wg, 16 * (warp % 4) + group + 8 * h); }, /* m64 row */
+                at.oy0, at.ox0, c0, sum);
+            zero_fill(acc);
+#pragma unroll
+            for (int j = 0; j < kBn / 8; ++j)
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    float s = sum[j][e];
+                    s += __shfl_xor_sync(0xffffffffu, s, 4);
+                    s += __shfl_xor_sync(0xffffffffu, s, 8);
+                    s += __shfl_xor_sync(0xffffffffu, s, 16);
+                    if (group == 0) /* the lanes' twice-the-GELU sums, halved */
+                        warp_sums[warp * kBn + 8 * j + 2 * tig + e] += (double)(0.5f * s);
+                }
+            ++tile;
+            at.next(p, kTh, kTw);
+            if (tile == t_end || at.n != n) { /* the block's last tile of image n */
+                sum_slots<kBn, kWarps, kBn>([&](int c) { return &warp_sums[c]; }, block_sums);
+                for (int i = threadIdx.x; i < kWarps * kBn; i += B::kThreads)
+                    warp_sums[i] = 0.0; /* sum_slots' last barrier: every slot is read */
+                ImageSlots slots = persistent_image_slots(g, n);
+                slots.arrivals *= gridDim.y; /* every channel block publishes */
+                publish_image_sums(p.red, n, c0, (int)(p.cout - c0 < kBn ? p.cout - c0 : kBn), block_sums, slots);
+            }
+        }
+        cp_async_wait<kStages - 2>();
+        __syncthreads(); /* the next A buffer is ready and the one just read is free; chunk k + 2 landed */
+    }
+}
+
+/* ---- host ---- */
+
+/* Whether block B's shared memory, with the resident weights of Cin input channels, fits the GPU's */
+template <int P, class B> bool fits(const cgp_problem *p, const cgp_device_info *d)
+{
+    using R = Resident<P, B>;
+    return R::dynamic_bytes((int)ceil_div(p->cin, kChunk)) + R::kStaticBytes <= d->smem_per_block_optin;
+}
+
+template <int P> bool tile_fits(int tile, const cgp_problem *p, const cgp_device_info *d)
+{
+    switch (tile) {
+    case 0: return fits<P, Blocks<P, 2, 2, 64>>(p, d);
+    case 1: return fits<P, Blocks<P, 1, 2, 64>>(p, d);
+    case 2: return fits<P, Blocks<P, 1, 1, 64>>(p, d);
+    case 3: return fits<P, Blocks<P, 2, 2, 32>>(p, d);
+    case 4: return fits<P, Blocks<P, 1, 2, 32>>(p, d);
+    default: return fits<P, Blocks<P, 1, 1, 32>>(p, d);
+    }
+}
+
+/* The persistent schedule of tile shape t: X blocks along x, at least 1, at most the tiles */
+PersistentSchedule schedule(const cgp_problem *p, const cgp_device_info *d, const TileShape &t)
+{
+    const ImplicitGemmGeometry geo = implicit_gemm_geometry(p, 8 * t.wy, 8 * t.wx, t.bn);
+    PersistentSchedule g;
+    g.tiles_x = geo.tiles_x;
+    g.tiles_per_image = geo.tiles_per_image;
+    g.total_tiles = p->n * geo.tiles_per_image;
+    const int64_t sms = d->sm_count > 0 ? d->sm_count : 1, x = sms / geo.channel_blocks > 1 ? sms / geo.channel_blocks : 1;
+    g.blocks = (int)(x < g.total_tiles ? x : g.total_tiles);
+    return g;
+}
+
+/* Of the tiles whose weights fit, the one of least estimated time; {-1, 1} where none fits. Only 32 channels a
+ * block where Cout needs no more. Time: the block's tiles (its share of the T tiles) x chunks x the tile's pixels x
+ * (BN + 64) (the products, and the input conversion, which a block of 32 channels pays for half as many products)
+ * over tf32-v10's measured rate of the tile's kind (fused_implicit_gemm_wgmma.cu). */
+template <int P> TileSplit choose(const cgp_problem *p, const cgp_device_info *d)
+{
+    static const double kRate[] = {1.0, 0.72, 0.5};
+    static const int kOneSplit[] = {1};
+    const int64_t chunks = ceil_div(p->cin, kChunk);
+    return least_cost(p->cout <= 32 ? 3 : 0, 6, kOneSplit, [&](int i, int) {
+        if (!tile_fits<P>(i, p, d))
+            return -1.0;
+        const TileShape &t = kTileShapes[i];
+        const PersistentSchedule g = schedule(p, d, t);
+        const double tiles = (double)ceil_div(g.total_tiles, g.blocks);
+        return tiles * (double)chunks * (64.0 * t.wy * t.wx) * (t.bn + 64) / kRate[i % 3];
+    });
+}
+
+template <int P, class B>
+cudaError_t launch_blocks(const cgp_launch_args *a, const cgp_device_info *d, int tile, cudaStream_t stream)
+{
+    using R = Resident<P, B>;
+    const TileShape &t = kTileShapes[tile];
+    const ImplicitGemmGeometry geo = implicit_gemm_geometry(&a->p, 8 * t.wy, 8 * t.wx, t.bn);
+    const PersistentSchedule g = schedule(&a->p, d, t);
+    const IgemmParams p = implicit_gemm_params(a, geo);
+    const void *kernel = implicit_gemm_whole_chunks(a)
+                             ? reinterpret_cast<const void *>(&resident_wgmma_conv_gelu_mean<P, B, true>)
+                             : reinterpret_cast<const void *>(&resident_wgmma_conv_gelu_mean<P, B, false>);
+    const size_t smem = R::dynamic_bytes(p.chunks);
+    const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (err != cudaSuccess)
+        return err;
+    IgemmParams params = p;
+    PersistentSchedule schedule_arg = g;
+    void *args[] = {&params, &schedule_arg};
+    /* cudaLaunchKernel reports this launch's status only, not an error the caller left behind */
+    return cudaLaunchKernel(kernel, dim3((unsigned)g.blocks, (unsigned)geo.channel_blocks), dim3(B::kThreads), args,
+                            smem, stream);
+}
+
+/* tf32-v11's and 3xtf32-v11's hooks (kernel_desc.cuh) */
+template <int P> struct ResidentWgmmaVersion : NoStageSplit {
+    static constexpr cgp_precision precision = (cgp_precision)P;
+
+    static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
+    {
+        if (!CGP_HAVE_WGMMA)
+            return "this build has no sm_90a code (make SM=90 builds it)";
+        if (d->cc_major != 9 || d->cc_minor != 0)
+            return "wgmma needs a GPU of compute capability 9.0 (H100, H200)";
+        const TileSplit c = choose<P>(p, d);
+        if (c.tile < 0)
+            return P == kTf32 ? "needs a block's converted weights in shared memory, 9 KiB per 8 input channels "
+                                "and 32 output channels: too many input channels (tf32-v10 runs any Cin)"
+                              : "needs a block's converted weights, big and small, in shared memory, 18 KiB per 8 "
+                                "input channels and 32 output channels: too many input channels (3xtf32-v10 runs "
+                                "any Cin)";
+        const TileShape &t = kTileShapes[c.tile];
+        const ImplicitGemmGeometry geo = implicit_gemm_geometry(p, 8 * t.wy, 8 * t.wx, t.bn);
+        const PersistentSchedule g = schedule(p, d, t);
+        if (ceil_div(g.total_tiles, g.blocks) * ceil_div(p->cin, kChunk) > INT32_MAX)
+            return "more than 2^31-1 (tile, chunk) pairs a block";
+        if (p->h > INT32_MAX - 64 || p->w > INT32_MAX - 64)
+            return "needs H and W below 2^31 - 64 (32-bit tile coordinates)";
+        return implicit_gemm_grid_unsupported(p, geo);
+    }
+
+    /* Where the implicit GEMM without resident weights measured faster (docs/perf-log.md, "Resident weights"): the
+     * weights fit only at 32 output channels a block while Cout wants 64 (the input conversion per product
+     * doubles), or the blocks have fewer than 2 tiles each (the weights staged for one tile; with fewer tiles than
+     * blocks its clusters split K) */
+    static const char *defers(const cgp_problem *p, const cgp_device_info *d)
+    {
+        const TileSplit c = choose<P>(p, d);
+        if (c.tile < 0)
+            return nullptr; /* unsupported says why */
+        const TileShape &t = kTileShapes[c.tile];
+        if (p->cout > 32 && t.bn == 32)
+            return "its weights fit at 32 output channels a block only, where Cout wants 64 (the implicit GEMM without "
+                   "resident weights is faster)";
+        const PersistentSchedule g = schedule(p, d, t);
+        return g.total_tiles < 2 * (int64_t)g.blocks ? "fewer than 2 tiles a block, the weights staged for about one "
+                                                      "(the implicit GEMM without resident weights is faster)"
+                                                    : nullptr;
+    }
+
+    static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
+    {
+        const TileSplit c = choose<P>(p, d);
+        return c.tile < 0 ? 0 : persistent_workspace_bytes(p, schedule(p, d, kTileShapes[c.tile]));
+    }
+
+    static const char *path(const cgp_problem *p, const cgp_device_info *d)
+    {
+        const TileSplit c = choose<P>(p, d);
+        return c.tile < 0 ? NULL : cgp_path_name(CGP_PATH_RESIDENT_TILE0 + (unsigned)c.tile);
+    }
+
+    static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t stream)
+    {
+        const int tile = choose<P>(&a->p, d).tile;
+        switch (tile) {
+        case 0: return launch_blocks<P, Blocks<P, 2, 2, 64>>(a, d, tile, stream);
+        case 1: return launch_blocks<P, Blocks<P, 1, 2, 64>>(a, d, tile, stream);
+        case 2: return launch_blocks<P, Blocks<P, 1, 1, 64>>(a, d, tile, stream);
+        case 3: return launch_blocks<P, Blocks<P, 2, 2, 32>>(a, d, tile, stream);
+        case 4: return launch_blocks<P, Blocks<P, 1, 2, 32>>(a, d, tile, stream);
+        default: return launch_blocks<P, Blocks<P, 1, 1, 32>>(a, d, tile, stream);
+        }
+    }
+};
+
+} // namespace
+
+/* X(descriptor, hooks, version, name, summary) for each version of this file */
+#define RESIDENT_WGMMA_VERSIONS(X)                                                                                     \
+    X(cgp_kernel_tf32_v11, ResidentWgmmaVersion<kTf32>, 32, "tf32-v11",                                              \
+      "tf32-v10 persistent with the weights resident: a block converts all its weights once (Cin <= 64 on every "    \
+      "tile, up to 176 on the smaller ones), then streams its tiles' input chunks 4 ahead across tiles and "         \
+      "publishes each image once; no K split (the heuristic passes it over where the blocks get few tiles)")         \
+    X(cgp_kernel_tf32x3_v11, ResidentWgmmaVersion<kTf32x3>, 33, "3xtf32-v11",                                        \
+      "tf32-v11 with the 3xTF32 split (fp32-level accuracy): big and small weights resident (Cin <= 64 on the "      \
+      "32-channel tiles, up to 88 on the smaller ones), 27 wgmmas a chunk, 3 chunks ahead, gelu_x2_fine")
+
+RESIDENT_WGMMA_VERSIONS(CGP_DEFINE_KERNEL_DESC)

@@ -1,0 +1,197 @@
+/*
+ * implicit_gemm_wgmma.cuh - what the wgmma implicit GEMMs share (library layer): tf32-v10 / 3xtf32-v10
+ * (fused_implicit_gemm_wgmma.cu) and tf32-v11 / 3xtf32-v11 (fused_resident_wgmma.cu).
+ *
+ *   Blocks           a block of WY x WX warpgroups, each an 8 x 8 pixel block x BN channels (one m64nBN
+ *                    accumulator), its landing stage (implicit_gemm.cuh's Window) and operand buffers
+ *   ChunkConversion  a landed chunk into wgmma's operand layouts, rounded only as far as the tensor cores read:
+ *                    A = the input window [channel half][pixel][4 channels], B = per tap [half][BN output
+ *                    channels][4 input channels]
+ *   issue_chunk      the 9 (3xTF32: 27) wgmmas of a chunk, each tap's A the window moved by the tap
+ *   kTileShapes      the tiles both versions choose from, in the order of their path ids
+ */
+#ifndef CGP_IMPLICIT_GEMM_WGMMA_CUH
+#define CGP_IMPLICIT_GEMM_WGMMA_CUH
+
+#include <stdint.h>
+
+#include "fused_tf32_device.cuh"
+#include "implicit_gemm.cuh"
+#include "wgmma_ops.cuh"
+
+namespace {
+
+constexpr size_t kSmemBudget = 227 * 1024 - 4096; /* an H100/H200 block's opt-in shared memory, less the static */
+
+/* The block of precision P: WY x WX warpgroups, each an 8 x 8 pixel block of the tile x BN channels (one
+ * m64nBN accumulator, BN 64 or 32), and its shared memory: kLandStages landing stages (up to 4, as many as fit),
+ * then 2 operand buffers */
+template <int P, int WY, int WX, int BN> struct Blocks {
+    static constexpr int kWx = WX, kTh = 8 * WY, kTw = 8 * WX, kBn = BN;
+    static constexpr int kThreads = 128 * WY * WX, kWarps = kThreads / 32;
+    static constexpr int kBTapFloats = 2 * BN * 4; /* B of one tap: [half][channel][4] */
+    static constexpr int kBFloats = kTaps * kBTapFloats;
+    using Land = Window<kTh, kTw, BN, kThreads>;
+    static constexpr int kLandFloats = Land::kInFloats + Land::kWFloats; /* a landing stage */
+    static constexpr int kWinPixels = Land::kArea;
+    static constexpr int kAFloats = 2 * kWinPixels * 4;                  /* A: [half][pixel][4] */
+    static constexpr int kPlanes = P == kTf32 ? 1 : 2;                   /* big; 3xTF32: big, small */
+    static constexpr int kBuffers = 2;
+    static constexpr int kOpFloats = kPlanes * (kAFloats + kBFloats);   /* [A big][A small][B big][B small] */
+    static constexpr int kLandStages =
+        (int)((kSmemBudget / sizeof(float) - kBuffers * (size_t)kOpFloats) / kLandFloats) < 4
+            ? (int)((kSmemBudget / sizeof(float) - kBuffers * (size_t)kOpFloats) / kLandFloats)
+            : 4;
+    static constexpr size_t kSmemBytes =
+        sizeof(float) * ((size_t)kLandStages * kLandFloats + kBuffers * (size_t)kOpFloats);
+    static_assert(kLandStages >= 3, "a landing ring of 3 stages at least");
+    static_assert(kTh * kTw * BN <= kLandStages * kLandFloats, "a K split's partials fit in the landing ring");
+    /* the cgp_path_id a launch of this block records: CGP_PATH_IGEMM_WGMMA_TILE0 + its index in kTileShapes; with K
+     * split over 2 blocks CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0 + the index, over 4 that + 6 */
+    static constexpr unsigned kIndex = (BN == 32 ? 3 : 0) + (WY == 2 ? 0 : WX == 2 ? 1 : 2);
+    static constexpr unsigned kPath = CGP_PATH_IGEMM_WGMMA_TILE0 + kIndex;
+    static constexpr unsigned kSplitPath = CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0 + kIndex;
+};
+
+/* The rounding (3xTF32: split) of 4 values as the tensor cores read them */
+template <int P> __device__ __forceinline__ void round4(const float (&v)[4], uint4 &big, uint4 &small)
+{
+    uint32_t b[4], s[4] = {0, 0, 0, 0};
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        if (P == kTf32)
+            b[j] = tf32_round_for_mma(v[j]);
+        else
+            split_tf32_for_mma(v[j], b[j], s[j]);
+    }
+    big = make_uint4(b[0], b[1], b[2], b[3]);
+    small = make_uint4(s[0], s[1], s[2], s[3]);
+}
+
+/* A thread's share of converting a landed chunk (every thread's copies, after a barrier) into operands, 4 channels a
+ * task: input tasks (half, pixel) into A, weight tasks (output channel, half, tap) into B. A task's offsets are the same every chunk:
+ * worked out once, source (floats into the landing stage) | destination (16-byte units into A or B) << 16. Weight
+ * task t = (channel / 8, (half, tap), channel % 8): 8 lanes read 8 channels of one (half, tap), banks apart by the
+ * weight stride, and store 128 contiguous bytes. */
+template <int P, class B> struct ChunkConversion {
+    using Land = typename B::Land;
+    static constexpr int kWinPixels = B::kWinPixels, kThreads = B::kThreads;
+    static constexpr int kBn = B::kBn, kInTasks = 2 * kWinPixels, kWTasks = kBn * 2 * kTaps;
+    static constexpr int kInSlots = (kInTasks + kThreads - 1) / kThreads, kWSlots = (kWTasks + kThreads - 1) / kThreads;
+    uint32_t in[kInSlots], w[kWSlots];
+
+    static __device__ __forceinline__ bool spare(int s, int tasks) { return (int)threadIdx.x + s * kThreads >= tasks; }
+
+    __device__ __forceinline__ void init()
+    {
+#pragma unroll
+        for (int s = 0; s < kInSlots; ++s) {
+            const int t = (int)threadIdx.x + s * kThreads, half = t / kWinPixels, px = t % kWinPixels;
+            in[s] = (uint32_t)(4 * half * Land::kPlane + px) | (uint32_t)(half * kWinPixels + px) << 16;
+        }
+#pragma unroll
+        for (int s = 0; s < kWSlots; ++s) {
+            const int t = (int)threadIdx.x + s * kThreads;
+            const int c = t / (8 * 2 * kTaps) * 8 + t % 8, k = t / 8 % (2 * kTaps), half = k / kTaps, tap = k % kTaps;
+            w[s] = (uint32_t)(c * Land::kWStride + 4 * half * kTaps + tap) | (uint32_t)((tap * 2 + half) * kBn + c) << 16;
+        }
+    }
+
+    /* The landed input window into A at a (big; 3xTF32: then small) */
+    __device__ __forceinline__ void convert_input(const float *land, float *a) const
+    {
+        uint4 *dst = reinterpret_cast<uint4 *>(a);
+#pragma unroll
+        for (int s = 0; s < kInSlots; ++s)
+            if (!spare(s, kInTasks))
+                task<Land::kPlane, B::kAFloats / 4>(land + (in[s] & 0xffffu), dst + (in[s] >> 16));
+    }
+
+    /* A chunk's landed weights at weights (Land's layout: [output channel][input channel x 9 + tap], rows kWStride
+     * apart) into B at b (big; 3xTF32: then small) */
+    __device__ __forceinline__ void convert_weights(const float *weights, float *b) const
+    {
+        uint4 *dst = reinterpret_cast<uint4 *>(b);
+#pragma unroll
+        for (int s = 0; s < kWSlots; ++s)
+            if (!spare(s, kWTasks))
+                task<kTaps, B::kBFloats / 4>(weights + (w[s] & 0xffffu), dst + (w[s] >> 16));
+    }
+
+    /* A landing stage into an operand buffer, [A big][A small][B big][B small] */
+    __device__ __forceinline__ void convert(const float *land, float *op) const
+    {
+        convert_input(land, op);
+        convert_weights(land + Land::kInFloats, op + B::kPlanes * B::kAFloats);
+    }
+
+    /* 4 channels kStride floats apart, rounded (3xTF32: split, the small part kSmall further) */
+    template <int kStride, int kSmall> static __device__ __forceinline__ void task(const float *src, uint4 *dst)
+    {
+        const float v[4] = {src[0], src[kStride], src[2 * kStride], src[3 * kStride]};
+        uint4 big, small;
+        round4<P>(v, big, small);
+        dst[0] = big;
+        if (P == kTf32x3)
+            dst[kSmall] = small;
+    }
+};
+
+/* The wgmmas of one chunk for warpgroup `wg`, A and B at shared addresses a_op and b_op (each big; 3xTF32: then
+ * small), its 9 taps chained into `part` from zero; 3xTF32: the 18 corrections (small * big, big * small) first,
+ * while the sum is small, then the 9 big * big products (the tensor cores' truncation is relative to the running
+ * sum) */
+template <int P, class B>
+__device__ __forceinline__ void issue_chunk(uint32_t a_op, uint32_t b_op, int wg, float (&part)[B::kBn / 2])
+{
+    constexpr uint32_t kLboA = B::kWinPixels * 16, kSboA = B::Land::kRowStride * 16, kLboB = B::kBn * 16;
+    constexpr uint32_t kBTapFloats = B::kBTapFloats, kBFloats = B::kBFloats;
+    const int wy = wg / B::kWx, wx = wg % B::kWx;
+    const uint64_t a = kmajor_desc(a_op + 16u * (uint32_t)(8 * wy * B::Land::kRowStride + 8 * wx), kLboA, kSboA);
+    const uint64_t b = kmajor_desc(b_op, kLboB);
+    auto a_tap = [&](int tap) { return desc_add(a, 16u * (uint32_t)(tap / 3 * B::Land::kRowStride + tap % 3)); };
+    auto b_tap = [&](int tap) { return desc_add(b, 4u * kBTapFloats * tap); };
+    if (P == kTf32x3) {
+#pragma unroll
+        for (int tap = 0; tap < kTaps; ++tap) {
+            if (tap == 0)
+                wgmma_tf32<0>(part, desc_add(a_tap(tap), 4u * B::kAFloats), b_tap(tap));
+            else
+                wgmma_tf32<1>(part, desc_add(a_tap(tap), 4u * B::kAFloats), b_tap(tap));
+            wgmma_tf32<1>(part, a_tap(tap), desc_add(b_tap(tap), 4u * kBFloats));
+        }
+    }
+#pragma unroll
+    for (int tap = 0; tap < kTaps; ++tap) {
+        if (P == kTf32 && tap == 0)
+            wgmma_tf32<0>(part, a_tap(tap), b_tap(tap));
+        else
+            wgmma_tf32<1>(part, a_tap(tap), b_tap(tap));
+    }
+}
+
+/* acc += part, once part's wgmmas are done (wgmma_wait) */
+template <int N> __device__ __forceinline__ void add_chain(float (&acc)[N], float (&part)[N])
+{
+    hold(part);
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+        acc[i] += part[i];
+}
+
+/* The tile's pixel of row m of warpgroup wg's m64 accumulator */
+template <class B> __device__ __forceinline__ int tile_pixel(int wg, int m)
+{
+    return (8 * (wg / B::kWx) + m / 8) * B::kTw + 8 * (wg % B::kWx) + m % 8;
+}
+
+/* The blocks, in the order of their path ids (CGP_PATH_IGEMM_WGMMA_TILE0 + index, kernel_api.h) and of launch's
+ * cases: 2 x 2, 1 x 2 and 1 x 1 warpgroups x 64 output channels, then the same x 32 */
+struct TileShape {
+    int wy, wx, bn;
+};
+constexpr TileShape kTileShapes[] = {{2, 2, 64}, {1, 2, 64}, {1, 1, 64}, {2, 2, 32}, {1, 2, 32}, {1, 1, 32}};
+
+} // namespace
+
+#endif

@@ -140,7 +140,7 @@ __global__ void __launch_bounds__(B::kThreads, 1) resident_wgmma_conv_gelu_mean(
     const int64_t c0 = (int64_t)blockIdx.y * kBn;
     const int64_t t_begin = persistent_tile_begin(g), t_end = persistent_tile_end(g);
     const int chunks = p.chunks, total = (int)(t_end - t_begin) * chunks; /* 32-bit: the host checks */
-    const int warp = threadIdx.x / 32, wg = warp / 4, group = threadIdx.x % 32 / 4, tig = threadIdx.x % 4;
+    const int warp = threadIdx.x / 32, wg = warp / 4, group = threadIdx.x % 32 / 4;
 
     /* The copies: the block's (tile, chunk) pairs in order, pair j = (tile t_begin + j / chunks, chunk j % chunks) */
     StageCopies<Land, kWhole, false> copies;
@@ -201,17 +201,7 @@ __global__ void __launch_bounds__(B::kThreads, 1) resident_wgmma_conv_gelu_mean(
                 [&](int, int h) { return tile_pixel<B>(wg, 16 * (warp % 4) + group + 8 * h); }, /* m64 row */
                 at.oy0, at.ox0, c0, sum);
             zero_fill(acc);
-#pragma unroll
-            for (int j = 0; j < kBn / 8; ++j)
-#pragma unroll
-                for (int e = 0; e < 2; ++e) {
-                    float s = sum[j][e];
-                    s += __shfl_xor_sync(0xffffffffu, s, 4);
-                    s += __shfl_xor_sync(0xffffffffu, s, 8);
-                    s += __shfl_xor_sync(0xffffffffu, s, 16);
-                    if (group == 0) /* the lanes' twice-the-GELU sums, halved */
-                        warp_sums[warp * kBn + 8 * j + 2 * tig + e] += (double)(0.5f * s);
-                }
+            warp_channel_sums(sum, [&](int c, float channel_sum) { warp_sums[warp * kBn + c] += (double)channel_sum; });
             ++tile;
             at.next(p, kTh, kTw);
             if (tile == t_end || at.n != n) { /* the block's last tile of image n */

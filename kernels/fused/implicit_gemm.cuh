@@ -19,8 +19,8 @@
  *              3xtf32-v10).
  *   epilogue   lane_gelu_sums: bias, GELU (gelu_x2; 3xTF32 gelu_x2_fine) of the lane's accumulators in the
  *              mma.sync C layout, masked by the image and Cout, summed per channel; publish_block_sums: across the
- *              lanes (shuffles), the warps of the block in a fixed order (sum_slots), then reduction.cuh with one
- *              slot per (image, tile): deterministic, or atomic.
+ *              lanes (shuffles, warp_channel_sums), the warps of the block in a fixed order (sum_slots), then
+ *              reduction.cuh with one slot per (image, tile): deterministic, or atomic.
  *   host       the grid of a tile shape (ImplicitGemmGeometry), the kernel parameters, the limits of the grid; the
  *              search of a version's tiles and K splits for the least estimated cost (least_cost).
  */
@@ -260,13 +260,10 @@ __device__ __forceinline__ void lane_gelu_sums(const IgemmParams &p, const float
         }
 }
 
-/* The lanes' sums (lane_gelu_sums, twice the GELU) added over the 8 lane groups, written to warp_sums[slot][channel
- * slot_channel + 8 j + 2 tig + e], the slots of each channel added in order (sum_slots) and published for (image n,
- * tile) with channels [c0, c0 + BN) of the block. Called by every thread of the block. */
-template <int BN, int kSlots, int kNj>
-__device__ __forceinline__ void publish_block_sums(const IgemmParams &p, const float (&sum)[kNj][2], int slot,
-                                                   int slot_channel, int64_t n, int64_t tile, int64_t c0,
-                                                   float *warp_sums, double *block_sums)
+/* The lanes' sums (lane_gelu_sums, twice the GELU) added over the warp's 8 lane groups by shuffles; the lanes of
+ * group 0 then hand each of their channels' total, halved, to put(channel, total), channel = 8 j + 2 tig + e of
+ * the sums */
+template <int kNj, class Put> __device__ __forceinline__ void warp_channel_sums(const float (&sum)[kNj][2], Put put)
 {
     const int group = threadIdx.x % 32 / 4, tig = threadIdx.x % 4;
 #pragma unroll
@@ -278,8 +275,19 @@ __device__ __forceinline__ void publish_block_sums(const IgemmParams &p, const f
             s += __shfl_xor_sync(0xffffffffu, s, 8);
             s += __shfl_xor_sync(0xffffffffu, s, 16);
             if (group == 0)
-                warp_sums[slot * BN + slot_channel + j * 8 + 2 * tig + e] = 0.5f * s;
+                put(j * 8 + 2 * tig + e, 0.5f * s);
         }
+}
+
+/* The lanes' sums (lane_gelu_sums, twice the GELU) added over the 8 lane groups, written to warp_sums[slot][channel
+ * slot_channel + 8 j + 2 tig + e], the slots of each channel added in order (sum_slots) and published for (image n,
+ * tile) with channels [c0, c0 + BN) of the block. Called by every thread of the block. */
+template <int BN, int kSlots, int kNj>
+__device__ __forceinline__ void publish_block_sums(const IgemmParams &p, const float (&sum)[kNj][2], int slot,
+                                                   int slot_channel, int64_t n, int64_t tile, int64_t c0,
+                                                   float *warp_sums, double *block_sums)
+{
+    warp_channel_sums(sum, [&](int c, float channel_sum) { warp_sums[slot * BN + slot_channel + c] = channel_sum; });
     sum_slots<BN, kSlots, BN>([&](int c) { return &warp_sums[c]; }, block_sums);
     const int nc = (int)(p.cout - c0 < BN ? p.cout - c0 : BN);
     publish_image_sums(p.red, n, c0, nc, block_sums, tile_slots(p, n, tile, 1));

@@ -25,7 +25,7 @@
     X(cgp_kernel_fp32_v1)    /* generic, any shape */                                                           \
     /* tf32 */                                                                                                  \
     X(cgp_kernel_tf32_v8)    /* wgmma (sm_90a), 16-row tiles by TMA, one operand tile */                        \
-    X(cgp_kernel_tf32_v11)   /* tf32-v10 persistent, weights resident; defers where the grid is small */         \
+    X(cgp_kernel_tf32_v11)   /* tf32-v10 persistent, weights resident; defers where blocks get few tiles */      \
     X(cgp_kernel_tf32_v10)   /* implicit GEMM on wgmma (sm_90a), any channel count */                           \
     X(cgp_kernel_tf32_v9)    /* implicit GEMM on mma.sync, any channel count, tiles chosen per shape */         \
     X(cgp_kernel_tf32_v7)    /* history: 8-row tiles, two operand tiles */                                      \
@@ -37,7 +37,7 @@
     X(cgp_kernel_tf32_v2)    /* mma.sync, 2-row warp tiles, 16 warps */                                         \
     /* 3xtf32 */                                                                                                \
     X(cgp_kernel_tf32x3_v8)  /* wgmma, D transposed with the big weights in registers, 8-row tiles */           \
-    X(cgp_kernel_tf32x3_v11) /* 3xtf32-v10 persistent, weights resident; defers where the grid is small */       \
+    X(cgp_kernel_tf32x3_v11) /* 3xtf32-v10 persistent, weights resident; defers where blocks get few tiles */    \
     X(cgp_kernel_tf32x3_v10) /* implicit GEMM on wgmma with the 3xTF32 split, any channel count */             \
     X(cgp_kernel_tf32x3_v9)  /* implicit GEMM on mma.sync with the 3xTF32 split, any channel count */          \
     X(cgp_kernel_tf32x3_v7)  /* history: 4-row tiles, two operand tiles */                                      \

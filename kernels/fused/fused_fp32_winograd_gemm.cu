@@ -336,17 +336,10 @@ struct WinogradGemmVersion : NoStageSplit {
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
-        if (d->cc_major < 8)
-            return "needs a GPU of compute capability 8.0 or newer (cp.async)";
-        if (kMinSmemBytes > d->smem_per_block_optin)
-            return kSharedMemoryNeed<kMinSmemBytes>.text;
-        if (p->h * p->w > (1LL << 28))
-            return "more than 2^28 pixels an image (32-bit input offsets within a chunk of 8 channels)";
+        if (const char *why = ffma_gemm_unsupported<kMinSmemBytes>(p, d))
+            return why;
         const TileSplit c = choose(p, d);
-        const ImplicitGemmGeometry g = geometry_of(p, c);
-        if (g.tiles_per_image * g.channel_blocks * c.split > 0xffffffffLL)
-            return "more than 2^32-1 blocks an image";
-        return implicit_gemm_grid_unsupported(p, g);
+        return implicit_gemm_split_grid_unsupported(p, geometry_of(p, c), c.split);
     }
 
     static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)

@@ -191,10 +191,7 @@ template <int P> struct ImplicitGemmWgmmaVersion : NoStageSplit {
         if (kSmem > d->smem_per_block_optin)
             return kSharedMemoryNeed<kSmem>.text;
         const TileSplit c = choose(p, d);
-        const ImplicitGemmGeometry g = geometry(p, c);
-        if (g.tiles_per_image * g.channel_blocks * c.split > 0xffffffffLL)
-            return "more than 2^32-1 blocks an image";
-        return implicit_gemm_grid_unsupported(p, g);
+        return implicit_gemm_split_grid_unsupported(p, geometry(p, c), c.split);
     }
 
     static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)

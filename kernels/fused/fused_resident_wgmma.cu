@@ -277,8 +277,8 @@ cudaError_t launch_blocks(const cgp_launch_args *a, const cgp_device_info *d, in
     using R = Resident<P, B>;
     const TileShape &t = kTileShapes[tile];
     const ImplicitGemmGeometry geo = implicit_gemm_geometry(&a->p, 8 * t.wy, 8 * t.wx, t.bn);
-    const PersistentSchedule g = schedule(&a->p, d, t);
-    const IgemmParams p = implicit_gemm_params(a, geo);
+    PersistentSchedule g = schedule(&a->p, d, t);
+    IgemmParams p = implicit_gemm_params(a, geo);
     const void *kernel = implicit_gemm_whole_chunks(a)
                              ? reinterpret_cast<const void *>(&resident_wgmma_conv_gelu_mean<P, B, true>)
                              : reinterpret_cast<const void *>(&resident_wgmma_conv_gelu_mean<P, B, false>);
@@ -286,9 +286,7 @@ cudaError_t launch_blocks(const cgp_launch_args *a, const cgp_device_info *d, in
     const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (err != cudaSuccess)
         return err;
-    IgemmParams params = p;
-    PersistentSchedule schedule_arg = g;
-    void *args[] = {&params, &schedule_arg};
+    void *args[] = {&p, &g};
     /* cudaLaunchKernel reports this launch's status only, not an error the caller left behind */
     return cudaLaunchKernel(kernel, dim3((unsigned)g.blocks, (unsigned)geo.channel_blocks), dim3(B::kThreads), args,
                             smem, stream);

@@ -21,8 +21,10 @@
  *              mma.sync C layout, masked by the image and Cout, summed per channel; publish_block_sums: across the
  *              lanes (shuffles, warp_channel_sums), the warps of the block in a fixed order (sum_slots), then
  *              reduction.cuh with one slot per (image, tile): deterministic, or atomic.
- *   host       the grid of a tile shape (ImplicitGemmGeometry), the kernel parameters, the limits of the grid; the
- *              search of a version's tiles and K splits for the least estimated cost (least_cost).
+ *   host       the grid of a tile shape (ImplicitGemmGeometry), the kernel parameters, the limits of the grid (with
+ *              a K split: implicit_gemm_split_grid_unsupported) and of the FFMA GEMMs' GPU and image
+ *              (ffma_gemm_unsupported); the search of a version's tiles and K splits for the least estimated cost
+ *              (least_cost).
  */
 #ifndef CGP_IMPLICIT_GEMM_CUH
 #define CGP_IMPLICIT_GEMM_CUH
@@ -38,6 +40,7 @@
 #include "cgp.h"
 #include "gelu.cuh"
 #include "kernel_api.h"
+#include "kernel_desc.cuh"
 #include "path_record.cuh"
 #include "reduction.cuh"
 
@@ -417,6 +420,30 @@ inline const char *implicit_gemm_grid_unsupported(const cgp_problem *p, const Im
         return "more than 2^32-1 tiles per image";
     if (p->cin > (1 << 20))
         return "more than 2^20 input channels (32-bit weight offsets within a block)";
+    return NULL;
+}
+
+/* NULL when the blocks of an image with K split over `split` (tiles x channel blocks x split) stay below 2^32 and
+ * the grid of g fits the kernels' indexing (implicit_gemm_grid_unsupported), else why not: fp32-v10, fp32-v11,
+ * tf32-v10 and 3xtf32-v10 */
+inline const char *implicit_gemm_split_grid_unsupported(const cgp_problem *p, const ImplicitGemmGeometry &g, int split)
+{
+    if (g.tiles_per_image * g.channel_blocks * split > 0xffffffffLL)
+        return "more than 2^32-1 blocks an image";
+    return implicit_gemm_grid_unsupported(p, g);
+}
+
+/* NULL when the GPU and the image suit the FFMA GEMMs (fp32-v10, fp32-v11), else why not: compute capability 8.0
+ * or newer (cp.async), kMinSmem bytes of shared memory a block (their smallest tile), at most 2^28 pixels an image
+ * (their input offsets within a chunk of 8 channels are 32-bit) */
+template <size_t kMinSmem> const char *ffma_gemm_unsupported(const cgp_problem *p, const cgp_device_info *d)
+{
+    if (d->cc_major < 8)
+        return "needs a GPU of compute capability 8.0 or newer (cp.async)";
+    if (kMinSmem > d->smem_per_block_optin)
+        return kSharedMemoryNeed<kMinSmem>.text;
+    if (p->h * p->w > (1LL << 28))
+        return "more than 2^28 pixels an image (32-bit input offsets within a chunk of 8 channels)";
     return NULL;
 }
 

@@ -90,13 +90,14 @@ __device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity)
                   : "memory");
 }
 
-/* The box of the tensor map at (x, y, 0, n) into shared memory at dst (128-byte aligned), completing on bar;
+/* The box of the tensor map at (x, y, c, n) into shared memory at dst (128-byte aligned), completing on bar;
  * the parts outside the tensor arrive as zeros */
-__device__ __forceinline__ void tma_load_4d(uint32_t dst, const CUtensorMap *map, int x, int y, int n, uint32_t bar)
+__device__ __forceinline__ void tma_load_4d(uint32_t dst, const CUtensorMap *map, int x, int y, int c, int n,
+                                            uint32_t bar)
 {
     SM90A_ASM("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes "
               "[%0], [%1, {%2, %3, %4, %5}], [%6];" ::"r"(dst),
-              "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(0), "r"(n), "r"(bar)
+              "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(c), "r"(n), "r"(bar)
               : "memory");
 }
 

@@ -25,6 +25,7 @@
     X(cgp_kernel_fp32_v1)    /* generic, any shape */                                                           \
     /* tf32 */                                                                                                  \
     X(cgp_kernel_tf32_v8)    /* wgmma (sm_90a), 16-row tiles by TMA, one operand tile */                        \
+    X(cgp_kernel_tf32_v12)   /* tf32-v11 with the input windows by TMA (W % 4 = 0) */                          \
     X(cgp_kernel_tf32_v11)   /* tf32-v10 persistent, weights resident; defers where blocks get few tiles */      \
     X(cgp_kernel_tf32_v10)   /* implicit GEMM on wgmma (sm_90a), any channel count */                           \
     X(cgp_kernel_tf32_v9)    /* implicit GEMM on mma.sync, any channel count, tiles chosen per shape */         \
@@ -37,6 +38,7 @@
     X(cgp_kernel_tf32_v2)    /* mma.sync, 2-row warp tiles, 16 warps */                                         \
     /* 3xtf32 */                                                                                                \
     X(cgp_kernel_tf32x3_v8)  /* wgmma, D transposed with the big weights in registers, 8-row tiles */           \
+    X(cgp_kernel_tf32x3_v12) /* 3xtf32-v11 with the input windows by TMA (W % 4 = 0) */                        \
     X(cgp_kernel_tf32x3_v11) /* 3xtf32-v10 persistent, weights resident; defers where blocks get few tiles */    \
     X(cgp_kernel_tf32x3_v10) /* implicit GEMM on wgmma with the 3xTF32 split, any channel count */             \
     X(cgp_kernel_tf32x3_v9)  /* implicit GEMM on mma.sync with the 3xTF32 split, any channel count */          \
@@ -103,6 +105,9 @@ static const char *const path_names[] = {
     /* CGP_PATH_RESIDENT_TILE0 + 0..5 */
     "resident 16x16 px x 64 ch", "resident 8x16 px x 64 ch", "resident 8x8 px x 64 ch",
     "resident 16x16 px x 32 ch", "resident 8x16 px x 32 ch", "resident 8x8 px x 32 ch",
+    /* CGP_PATH_RESIDENT_TMA_TILE0 + 0..5 */
+    "resident TMA 16x16 px x 64 ch", "resident TMA 8x16 px x 64 ch", "resident TMA 8x8 px x 64 ch",
+    "resident TMA 16x16 px x 32 ch", "resident TMA 8x16 px x 32 ch", "resident TMA 8x8 px x 32 ch",
 };
 static_assert(sizeof path_names / sizeof path_names[0] == CGP_PATH_COUNT, "a name for every cgp_path_id");
 

@@ -30,8 +30,11 @@
  */
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "implicit_gemm_wgmma.cuh"
 #include "kernel_desc.cuh"
+#include "tensor_map.cuh"
 #include "tile_loader.cuh"
 
 #ifndef CGP_HAVE_WGMMA
@@ -40,18 +43,37 @@
 
 namespace {
 
-/* The shared memory of block B: the static doubles (a slot per warp and channel, the block's sums), then,
- * dynamic, two A buffers ([big][small]), kStages landing stages of input windows, and the resident B of every chunk
- * ([big][small] each) */
-template <int P, class B> struct Resident {
+/* The landing stage of an input window by TMA (tf32-v12, 3xtf32-v12): a box of 8 channels x TH + 2 rows x kRowStride
+ * columns from column ox0 (padding 0; the window at its column 0) or ox0 - 4 (padding same, the window at column 3: a
+ * box starts at a multiple of 4 columns, wgmma_conv.cuh's staging_of), row oy0 - pad; stages 128 bytes apart */
+template <class B> struct TmaWindow {
+    static constexpr int kRowStride = (B::kTw + 2 + 3 + 3) / 4 * 4; /* the window's TW + 2 columns from column 3 */
+    static constexpr int kRows = B::kTh + 2;
+    static constexpr int kPlane = kRows * kRowStride;
+    static constexpr int kBoxFloats = kChunk * kPlane;
+    static constexpr int kInFloats = (kBoxFloats + 31) / 32 * 32;
+    static __device__ __forceinline__ int lead(int pad) { return pad ? 3 : 0; }
+    static __device__ __forceinline__ int box_x(int ox0, int pad) { return pad ? ox0 - 4 : ox0; }
+};
+
+/* The shared memory of block B: the static doubles (a slot per warp and channel, the block's sums) and with TMA the
+ * stages' mbarriers, then, dynamic (with TMA from a 128-byte boundary), two A buffers ([big][small]), kStages landing
+ * stages of input windows (Src's layout), and the resident B of every chunk ([big][small] each) */
+template <int P, class B, bool kTma> struct Resident {
     using Land = typename B::Land;
-    static constexpr int kStages = P == kTf32 ? 4 : 3;
+    using Src = std::conditional_t<kTma, TmaWindow<B>, Land>;
+    static constexpr int kStages = kTma || P == kTf32x3 ? 3 : 4;
     static constexpr int kAOpFloats = B::kPlanes * B::kAFloats;
     static constexpr int kChunkBFloats = B::kPlanes * B::kBFloats;
-    static constexpr int kFixedFloats = 2 * kAOpFloats + kStages * Land::kInFloats;
-    static constexpr size_t kStaticBytes = sizeof(double) * (B::kWarps * B::kBn + B::kBn) + 16;
-    static size_t dynamic_bytes(int chunks) { return sizeof(float) * (kFixedFloats + (size_t)chunks * kChunkBFloats); }
+    static constexpr int kFixedFloats = 2 * kAOpFloats + kStages * Src::kInFloats;
+    static constexpr size_t kStaticBytes = sizeof(double) * (B::kWarps * B::kBn + B::kBn) + 16 + (kTma ? 8 * kStages : 0);
+    static constexpr size_t kAlignBytes = kTma ? 128 : 0; /* the dynamic memory aligned up to 128 bytes for TMA */
+    static size_t dynamic_bytes(int chunks)
+    {
+        return kAlignBytes + sizeof(float) * (kFixedFloats + (size_t)chunks * kChunkBFloats);
+    }
     static_assert(kStages >= 2, "the stage a chunk lands in is free: its chunk was converted an iteration before");
+    static_assert(kAOpFloats % 32 == 0, "the landing stages 128 bytes apart from the dynamic memory's start");
 };
 
 /* The block's weights into the resident B of every chunk at wres (chunk c at c x kChunkBFloats, zero past Cin and
@@ -60,7 +82,7 @@ template <int P, class B> struct Resident {
  * where kWhole), then ChunkConversion converts them. Every thread calls it; it ends with a barrier. */
 template <int P, class B, class R, bool kWhole>
 __device__ __forceinline__ void stage_resident_weights(const IgemmParams &p, int64_t c0, float *scratch, float *wres,
-                                                       const ChunkConversion<P, B> &conversion)
+                                                       const ChunkConversion<P, B, typename R::Src> &conversion)
 {
     using Land = typename B::Land;
     constexpr int kRound = R::kFixedFloats / Land::kWFloats, kWidth = kWhole ? 4 : 1;
@@ -121,20 +143,24 @@ struct TileCursor {
     }
 };
 
-template <int P, class B, bool kWhole>
-__global__ void __launch_bounds__(B::kThreads, 1) resident_wgmma_conv_gelu_mean(const IgemmParams p,
-                                                                               const PersistentSchedule g)
+template <int P, class B, bool kWhole, bool kTma>
+__global__ void __launch_bounds__(B::kThreads, 1)
+    resident_wgmma_conv_gelu_mean(const IgemmParams p, const PersistentSchedule g, const __grid_constant__ CUtensorMap map)
 {
-    record_path(p.path_record, CGP_PATH_RESIDENT_TILE0 + B::kIndex);
-    using R = Resident<P, B>;
+    record_path(p.path_record, (kTma ? CGP_PATH_RESIDENT_TMA_TILE0 : CGP_PATH_RESIDENT_TILE0) + B::kIndex);
+    using R = Resident<P, B, kTma>;
     using Land = typename B::Land;
+    using Src = typename R::Src;
     constexpr int kTh = B::kTh, kTw = B::kTw, kWarps = B::kWarps, kBn = B::kBn, kStages = R::kStages;
-    constexpr uint32_t kInBytes = 4u * Land::kInFloats, kAOpBytes = 4u * R::kAOpFloats;
+    constexpr uint32_t kInBytes = 4u * Src::kInFloats, kAOpBytes = 4u * R::kAOpFloats;
     constexpr uint32_t kChunkBBytes = 4u * R::kChunkBFloats;
     __shared__ double warp_sums[kWarps * kBn]; /* [warp][channel]: the warp's sums over the image's tiles so far */
     __shared__ double block_sums[kBn];
+    __shared__ uint64_t landed[kTma ? kStages : 1]; /* TMA: stage s's chunk landed (a phase a chunk) */
     float *ops = reinterpret_cast<float *>(dynamic_smem());
-    float *ring = ops + 2 * R::kAOpFloats, *wres = ring + kStages * Land::kInFloats;
+    if constexpr (kTma)
+        ops += (R::kAlignBytes - shared_address(ops) % R::kAlignBytes) % R::kAlignBytes / sizeof(float);
+    float *ring = ops + 2 * R::kAOpFloats, *wres = ring + kStages * Src::kInFloats;
     const uint32_t ops_base = shared_address(ops), ring_base = shared_address(ring), wres_base = shared_address(wres);
 
     const int64_t c0 = (int64_t)blockIdx.y * kBn;
@@ -142,37 +168,63 @@ __global__ void __launch_bounds__(B::kThreads, 1) resident_wgmma_conv_gelu_mean(
     const int chunks = p.chunks, total = (int)(t_end - t_begin) * chunks; /* 32-bit: the host checks */
     const int warp = threadIdx.x / 32, wg = warp / 4, group = threadIdx.x % 32 / 4;
 
-    /* The copies: the block's (tile, chunk) pairs in order, pair j = (tile t_begin + j / chunks, chunk j % chunks) */
+    /* The copies: the block's (tile, chunk) pairs in order, pair j = (tile t_begin + j / chunks, chunk j % chunks),
+     * by cp.async (every thread) or TMA (thread 0, one box a chunk) */
     StageCopies<Land, kWhole, false> copies;
     TileCursor copy_at(g, t_begin, kTh, kTw);
     int copy_chunk = 0;
-    auto copy_next = [&](uint32_t stage) {
-        if (copy_chunk == 0)
-            copies.init(p, p.x + (int64_t)copy_at.n * p.cin * p.h * p.wd, copy_at.oy0, copy_at.ox0, c0);
-        copies.issue(p, c0, copy_chunk, stage);
+    auto copy_next = [&](int stage) {
+        if constexpr (kTma) {
+            if (threadIdx.x == 0) {
+                const uint32_t bar = shared_address(&landed[stage]);
+                mbarrier_arrive_expect(bar, 4u * Src::kBoxFloats);
+                tma_load_4d(ring_base + stage * kInBytes, &map, Src::box_x(copy_at.ox0, p.pad), copy_at.oy0 - p.pad,
+                            copy_chunk * kChunk, copy_at.n, bar);
+            }
+        } else {
+            if (copy_chunk == 0)
+                copies.init(p, p.x + (int64_t)copy_at.n * p.cin * p.h * p.wd, copy_at.oy0, copy_at.ox0, c0);
+            copies.issue(p, c0, copy_chunk, ring_base + stage * kInBytes);
+        }
         if (++copy_chunk == chunks) {
             copy_chunk = 0;
             copy_at.next(p, kTh, kTw);
         }
     };
+    /* Chunk j is in its stage: TMA, its mbarrier's phase j / kStages; cp.async, the caller's wait and barrier */
+    auto wait_landed = [&](int j) {
+        if constexpr (kTma)
+            mbarrier_wait(shared_address(&landed[j % kStages]), (uint32_t)(j / kStages) & 1u);
+    };
     for (int i = threadIdx.x; i < kWarps * kBn; i += B::kThreads)
         warp_sums[i] = 0.0;
-    ChunkConversion<P, B> conversion;
-    conversion.init();
-    stage_resident_weights<P, B, R, kWhole>(p, c0, ops, wres, conversion);
+    if (kTma && threadIdx.x < kStages)
+        mbarrier_init(shared_address(&landed[threadIdx.x]));
+    ChunkConversion<P, B, Src> conversion;
+    if constexpr (kTma)
+        conversion.init(Src::lead(p.pad));
+    else
+        conversion.init();
+    stage_resident_weights<P, B, R, kWhole>(p, c0, ops, wres, conversion); /* ends with a barrier */
 #pragma unroll
     for (int s = 0; s < kStages; ++s) {
         if (s < total)
-            copy_next(ring_base + s * kInBytes);
-        cp_async_commit();
+            copy_next(s);
+        if (!kTma)
+            cp_async_commit();
     }
-    cp_async_wait<kStages - 1>();
-    __syncthreads(); /* chunk 0 landed */
-    if (total > 0)
+    if (!kTma) {
+        cp_async_wait<kStages - 1>();
+        __syncthreads(); /* chunk 0 landed */
+    }
+    if (total > 0) {
+        wait_landed(0);
         conversion.convert_input(ring, ops);
+    }
     fence_proxy_async(); /* the weights and A buffer 0, for the tensor cores */
-    cp_async_wait<kStages - 2>();
-    __syncthreads(); /* chunk 1 landed */
+    if (!kTma)
+        cp_async_wait<kStages - 2>();
+    __syncthreads(); /* A buffer 0 is ready (cp.async: chunk 1 landed) */
 
     float acc[kBn / 2], part[kBn / 2];
     zero_fill(acc);
@@ -184,12 +236,14 @@ __global__ void __launch_bounds__(B::kThreads, 1) resident_wgmma_conv_gelu_mean(
         issue_chunk<P, B>(ops_base + k % 2 * kAOpBytes, wres_base + chunk * kChunkBBytes, wg, part);
         wgmma_commit();
         if (k + 1 < total) { /* while the tensor cores run */
-            conversion.convert_input(ring + (k + 1) % kStages * Land::kInFloats, ops + (k + 1) % 2 * R::kAOpFloats);
+            wait_landed(k + 1);
+            conversion.convert_input(ring + (k + 1) % kStages * Src::kInFloats, ops + (k + 1) % 2 * R::kAOpFloats);
             fence_proxy_async();
         }
         if (k + kStages < total) /* into the stage of chunk k, converted an iteration ago */
-            copy_next(ring_base + k % kStages * kInBytes);
-        cp_async_commit();
+            copy_next(k % kStages);
+        if (!kTma)
+            cp_async_commit();
         wgmma_wait<0>();
         add_chain(acc, part);
         if (++chunk == chunks) { /* the tile's sum is whole: its epilogue */
@@ -213,29 +267,30 @@ __global__ void __launch_bounds__(B::kThreads, 1) resident_wgmma_conv_gelu_mean(
                 publish_image_sums(p.red, n, c0, (int)(p.cout - c0 < kBn ? p.cout - c0 : kBn), block_sums, slots);
             }
         }
-        cp_async_wait<kStages - 2>();
-        __syncthreads(); /* the next A buffer is ready and the one just read is free; chunk k + 2 landed */
+        if (!kTma)
+            cp_async_wait<kStages - 2>();
+        __syncthreads(); /* the next A buffer is ready and the one just read is free (cp.async: chunk k + 2 landed) */
     }
 }
 
 /* ---- host ---- */
 
 /* Whether block B's shared memory, with the resident weights of Cin input channels, fits the GPU's */
-template <int P, class B> bool fits(const cgp_problem *p, const cgp_device_info *d)
+template <int P, class B, bool kTma> bool fits(const cgp_problem *p, const cgp_device_info *d)
 {
-    using R = Resident<P, B>;
+    using R = Resident<P, B, kTma>;
     return R::dynamic_bytes((int)ceil_div(p->cin, kChunk)) + R::kStaticBytes <= d->smem_per_block_optin;
 }
 
-template <int P> bool tile_fits(int tile, const cgp_problem *p, const cgp_device_info *d)
+template <int P, bool kTma> bool tile_fits(int tile, const cgp_problem *p, const cgp_device_info *d)
 {
     switch (tile) {
-    case 0: return fits<P, Blocks<P, 2, 2, 64>>(p, d);
-    case 1: return fits<P, Blocks<P, 1, 2, 64>>(p, d);
-    case 2: return fits<P, Blocks<P, 1, 1, 64>>(p, d);
-    case 3: return fits<P, Blocks<P, 2, 2, 32>>(p, d);
-    case 4: return fits<P, Blocks<P, 1, 2, 32>>(p, d);
-    default: return fits<P, Blocks<P, 1, 1, 32>>(p, d);
+    case 0: return fits<P, Blocks<P, 2, 2, 64>, kTma>(p, d);
+    case 1: return fits<P, Blocks<P, 1, 2, 64>, kTma>(p, d);
+    case 2: return fits<P, Blocks<P, 1, 1, 64>, kTma>(p, d);
+    case 3: return fits<P, Blocks<P, 2, 2, 32>, kTma>(p, d);
+    case 4: return fits<P, Blocks<P, 1, 2, 32>, kTma>(p, d);
+    default: return fits<P, Blocks<P, 1, 1, 32>, kTma>(p, d);
     }
 }
 
@@ -256,13 +311,13 @@ PersistentSchedule schedule(const cgp_problem *p, const cgp_device_info *d, cons
  * block where Cout needs no more. Time: the block's tiles (its share of the T tiles) x chunks x the tile's pixels x
  * (BN + 64) (the products, and the input conversion, which a block of 32 channels pays for half as many products)
  * over tf32-v10's measured rate of the tile's kind (fused_implicit_gemm_wgmma.cu). */
-template <int P> TileSplit choose(const cgp_problem *p, const cgp_device_info *d)
+template <int P, bool kTma> TileSplit choose(const cgp_problem *p, const cgp_device_info *d)
 {
     static const double kRate[] = {1.0, 0.72, 0.5};
     static const int kOneSplit[] = {1};
     const int64_t chunks = ceil_div(p->cin, kChunk);
     return least_cost(p->cout <= 32 ? 3 : 0, 6, kOneSplit, [&](int i, int) {
-        if (!tile_fits<P>(i, p, d))
+        if (!tile_fits<P, kTma>(i, p, d))
             return -1.0;
         const TileShape &t = kTileShapes[i];
         const PersistentSchedule g = schedule(p, d, t);
@@ -271,30 +326,37 @@ template <int P> TileSplit choose(const cgp_problem *p, const cgp_device_info *d
     });
 }
 
-template <int P, class B>
+template <int P, class B, bool kTma>
 cudaError_t launch_blocks(const cgp_launch_args *a, const cgp_device_info *d, int tile, cudaStream_t stream)
 {
-    using R = Resident<P, B>;
+    using R = Resident<P, B, kTma>;
     const TileShape &t = kTileShapes[tile];
     const ImplicitGemmGeometry geo = implicit_gemm_geometry(&a->p, 8 * t.wy, 8 * t.wx, t.bn);
     PersistentSchedule g = schedule(&a->p, d, t);
     IgemmParams p = implicit_gemm_params(a, geo);
+    CUtensorMap map = {};
+    if constexpr (kTma) {
+        if (!input_tensor_map(&map, a->p, a->x, R::Src::kRowStride, R::Src::kRows, kChunk))
+            return cudaErrorInvalidValue; /* the encoder refused a map of x (unsupported checked what TMA needs) */
+    }
     const void *kernel = implicit_gemm_whole_chunks(a)
-                             ? reinterpret_cast<const void *>(&resident_wgmma_conv_gelu_mean<P, B, true>)
-                             : reinterpret_cast<const void *>(&resident_wgmma_conv_gelu_mean<P, B, false>);
+                             ? reinterpret_cast<const void *>(&resident_wgmma_conv_gelu_mean<P, B, true, kTma>)
+                             : reinterpret_cast<const void *>(&resident_wgmma_conv_gelu_mean<P, B, false, kTma>);
     const size_t smem = R::dynamic_bytes(p.chunks);
     const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (err != cudaSuccess)
         return err;
-    void *args[] = {&p, &g};
+    void *args[] = {&p, &g, &map};
     /* cudaLaunchKernel reports this launch's status only, not an error the caller left behind */
     return cudaLaunchKernel(kernel, dim3((unsigned)g.blocks, (unsigned)geo.channel_blocks), dim3(B::kThreads), args,
                             smem, stream);
 }
 
-/* tf32-v11's and 3xtf32-v11's hooks (kernel_desc.cuh) */
-template <int P> struct ResidentWgmmaVersion : NoStageSplit {
+/* The hooks (kernel_desc.cuh) of tf32-v11 and 3xtf32-v11 (input windows by cp.async) and of tf32-v12 and 3xtf32-v12
+ * (by TMA) */
+template <int P, bool kTma> struct ResidentWgmmaVersion : NoStageSplit {
     static constexpr cgp_precision precision = (cgp_precision)P;
+    static constexpr unsigned kPath0 = kTma ? CGP_PATH_RESIDENT_TMA_TILE0 : CGP_PATH_RESIDENT_TILE0;
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
@@ -302,7 +364,12 @@ template <int P> struct ResidentWgmmaVersion : NoStageSplit {
             return "this build has no sm_90a code (make SM=90 builds it)";
         if (d->cc_major != 9 || d->cc_minor != 0)
             return "wgmma needs a GPU of compute capability 9.0 (H100, H200)";
-        const TileSplit c = choose<P>(p, d);
+        if (kTma) {
+            const char *why = input_tensor_map_unsupported(p);
+            if (why != NULL)
+                return why;
+        }
+        const TileSplit c = choose<P, kTma>(p, d);
         if (c.tile < 0)
             return P == kTf32 ? "needs a block's converted weights in shared memory, 9 KiB per 8 input channels "
                                 "and 32 output channels: too many input channels (tf32-v10 runs any Cin)"
@@ -325,7 +392,7 @@ template <int P> struct ResidentWgmmaVersion : NoStageSplit {
      * blocks its clusters split K) */
     static const char *defers(const cgp_problem *p, const cgp_device_info *d)
     {
-        const TileSplit c = choose<P>(p, d);
+        const TileSplit c = choose<P, kTma>(p, d);
         if (c.tile < 0)
             return nullptr; /* unsupported says why */
         const TileShape &t = kTileShapes[c.tile];
@@ -340,40 +407,52 @@ template <int P> struct ResidentWgmmaVersion : NoStageSplit {
 
     static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
     {
-        const TileSplit c = choose<P>(p, d);
+        const TileSplit c = choose<P, kTma>(p, d);
         return c.tile < 0 ? 0 : persistent_workspace_bytes(p, schedule(p, d, kTileShapes[c.tile]));
     }
 
     static const char *path(const cgp_problem *p, const cgp_device_info *d)
     {
-        const TileSplit c = choose<P>(p, d);
-        return c.tile < 0 ? NULL : cgp_path_name(CGP_PATH_RESIDENT_TILE0 + (unsigned)c.tile);
+        const TileSplit c = choose<P, kTma>(p, d);
+        return c.tile < 0 ? NULL : cgp_path_name(kPath0 + (unsigned)c.tile);
     }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t stream)
     {
-        const int tile = choose<P>(&a->p, d).tile;
+        const int tile = choose<P, kTma>(&a->p, d).tile;
         switch (tile) {
-        case 0: return launch_blocks<P, Blocks<P, 2, 2, 64>>(a, d, tile, stream);
-        case 1: return launch_blocks<P, Blocks<P, 1, 2, 64>>(a, d, tile, stream);
-        case 2: return launch_blocks<P, Blocks<P, 1, 1, 64>>(a, d, tile, stream);
-        case 3: return launch_blocks<P, Blocks<P, 2, 2, 32>>(a, d, tile, stream);
-        case 4: return launch_blocks<P, Blocks<P, 1, 2, 32>>(a, d, tile, stream);
-        default: return launch_blocks<P, Blocks<P, 1, 1, 32>>(a, d, tile, stream);
+        case 0: return launch_blocks<P, Blocks<P, 2, 2, 64>, kTma>(a, d, tile, stream);
+        case 1: return launch_blocks<P, Blocks<P, 1, 2, 64>, kTma>(a, d, tile, stream);
+        case 2: return launch_blocks<P, Blocks<P, 1, 1, 64>, kTma>(a, d, tile, stream);
+        case 3: return launch_blocks<P, Blocks<P, 2, 2, 32>, kTma>(a, d, tile, stream);
+        case 4: return launch_blocks<P, Blocks<P, 1, 2, 32>, kTma>(a, d, tile, stream);
+        default: return launch_blocks<P, Blocks<P, 1, 1, 32>, kTma>(a, d, tile, stream);
         }
     }
 };
+
+using Tf32ByCpAsync = ResidentWgmmaVersion<kTf32, false>;
+using Tf32x3ByCpAsync = ResidentWgmmaVersion<kTf32x3, false>;
+using Tf32ByTma = ResidentWgmmaVersion<kTf32, true>;
+using Tf32x3ByTma = ResidentWgmmaVersion<kTf32x3, true>;
 
 } // namespace
 
 /* X(descriptor, hooks, version, name, summary) for each version of this file */
 #define RESIDENT_WGMMA_VERSIONS(X)                                                                                     \
-    X(cgp_kernel_tf32_v11, ResidentWgmmaVersion<kTf32>, 32, "tf32-v11",                                              \
-      "tf32-v10 persistent with the weights resident: a block converts all its weights once (Cin <= 64 on every "    \
-      "tile, up to 176 on the smaller ones), then streams its tiles' input chunks 4 ahead across tiles and "         \
-      "publishes each image once; no K split (the heuristic passes it over where the blocks get few tiles)")         \
-    X(cgp_kernel_tf32x3_v11, ResidentWgmmaVersion<kTf32x3>, 33, "3xtf32-v11",                                        \
-      "tf32-v11 with the 3xTF32 split (fp32-level accuracy): big and small weights resident (Cin <= 64 on the "      \
-      "32-channel tiles, up to 88 on the smaller ones), 27 wgmmas a chunk, 3 chunks ahead, gelu_x2_fine")
+    X(cgp_kernel_tf32_v11, Tf32ByCpAsync, 32, "tf32-v11",                                                              \
+      "tf32-v10 persistent with the weights resident: a block converts all its weights once (Cin <= 64 on every "      \
+      "tile, up to 176 on the smaller ones), then streams its tiles' input chunks 4 ahead across tiles and "           \
+      "publishes each image once; no K split (the heuristic passes it over where the blocks get few tiles)")           \
+    X(cgp_kernel_tf32x3_v11, Tf32x3ByCpAsync, 33, "3xtf32-v11",                                                        \
+      "tf32-v11 with the 3xTF32 split (fp32-level accuracy): big and small weights resident (Cin <= 64 on the "        \
+      "32-channel tiles, up to 88 on the smaller ones), 27 wgmmas a chunk, 3 chunks ahead, gelu_x2_fine")              \
+    X(cgp_kernel_tf32_v12, Tf32ByTma, 34, "tf32-v12",                                                                  \
+      "tf32-v11 with each input window landed by TMA: one box copy a chunk issued by one thread, completing on an "    \
+      "mbarrier, 3 chunks ahead, zeros outside the image from the hardware (W % 4 = 0; Cin <= 64 on every tile, up "   \
+      "to 176 on the smaller ones)")                                                                                   \
+    X(cgp_kernel_tf32x3_v12, Tf32x3ByTma, 35, "3xtf32-v12",                                                            \
+      "3xtf32-v11 with each input window landed by TMA, one box copy a chunk, 3 chunks ahead (W % 4 = 0; Cin <= 56 "   \
+      "on the 32-channel tiles, up to 88 on the smaller ones)")
 
 RESIDENT_WGMMA_VERSIONS(CGP_DEFINE_KERNEL_DESC)

@@ -72,8 +72,9 @@ template <int P> __device__ __forceinline__ void round4(const float (&v)[4], uin
  * task: input tasks (half, pixel) into A, weight tasks (output channel, half, tap) into B. A task's offsets are the same every chunk:
  * worked out once, source (floats into the landing stage) | destination (16-byte units into A or B) << 16. Weight
  * task t = (channel / 8, (half, tap), channel % 8): 8 lanes read 8 channels of one (half, tap), banks apart by the
- * weight stride, and store 128 contiguous bytes. */
-template <int P, class B> struct ChunkConversion {
+ * weight stride, and store 128 contiguous bytes. The input window lands as Src lays it out: channel planes kPlane
+ * floats apart, rows kRowStride apart, the window `lead` columns into a row (B's Land: the window itself, lead 0). */
+template <int P, class B, class Src = typename B::Land> struct ChunkConversion {
     using Land = typename B::Land;
     static constexpr int kWinPixels = B::kWinPixels, kThreads = B::kThreads;
     static constexpr int kBn = B::kBn, kInTasks = 2 * kWinPixels, kWTasks = kBn * 2 * kTaps;
@@ -82,12 +83,13 @@ template <int P, class B> struct ChunkConversion {
 
     static __device__ __forceinline__ bool spare(int s, int tasks) { return (int)threadIdx.x + s * kThreads >= tasks; }
 
-    __device__ __forceinline__ void init()
+    __device__ __forceinline__ void init(int lead = 0)
     {
 #pragma unroll
         for (int s = 0; s < kInSlots; ++s) {
             const int t = (int)threadIdx.x + s * kThreads, half = t / kWinPixels, px = t % kWinPixels;
-            in[s] = (uint32_t)(4 * half * Land::kPlane + px) | (uint32_t)(half * kWinPixels + px) << 16;
+            const int src = 4 * half * Src::kPlane + px / Land::kRowStride * Src::kRowStride + px % Land::kRowStride;
+            in[s] = (uint32_t)(src + lead) | (uint32_t)(half * kWinPixels + px) << 16;
         }
 #pragma unroll
         for (int s = 0; s < kWSlots; ++s) {
@@ -97,14 +99,14 @@ template <int P, class B> struct ChunkConversion {
         }
     }
 
-    /* The landed input window into A at a (big; 3xTF32: then small) */
+    /* The landed input window (Src's layout) into A at a (big; 3xTF32: then small) */
     __device__ __forceinline__ void convert_input(const float *land, float *a) const
     {
         uint4 *dst = reinterpret_cast<uint4 *>(a);
 #pragma unroll
         for (int s = 0; s < kInSlots; ++s)
             if (!spare(s, kInTasks))
-                task<Land::kPlane, B::kAFloats / 4>(land + (in[s] & 0xffffu), dst + (in[s] >> 16));
+                task<Src::kPlane, B::kAFloats / 4>(land + (in[s] & 0xffffu), dst + (in[s] >> 16));
     }
 
     /* A chunk's landed weights at weights (Land's layout: [output channel][input channel x 9 + tap], rows kWStride

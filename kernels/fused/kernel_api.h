@@ -66,7 +66,10 @@ enum cgp_path_id {
     /* the wgmma implicit GEMMs with resident weights' (tf32-v11, 3xtf32-v11) 6 tiles: CGP_PATH_RESIDENT_TILE0 + the
      * tile's index in kTileShapes (implicit_gemm_wgmma.cuh), named "resident " + its tf32-v10 name */
     CGP_PATH_RESIDENT_TILE0,
-    CGP_PATH_COUNT = CGP_PATH_RESIDENT_TILE0 + 6 /* one past the last id */
+    /* the same with the input windows landed by TMA (tf32-v12, 3xtf32-v12): CGP_PATH_RESIDENT_TMA_TILE0 + the tile's
+     * index, named "resident TMA " + its tf32-v10 name */
+    CGP_PATH_RESIDENT_TMA_TILE0 = CGP_PATH_RESIDENT_TILE0 + 6,
+    CGP_PATH_COUNT = CGP_PATH_RESIDENT_TMA_TILE0 + 6 /* one past the last id */
 };
 
 /* The name of path `id` (exactly what the `path` hook of a version taking it returns), or NULL for 0 and any id

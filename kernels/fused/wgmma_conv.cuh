@@ -59,8 +59,6 @@
 #ifndef CGP_WGMMA_CONV_CUH
 #define CGP_WGMMA_CONV_CUH
 
-#include <cuda.h> /* CUtensorMap, a type only: the encoder comes through cudaGetDriverEntryPointByVersion */
-#include <cudaTypedefs.h>
 #include <stdint.h>
 #include <type_traits>
 #include <utility>
@@ -71,6 +69,7 @@
 #include "kernel_desc.cuh"
 #include "path_record.cuh"
 #include "reduction.cuh"
+#include "tensor_map.cuh"
 #include "tile_loader.cuh"
 #include "gelu.cuh"
 #include "fused_tf32_device.cuh"
@@ -313,7 +312,7 @@ __device__ __forceinline__ void tma_tile(const CUtensorMap *map, const cgp_probl
 {
     if (threadIdx.x == 0) {
         mbarrier_arrive_expect(bar, Win::raw_floats * 4);
-        tma_load_4d(raw_addr, map, (int)(at.ox0 - p.pad - Win::lead), (int)(at.oy0 - p.pad), (int)n, bar);
+        tma_load_4d(raw_addr, map, (int)(at.ox0 - p.pad - Win::lead), (int)(at.oy0 - p.pad), 0, (int)n, bar);
     }
 }
 
@@ -766,22 +765,6 @@ template <class C> PersistentSchedule wgmma_schedule(const cgp_problem *p, const
     return persistent_schedule(p, d, C::rows, kTileW, C::blocks_per_sm);
 }
 
-/* cuTensorMapEncodeTiled from the driver, looked up once (a static initialized by a lambda: thread-safe);
- * NULL where the driver has none */
-PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder()
-{
-    static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
-        void *fn = NULL;
-        cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-        const bool ok =
-            cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) ==
-                cudaSuccess &&
-            found == cudaDriverEntryPointSuccess;
-        return ok ? reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn) : nullptr;
-    }();
-    return encode;
-}
-
 /* How version C stages this problem's tiles: by TMA where it is a TMA version and TMA can read x, i.e. rows a
  * multiple of 16 bytes (W % 4 = 0), image coordinates that fit TMA's 32-bit ones, and a driver with the encoder;
  * with padding 0 from the window's first column, with padding same from 4 columns left of it where the version
@@ -790,7 +773,7 @@ PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder()
  * checks it). */
 template <class C> Staging staging_of(const cgp_problem *p)
 {
-    const bool tma = C::staged_by_tma && p->w % 4 == 0 && p->n <= INT32_MAX && tensor_map_encoder() != NULL;
+    const bool tma = C::staged_by_tma && input_tensor_map_unsupported(p) == NULL;
     if (tma && p->pad == 0)
         return kByTma;
     return tma && C::shifted_box ? kByTmaShifted : kByCpAsync;
@@ -800,15 +783,8 @@ template <class C> Staging staging_of(const cgp_problem *p)
  * where the encoder refuses it. */
 template <class C, int kStaging> bool make_tensor_map(CUtensorMap *map, const cgp_launch_args *a)
 {
-    const cgp_problem &p = a->p;
     /* a box of kCin channels: those past Cin are outside the tensor, zeros */
-    const cuuint64_t dims[4] = {(cuuint64_t)p.w, (cuuint64_t)p.h, (cuuint64_t)p.cin, (cuuint64_t)p.n};
-    const cuuint64_t strides[3] = {(cuuint64_t)p.w * 4, (cuuint64_t)(p.h * p.w) * 4,
-                                   (cuuint64_t)(p.cin * p.h * p.w) * 4};
-    const cuuint32_t box[4] = {Window<C, kStaging>::pitch, C::rows + 2, kCin, 1}, unit[4] = {1, 1, 1, 1};
-    return tensor_map_encoder()(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, const_cast<float *>(a->x), dims, strides,
-                                box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                                CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+    return input_tensor_map(map, a->p, a->x, Window<C, kStaging>::pitch, C::rows + 2, kCin);
 }
 
 template <class C, int S, int kStaging>

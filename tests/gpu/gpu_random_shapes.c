@@ -12,7 +12,7 @@
  * its padding (Cout and Cin to multiples of 8, Hout and Wout to multiples of 16): N x 8[Cout/8] x 16[Hout/16]
  * x 16[Wout/16] x 8[Cin/8] x 9 <= 2^32 multiply-adds, and x to 2^26 elements. fp32-v1 did the default
  * problem's 3.8e10 multiply-adds in 10.5 ms (docs/perf-log.md), so a run takes at most ~1.2 ms; with 4 runs
- * per version and reduction pair, at most 8 versions of a precision, 3 x 2 x SHAPES_EACH shapes and the
+ * per version and reduction pair, at most 12 versions of a precision, 3 x 2 x SHAPES_EACH shapes and the
  * references, the test stays within a few seconds of GPU time, far under 20 s, even if the tensor-core
  * versions ran their generic paths no faster than fp32-v1.
  * Without a GPU: one SKIP (a FAIL with CGP_TEST_REQUIRE_GPU=1).

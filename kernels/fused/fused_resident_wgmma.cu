@@ -111,7 +111,8 @@ __device__ __forceinline__ void stage_resident_weights(const IgemmParams &p, int
         __syncthreads(); /* the round landed */
         for (int q = 0; q < count; ++q)
             conversion.convert_weights(scratch + q * Land::kWFloats, wres + (first + q) * R::kChunkBFloats);
-        __syncthreads(); /* the scratch is free */
+        fence_proxy_async(); /* the scratch's writes ordered before TMA's (async proxy) into it, B before wgmma */
+        __syncthreads();     /* the scratch is free */
     }
 }
 
@@ -198,8 +199,10 @@ __global__ void __launch_bounds__(B::kThreads, 1)
     };
     for (int i = threadIdx.x; i < kWarps * kBn; i += B::kThreads)
         warp_sums[i] = 0.0;
-    if (kTma && threadIdx.x < kStages)
-        mbarrier_init(shared_address(&landed[threadIdx.x]));
+    if (kTma && threadIdx.x == 0)
+#pragma unroll
+        for (int s = 0; s < kStages; ++s)
+            mbarrier_init(shared_address(&landed[s]));
     ChunkConversion<P, B, Src> conversion;
     if constexpr (kTma)
         conversion.init(Src::lead(p.pad));

@@ -27,6 +27,7 @@
     X(cgp_kernel_tf32_v8)    /* wgmma (sm_90a), 16-row tiles by TMA, one operand tile */                        \
     X(cgp_kernel_tf32_v12)   /* tf32-v11 with the input windows by TMA (W % 4 = 0) */                          \
     X(cgp_kernel_tf32_v11)   /* tf32-v10 persistent, weights resident; defers where blocks get few tiles */      \
+    X(cgp_kernel_tf32_v13)   /* tf32-v10 with the input windows by TMA (W % 4 = 0) */                          \
     X(cgp_kernel_tf32_v10)   /* implicit GEMM on wgmma (sm_90a), any channel count */                           \
     X(cgp_kernel_tf32_v9)    /* implicit GEMM on mma.sync, any channel count, tiles chosen per shape */         \
     X(cgp_kernel_tf32_v7)    /* history: 8-row tiles, two operand tiles */                                      \
@@ -40,6 +41,7 @@
     X(cgp_kernel_tf32x3_v8)  /* wgmma, D transposed with the big weights in registers, 8-row tiles */           \
     X(cgp_kernel_tf32x3_v12) /* 3xtf32-v11 with the input windows by TMA (W % 4 = 0) */                        \
     X(cgp_kernel_tf32x3_v11) /* 3xtf32-v10 persistent, weights resident; defers where blocks get few tiles */    \
+    X(cgp_kernel_tf32x3_v13) /* 3xtf32-v10 with the input windows by TMA (W % 4 = 0) */                        \
     X(cgp_kernel_tf32x3_v10) /* implicit GEMM on wgmma with the 3xTF32 split, any channel count */             \
     X(cgp_kernel_tf32x3_v9)  /* implicit GEMM on mma.sync with the 3xTF32 split, any channel count */          \
     X(cgp_kernel_tf32x3_v7)  /* history: 4-row tiles, two operand tiles */                                      \
@@ -108,6 +110,13 @@ static const char *const path_names[] = {
     /* CGP_PATH_RESIDENT_TMA_TILE0 + 0..5 */
     "resident TMA 16x16 px x 64 ch", "resident TMA 8x16 px x 64 ch", "resident TMA 8x8 px x 64 ch",
     "resident TMA 16x16 px x 32 ch", "resident TMA 8x16 px x 32 ch", "resident TMA 8x8 px x 32 ch",
+    /* CGP_PATH_IGEMM_WGMMA_TMA_TILE0 + 0..5, then CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0 + 0..11 */
+    "TMA 16x16 px x 64 ch", "TMA 8x16 px x 64 ch", "TMA 8x8 px x 64 ch",
+    "TMA 16x16 px x 32 ch", "TMA 8x16 px x 32 ch", "TMA 8x8 px x 32 ch",
+    "TMA 16x16 px x 64 ch, K split 2", "TMA 8x16 px x 64 ch, K split 2", "TMA 8x8 px x 64 ch, K split 2",
+    "TMA 16x16 px x 32 ch, K split 2", "TMA 8x16 px x 32 ch, K split 2", "TMA 8x8 px x 32 ch, K split 2",
+    "TMA 16x16 px x 64 ch, K split 4", "TMA 8x16 px x 64 ch, K split 4", "TMA 8x8 px x 64 ch, K split 4",
+    "TMA 16x16 px x 32 ch, K split 4", "TMA 8x16 px x 32 ch, K split 4", "TMA 8x8 px x 32 ch, K split 4",
 };
 static_assert(sizeof path_names / sizeof path_names[0] == CGP_PATH_COUNT, "a name for every cgp_path_id");
 

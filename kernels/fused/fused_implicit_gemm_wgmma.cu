@@ -1,8 +1,11 @@
 /*
  * fused_implicit_gemm_wgmma.cu - the Hopper tensor-core fused kernels for any channel count (library layer):
  * tf32-v10 (version 20) and 3xtf32-v10 (version 30), the implicit GEMM of implicit_gemm.cuh on wgmma (sm_90a) with
- * both operands from shared memory, so the tensor cores run while the warps prepare the next chunk. The block, the
- * conversion and the wgmmas of a chunk are implicit_gemm_wgmma.cuh's (tf32-v11 shares them).
+ * both operands from shared memory, so the tensor cores run while the warps prepare the next chunk; tf32-v13 (36) and
+ * 3xtf32-v13 (37) are the same with each chunk's input window landed by TMA (template parameter kTma: one box copy
+ * issued by thread 0 onto the stage's mbarrier, as tf32-v12 lands its windows; the weights by cp.async as before;
+ * W % 4 = 0). The block, the conversion and the wgmmas of a chunk are implicit_gemm_wgmma.cuh's (tf32-v11 shares
+ * them).
  *
  *   block         WY x WX warpgroups (2 x 2, 1 x 2 or 1 x 1), a tile of 8 WY x 8 WX output pixels x BN = 64 or 32
  *                 channels; each warpgroup computes one 8 x 8 pixel block as one m64nBN accumulator (D = X W).
@@ -10,7 +13,7 @@
  *                 are added in rank order through distributed shared memory (implicit_gemm.cuh's
  *                 split_sum_publish); the tile and the split per shape by choose.
  *   landing       the chunks' copies (StageCopies) land in a ring of kLandStages Window stages (4, or 3 where 4 do
- *                 not fit), kLandStages - 1 chunks ahead.
+ *                 not fit), kLandStages - 1 chunks ahead (by TMA: Landing's stages, TmaWindow's box then the weights).
  *   operands      two operand buffers: chunk c + 1 is converted into one while the wgmmas of chunk c read the
  *                 other. A = the window as [channel half][pixel][4 channels], 16 bytes a pixel: wgmma's no-swizzle
  *                 K-major layout, whose 8-row x 16-byte core matrices are 8 consecutive pixels of a window row
@@ -27,8 +30,9 @@
  *                 barrier.
  *   epilogue      implicit_gemm.cuh: bias, GELU, masked sums per channel, the warps in order (or, with K split, the
  *                 cluster's sum first), reduction.cuh.
- * Both run every shape on an sm_90 GPU with a build for sm_90a (SM=90) and refuse other GPUs and builds with the
- * reason; version 0 then takes tf32-v9 / 3xtf32-v9 (fused_implicit_gemm.cu).
+ * tf32-v10 and 3xtf32-v10 run every shape on an sm_90 GPU with a build for sm_90a (SM=90) and refuse other GPUs and
+ * builds with the reason; version 0 then takes tf32-v9 / 3xtf32-v9 (fused_implicit_gemm.cu). tf32-v13 and 3xtf32-v13
+ * also refuse W % 4 != 0 (and what else TMA cannot read, tensor_map.cuh) and defer to them on 8x8-pixel tiles.
  */
 #include <stdint.h>
 
@@ -36,6 +40,7 @@
 
 #include "implicit_gemm_wgmma.cuh"
 #include "kernel_desc.cuh"
+#include "tensor_map.cuh"
 
 #ifndef CGP_HAVE_WGMMA
 #define CGP_HAVE_WGMMA 0 /* the Makefile sets 1 where it builds the wgmma files for sm_90a */
@@ -43,17 +48,42 @@
 
 namespace {
 
-template <int P, class B, bool kWhole>
-__global__ void __launch_bounds__(B::kThreads, 1) implicit_gemm_wgmma_conv_gelu_mean(const IgemmParams p)
+/* The landing stages of block B: Window stages (the window and the weights by cp.async, tf32-v10), or, by TMA
+ * (tf32-v13), TmaWindow's box then the weights, 128-byte aligned; as many as fit beside the operand buffers, up to 4 */
+template <class B, bool kTma> struct Landing {
+    using Land = typename B::Land;
+    using Src = std::conditional_t<kTma, TmaWindow<B>, Land>;
+    static constexpr int kStageFloats = kTma ? Src::kInFloats + Land::kWFloats : B::kLandFloats;
+    static constexpr size_t kAlignBytes = kTma ? 128 : 0;
+    static constexpr int kFit = (int)(((kSmemBudget - kAlignBytes) / sizeof(float) -
+                                       (size_t)B::kBuffers * B::kOpFloats) / kStageFloats);
+    static constexpr int kStages = kTma ? (kFit < 4 ? kFit : 4) : B::kLandStages;
+    static constexpr size_t kSmemBytes =
+        kTma ? kAlignBytes + sizeof(float) * ((size_t)kStages * kStageFloats + (size_t)B::kBuffers * B::kOpFloats)
+             : B::kSmemBytes;
+    static_assert(kStages >= 3, "a landing ring of 3 stages at least");
+    static_assert(kStageFloats % 32 == 0, "TMA's boxes 128 bytes apart");
+    static_assert(B::kTh * B::kTw * B::kBn <= kStages * kStageFloats, "a K split's partials fit in the landing ring");
+};
+
+template <int P, class B, bool kWhole, bool kTma>
+__global__ void __launch_bounds__(B::kThreads, 1)
+    implicit_gemm_wgmma_conv_gelu_mean(const IgemmParams p, const __grid_constant__ CUtensorMap map)
 {
     const int split = (int)gridDim.z, rank = (int)blockIdx.z; /* a cluster of `split` blocks shares the chunks */
-    record_path(p.path_record, split == 1 ? B::kPath : B::kSplitPath + (split == 2 ? 0u : 6u));
+    record_path(p.path_record, (split == 1 ? (kTma ? B::kTmaPath : B::kPath)
+                                           : (kTma ? B::kTmaSplitPath : B::kSplitPath) + (split == 2 ? 0u : 6u)));
     using Land = typename B::Land;
-    constexpr int kTw = B::kTw, kWarps = B::kWarps, kLandFloats = B::kLandFloats, kBn = B::kBn;
+    using L = Landing<B, kTma>;
+    using Src = typename L::Src;
+    constexpr int kTw = B::kTw, kWarps = B::kWarps, kLandFloats = L::kStageFloats, kBn = B::kBn;
     __shared__ float warp_sums[kWarps * kBn];
     __shared__ double block_sums[kBn];
+    __shared__ uint64_t landed[kTma ? L::kStages : 1]; /* TMA: stage s's window landed (a phase a chunk) */
     float *smem = reinterpret_cast<float *>(dynamic_smem());
-    constexpr int kStages = B::kLandStages, kBuffers = B::kBuffers, kOpFloats = B::kOpFloats;
+    if constexpr (kTma)
+        smem += (L::kAlignBytes - shared_address(smem) % L::kAlignBytes) % L::kAlignBytes / sizeof(float);
+    constexpr int kStages = L::kStages, kBuffers = B::kBuffers, kOpFloats = B::kOpFloats;
     constexpr uint32_t kLandBytes = 4u * kLandFloats, kOpBytes = 4u * kOpFloats;
     float *land = smem, *ops = smem + kStages * kLandFloats;
     const uint32_t land_base = shared_address(land), ops_base = shared_address(ops);
@@ -64,19 +94,46 @@ __global__ void __launch_bounds__(B::kThreads, 1) implicit_gemm_wgmma_conv_gelu_
 
     const int per_rank = (p.chunks + split - 1) / split;
     const int first = rank * per_rank, count = max(0, min(p.chunks - first, per_rank)); /* this block's chunks */
-    StageCopies<Land, kWhole> copies; /* issues chunks first, first + 1, ... */
+    /* issues chunks first, first + 1, ...: by TMA, the window (thread 0) and the weights (every thread's cp.async) */
+    StageCopies<Land, kWhole, kTma ? kCopyWeights : kCopyInput | kCopyWeights, Src::kInFloats> copies;
     copies.init(p, p.x + (n * p.cin + (int64_t)first * kChunk) * p.h * p.wd, oy0, ox0, c0);
-    ChunkConversion<P, B> conversion;
-    conversion.init();
+    auto issue_copies = [&](int j) { /* the block's chunk j into stage j % kStages */
+        const uint32_t stage = land_base + j % kStages * kLandBytes;
+        if constexpr (kTma) {
+            if (threadIdx.x == 0) {
+                const uint32_t bar = shared_address(&landed[j % kStages]);
+                mbarrier_arrive_expect(bar, 4u * Src::kBoxFloats);
+                tma_load_4d(stage, &map, Src::box_x((int)ox0, p.pad), (int)oy0 - p.pad, (first + j) * kChunk, (int)n,
+                            bar);
+            }
+        }
+        copies.issue(p, c0, first + j, stage);
+    };
+    auto wait_landed = [&](int j) { /* TMA: the block's chunk j's window, phase j / kStages of its stage */
+        if constexpr (kTma)
+            mbarrier_wait(shared_address(&landed[j % kStages]), (uint32_t)(j / kStages) & 1u);
+    };
+    ChunkConversion<P, B, Src> conversion;
+    if constexpr (kTma) {
+        conversion.init(Src::lead(p.pad));
+        if (threadIdx.x == 0)
+#pragma unroll
+            for (int s = 0; s < kStages; ++s)
+                mbarrier_init(shared_address(&landed[s]));
+        __syncthreads(); /* the mbarriers, before any thread waits on them */
+    } else {
+        conversion.init();
+    }
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) {
         if (s < count)
-            copies.issue(p, c0, first + s, land_base + s * kLandBytes);
+            issue_copies(s);
         cp_async_commit();
     }
     cp_async_wait<kStages - 2>();
     __syncthreads(); /* chunk 0 landed */
     if (count > 0) {
+        wait_landed(0);
         conversion.convert(land, ops);
         fence_proxy_async();
     }
@@ -91,12 +148,13 @@ __global__ void __launch_bounds__(B::kThreads, 1) implicit_gemm_wgmma_conv_gelu_
         issue_chunk<P, B>(op, op + 4u * B::kPlanes * B::kAFloats, wg, part);
         wgmma_commit();
         if (k + 1 < count) { /* while the tensor cores run */
+            wait_landed(k + 1);
             conversion.convert(land + (k + 1) % kStages * kLandFloats, ops + (k + 1) % kBuffers * kOpFloats);
             fence_proxy_async();
         }
         const int next = k + kStages - 1;
         if (next < count)
-            copies.issue(p, c0, first + next, land_base + next % kStages * kLandBytes);
+            issue_copies(next);
         cp_async_commit();
         wgmma_wait<0>();
         add_chain(acc, part);
@@ -160,38 +218,61 @@ ImplicitGemmGeometry geometry(const cgp_problem *p, TileSplit c)
     return implicit_gemm_geometry(p, 8 * t.wy, 8 * t.wx, t.bn);
 }
 
-template <int P, class B>
+template <int P, class B, bool kTma>
 cudaError_t launch_blocks(const cgp_launch_args *a, TileSplit choice, cudaStream_t stream)
 {
     const ImplicitGemmGeometry g = geometry(&a->p, choice);
     IgemmParams p = implicit_gemm_params(a, g);
+    CUtensorMap map = {};
+    if constexpr (kTma) {
+        if (!input_tensor_map(&map, a->p, a->x, TmaWindow<B>::kRowStride, TmaWindow<B>::kRows, kChunk))
+            return cudaErrorInvalidValue; /* the encoder refused a map of x (unsupported checked what TMA needs) */
+    }
     const void *kernel = implicit_gemm_whole_chunks(a)
-                             ? reinterpret_cast<const void *>(&implicit_gemm_wgmma_conv_gelu_mean<P, B, true>)
-                             : reinterpret_cast<const void *>(&implicit_gemm_wgmma_conv_gelu_mean<P, B, false>);
-    return launch_implicit_gemm(kernel, p, g, a->p.n, choice.split, B::kThreads, B::kSmemBytes, stream);
+                             ? reinterpret_cast<const void *>(&implicit_gemm_wgmma_conv_gelu_mean<P, B, true, kTma>)
+                             : reinterpret_cast<const void *>(&implicit_gemm_wgmma_conv_gelu_mean<P, B, false, kTma>);
+    return launch_implicit_gemm(kernel, p, g, a->p.n, choice.split, B::kThreads, Landing<B, kTma>::kSmemBytes, stream,
+                                &map);
 }
 
-template <int P> constexpr size_t max_smem_bytes()
+template <int P, bool kTma> constexpr size_t max_smem_bytes()
 {
-    return largest({Blocks<P, 2, 2, 64>::kSmemBytes, Blocks<P, 1, 2, 64>::kSmemBytes, Blocks<P, 1, 1, 64>::kSmemBytes,
-                    Blocks<P, 2, 2, 32>::kSmemBytes, Blocks<P, 1, 2, 32>::kSmemBytes, Blocks<P, 1, 1, 32>::kSmemBytes});
+    return largest({Landing<Blocks<P, 2, 2, 64>, kTma>::kSmemBytes, Landing<Blocks<P, 1, 2, 64>, kTma>::kSmemBytes,
+                    Landing<Blocks<P, 1, 1, 64>, kTma>::kSmemBytes, Landing<Blocks<P, 2, 2, 32>, kTma>::kSmemBytes,
+                    Landing<Blocks<P, 1, 2, 32>, kTma>::kSmemBytes, Landing<Blocks<P, 1, 1, 32>, kTma>::kSmemBytes});
 }
 
-/* tf32-v10's and 3xtf32-v10's hooks (kernel_desc.cuh) */
-template <int P> struct ImplicitGemmWgmmaVersion : NoStageSplit {
+/* The hooks (kernel_desc.cuh) of tf32-v10 and 3xtf32-v10 (windows by cp.async) and of tf32-v13 and 3xtf32-v13 (by
+ * TMA) */
+template <int P, bool kTma> struct ImplicitGemmWgmmaVersion : NoStageSplit {
     static constexpr cgp_precision precision = (cgp_precision)P;
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
-        constexpr size_t kSmem = max_smem_bytes<P>();
+        constexpr size_t kSmem = max_smem_bytes<P, kTma>();
         if (!CGP_HAVE_WGMMA)
             return "this build has no sm_90a code (make SM=90 builds it)";
         if (d->cc_major != 9 || d->cc_minor != 0)
             return "wgmma needs a GPU of compute capability 9.0 (H100, H200)";
         if (kSmem > d->smem_per_block_optin)
             return kSharedMemoryNeed<kSmem>.text;
+        if (kTma) {
+            const char *why = input_tensor_map_unsupported(p);
+            if (why != NULL)
+                return why;
+        }
         const TileSplit c = choose(p, d);
         return implicit_gemm_split_grid_unsupported(p, geometry(p, c), c.split);
+    }
+
+    /* By TMA: where the tile is 8x8 pixels, whose box reads 16 columns a row for the window's 10, tf32-v10's copies
+     * measured faster (docs/perf-log.md, "TMA windows": 8x512x512x8x8) */
+    static const char *defers(const cgp_problem *p, const cgp_device_info *d)
+    {
+        return kTma && kTileShapes[choose(p, d).tile].wx == 1
+                   ? "its tile is 8x8 pixels, whose TMA box reads 16 columns a row for the window's 10 (the "
+                     "implicit GEMM with cp.async windows is faster)"
+                   : nullptr;
     }
 
     static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
@@ -202,35 +283,47 @@ template <int P> struct ImplicitGemmWgmmaVersion : NoStageSplit {
     static const char *path(const cgp_problem *p, const cgp_device_info *d)
     {
         const TileSplit c = choose(p, d);
-        return cgp_path_name(c.split == 1 ? CGP_PATH_IGEMM_WGMMA_TILE0 + (unsigned)c.tile
-                                          : CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0 + (unsigned)c.tile + (c.split == 2 ? 0u : 6u));
+        const unsigned whole = kTma ? CGP_PATH_IGEMM_WGMMA_TMA_TILE0 : CGP_PATH_IGEMM_WGMMA_TILE0;
+        const unsigned split = kTma ? CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0 : CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0;
+        return cgp_path_name(c.split == 1 ? whole + (unsigned)c.tile
+                                          : split + (unsigned)c.tile + (c.split == 2 ? 0u : 6u));
     }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t stream)
     {
         const TileSplit c = choose(&a->p, d);
         switch (c.tile) {
-        case 0: return launch_blocks<P, Blocks<P, 2, 2, 64>>(a, c, stream);
-        case 1: return launch_blocks<P, Blocks<P, 1, 2, 64>>(a, c, stream);
-        case 2: return launch_blocks<P, Blocks<P, 1, 1, 64>>(a, c, stream);
-        case 3: return launch_blocks<P, Blocks<P, 2, 2, 32>>(a, c, stream);
-        case 4: return launch_blocks<P, Blocks<P, 1, 2, 32>>(a, c, stream);
-        default: return launch_blocks<P, Blocks<P, 1, 1, 32>>(a, c, stream);
+        case 0: return launch_blocks<P, Blocks<P, 2, 2, 64>, kTma>(a, c, stream);
+        case 1: return launch_blocks<P, Blocks<P, 1, 2, 64>, kTma>(a, c, stream);
+        case 2: return launch_blocks<P, Blocks<P, 1, 1, 64>, kTma>(a, c, stream);
+        case 3: return launch_blocks<P, Blocks<P, 2, 2, 32>, kTma>(a, c, stream);
+        case 4: return launch_blocks<P, Blocks<P, 1, 2, 32>, kTma>(a, c, stream);
+        default: return launch_blocks<P, Blocks<P, 1, 1, 32>, kTma>(a, c, stream);
         }
     }
 };
+
+using Tf32ByCpAsync = ImplicitGemmWgmmaVersion<kTf32, false>;
+using Tf32x3ByCpAsync = ImplicitGemmWgmmaVersion<kTf32x3, false>;
+using Tf32ByTma = ImplicitGemmWgmmaVersion<kTf32, true>;
+using Tf32x3ByTma = ImplicitGemmWgmmaVersion<kTf32x3, true>;
 
 } // namespace
 
 /* X(descriptor, hooks, version, name, summary) for each version of this file */
 #define IMPLICIT_GEMM_WGMMA_VERSIONS(X)                                                                                \
-    X(cgp_kernel_tf32_v10, ImplicitGemmWgmmaVersion<kTf32>, 20, "tf32-v10",                                            \
+    X(cgp_kernel_tf32_v10, Tf32ByCpAsync, 20, "tf32-v10",                                                              \
       "implicit GEMM on Hopper wgmma (sm_90a, m64n64k8 tf32, operands from shared memory) for any channel "            \
       "count: 16x16, 8x16 or 8x8-pixel x 64 or 32-channel tiles (a warpgroup per 8x8, chosen per shape), 8 input "   \
       "channels x 9 taps a chunk landing 3 chunks ahead by cp.async, converted into one operand buffer while the "     \
       "wgmmas read the other; a chunk's taps chained in a fresh accumulator")                                          \
-    X(cgp_kernel_tf32x3_v10, ImplicitGemmWgmmaVersion<kTf32x3>, 30, "3xtf32-v10",                                      \
+    X(cgp_kernel_tf32x3_v10, Tf32x3ByCpAsync, 30, "3xtf32-v10",                                                        \
       "tf32-v10 with the 3xTF32 split (fp32-level accuracy): big and small operand planes, 27 wgmmas a chunk, "        \
-      "the 18 corrections first, gelu_x2_fine")
+      "the 18 corrections first, gelu_x2_fine")                                                                        \
+    X(cgp_kernel_tf32_v13, Tf32ByTma, 36, "tf32-v13",                                                                  \
+      "tf32-v10 with each chunk's input window landed by TMA (one box copy issued by one thread, completing on an "    \
+      "mbarrier; the weights by cp.async as before; W % 4 = 0)")                                                       \
+    X(cgp_kernel_tf32x3_v13, Tf32x3ByTma, 37, "3xtf32-v13",                                                            \
+      "3xtf32-v10 with each chunk's input window landed by TMA (W % 4 = 0)")
 
 IMPLICIT_GEMM_WGMMA_VERSIONS(CGP_DEFINE_KERNEL_DESC)

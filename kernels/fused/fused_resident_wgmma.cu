@@ -43,19 +43,6 @@
 
 namespace {
 
-/* The landing stage of an input window by TMA (tf32-v12, 3xtf32-v12): a box of 8 channels x TH + 2 rows x kRowStride
- * columns from column ox0 (padding 0; the window at its column 0) or ox0 - 4 (padding same, the window at column 3: a
- * box starts at a multiple of 4 columns, wgmma_conv.cuh's staging_of), row oy0 - pad; stages 128 bytes apart */
-template <class B> struct TmaWindow {
-    static constexpr int kRowStride = (B::kTw + 2 + 3 + 3) / 4 * 4; /* the window's TW + 2 columns from column 3 */
-    static constexpr int kRows = B::kTh + 2;
-    static constexpr int kPlane = kRows * kRowStride;
-    static constexpr int kBoxFloats = kChunk * kPlane;
-    static constexpr int kInFloats = (kBoxFloats + 31) / 32 * 32;
-    static __device__ __forceinline__ int lead(int pad) { return pad ? 3 : 0; }
-    static __device__ __forceinline__ int box_x(int ox0, int pad) { return pad ? ox0 - 4 : ox0; }
-};
-
 /* The shared memory of block B: the static doubles (a slot per warp and channel, the block's sums) and with TMA the
  * stages' mbarriers, then, dynamic (with TMA from a 128-byte boundary), two A buffers ([big][small]), kStages landing
  * stages of input windows (Src's layout), and the resident B of every chunk ([big][small] each) */
@@ -171,7 +158,7 @@ __global__ void __launch_bounds__(B::kThreads, 1)
 
     /* The copies: the block's (tile, chunk) pairs in order, pair j = (tile t_begin + j / chunks, chunk j % chunks),
      * by cp.async (every thread) or TMA (thread 0, one box a chunk) */
-    StageCopies<Land, kWhole, false> copies;
+    StageCopies<Land, kWhole, kCopyInput> copies;
     TileCursor copy_at(g, t_begin, kTh, kTw);
     int copy_chunk = 0;
     auto copy_next = [&](int stage) {

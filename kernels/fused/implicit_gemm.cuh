@@ -11,7 +11,7 @@
  *              padding "same"); the BN x 72 weights of the chunk in their own order, [output channel][input
  *              channel][tap], rows padded (weight_stride), zero past Cout and Cin.
  *   StageCopies   a thread's cp.async copies of a stage: 4 bytes an input element; 16 bytes of weights where Cin
- *              is a multiple of 8 and the weights 16-byte aligned (kWhole), else 4 (or no weights: kWeights);
+ *              is a multiple of 8 and the weights 16-byte aligned (kWhole), else 4 (or one of the two: kParts);
  *              where each lands and reads from is worked out once per block.
  *   K split    split_sum_publish: the blocks of a thread-block cluster each computed the same tile over a share of
  *              the chunks and landed their partial sums in shared memory; each adds all of them for a slice of the
@@ -155,9 +155,12 @@ __device__ __forceinline__ bool window_element(const IgemmParams &p, int i, int6
  * i / area, row, column), 4 bytes each (the window's rows start anywhere). Weights: kWhole (Cin a multiple of 8, so
  * every chunk is whole, and weights 16-byte aligned) 16 bytes a copy, 4 consecutive (input channel, tap) of one
  * output channel, and no channel past Cin to test; else 4 bytes a copy. Slot s copies the same element of every
- * chunk, so where it lands and where it reads are worked out once. kWeights false: the input window alone (tf32-v11
- * and 3xtf32-v11 hold their weights resident). */
-template <class T, bool kWhole, bool kWeights = true> struct StageCopies {
+ * chunk, so where it lands and where it reads are worked out once. kParts: both (the weights kWOffset floats into the
+ * stage), the input window alone (tf32-v11 and 3xtf32-v11 hold their weights resident) or the weights alone (tf32-v13
+ * and 3xtf32-v13 land the window by TMA). */
+enum StageParts { kCopyInput = 1, kCopyWeights = 2 };
+template <class T, bool kWhole, int kParts = kCopyInput | kCopyWeights, int kWOffset = T::kInFloats> struct StageCopies {
+    static constexpr bool kInput = kParts & kCopyInput, kWeights = kParts & kCopyWeights;
     static constexpr int kInElems = kChunk * T::kArea;
     static constexpr int kWWidth = kWhole ? 4 : 1;             /* floats a weight copy */
     static constexpr int kWRow = kChunkK / kWWidth;            /* weight copies an output channel */
@@ -173,7 +176,7 @@ template <class T, bool kWhole, bool kWeights = true> struct StageCopies {
     uint32_t w_dst[kWSlots > 0 ? kWSlots : 1]; /* their byte offset in a stage | their input channel << kChannelShift */
     static constexpr int kChannelShift = 24;
     static constexpr uint32_t kOffsetMask = (1u << kChannelShift) - 1;
-    static_assert((T::kInFloats + T::kWFloats) * 4 <= (int)kOffsetMask, "stage offsets below the channel bits");
+    static_assert((kWOffset + T::kWFloats) * 4 <= (int)kOffsetMask, "stage offsets below the channel bits");
 
     static __device__ __forceinline__ bool spare(int s, int elems)
     {
@@ -184,7 +187,7 @@ template <class T, bool kWhole, bool kWeights = true> struct StageCopies {
     {
         in_image = 0;
 #pragma unroll
-        for (int s = 0; s < T::kInSlots; ++s) {
+        for (int s = 0; s < (kInput ? T::kInSlots : 0); ++s) {
             const int i = (int)threadIdx.x + s * T::kThreads, ci = i / T::kArea;
             int64_t offset;
             const bool inside = window_element<T>(p, i, oy0, ox0, &offset);
@@ -197,7 +200,7 @@ template <class T, bool kWhole, bool kWeights = true> struct StageCopies {
             const int i = (int)threadIdx.x + s * T::kThreads;
             const int co = i / kWRow, k = i % kWRow * kWWidth;
             w_src[s] = i < kWElems && c0 + co < p.cout ? (int)(co * p.cin * kTaps + k) : -1;
-            w_dst[s] = 4u * (uint32_t)(T::kInFloats + co * T::kWStride + k) | (uint32_t)(k / kTaps) << kChannelShift;
+            w_dst[s] = 4u * (uint32_t)(kWOffset + co * T::kWStride + k) | (uint32_t)(k / kTaps) << kChannelShift;
         }
     }
 
@@ -208,7 +211,7 @@ template <class T, bool kWhole, bool kWeights = true> struct StageCopies {
         const uint32_t left = (uint32_t)(p.cin - ci0 < kChunk ? p.cin - ci0 : kChunk); /* the chunk's channels */
         const int64_t step = kChunk * p.h * p.wd;
 #pragma unroll
-        for (int s = 0; s < T::kInSlots; ++s) {
+        for (int s = 0; s < (kInput ? T::kInSlots : 0); ++s) {
             if (kInSpare && s == T::kInSlots - 1 && spare(s, kInElems))
                 continue;
             const bool inside = (in_image >> s & 1u) && (kWhole || in_dst[s] >> kChannelShift < left);
@@ -484,11 +487,13 @@ constexpr size_t largest(std::initializer_list<size_t> sizes)
     return most;
 }
 
-/* Launches kernel(p) (one IgemmParams argument) on the grid (image, tile) x channel block x split of g, blocks of
- * `threads` with `smem_bytes` of dynamic shared memory, the `split` blocks along z a thread-block cluster (a K
- * split; no cluster where split is 1). Reports this launch's status only, not an error the caller left behind. */
+/* Launches kernel(p) (one IgemmParams argument; kernel(p, *map) where map is given) on the grid (image, tile) x
+ * channel block x split of g, blocks of `threads` with `smem_bytes` of dynamic shared memory, the `split` blocks
+ * along z a thread-block cluster (a K split; no cluster where split is 1). Reports this launch's status only, not an
+ * error the caller left behind. */
 inline cudaError_t launch_implicit_gemm(const void *kernel, IgemmParams p, const ImplicitGemmGeometry &g, int64_t n,
-                                        int split, int threads, size_t smem_bytes, cudaStream_t stream)
+                                        int split, int threads, size_t smem_bytes, cudaStream_t stream,
+                                        const CUtensorMap *map = nullptr)
 {
     const cudaError_t err =
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_bytes);
@@ -506,7 +511,7 @@ inline cudaError_t launch_implicit_gemm(const void *kernel, IgemmParams p, const
     cluster.val.clusterDim.z = (unsigned)split;
     config.attrs = &cluster;
     config.numAttrs = split > 1 ? 1 : 0;
-    void *argv[] = {&p};
+    void *argv[] = {&p, const_cast<CUtensorMap *>(map)}; /* the map: the kernels that land their windows by TMA */
     return cudaLaunchKernelExC(&config, kernel, argv);
 }
 

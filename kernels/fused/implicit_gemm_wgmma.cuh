@@ -1,9 +1,10 @@
 /*
- * implicit_gemm_wgmma.cuh - what the wgmma implicit GEMMs share (library layer): tf32-v10 / 3xtf32-v10
- * (fused_implicit_gemm_wgmma.cu) and tf32-v11 / 3xtf32-v11 (fused_resident_wgmma.cu).
+ * implicit_gemm_wgmma.cuh - what the wgmma implicit GEMMs share (library layer): tf32-v10, v13 / 3xtf32-v10, v13
+ * (fused_implicit_gemm_wgmma.cu) and tf32-v11, v12 / 3xtf32-v11, v12 (fused_resident_wgmma.cu).
  *
  *   Blocks           a block of WY x WX warpgroups, each an 8 x 8 pixel block x BN channels (one m64nBN
  *                    accumulator), its landing stage (implicit_gemm.cuh's Window) and operand buffers
+ *   TmaWindow        the landing stage of an input window by TMA (tf32-v12, v13)
  *   ChunkConversion  a landed chunk into wgmma's operand layouts, rounded only as far as the tensor cores read:
  *                    A = the input window [channel half][pixel][4 channels], B = per tap [half][BN output
  *                    channels][4 input channels]
@@ -51,6 +52,22 @@ template <int P, int WY, int WX, int BN> struct Blocks {
     static constexpr unsigned kIndex = (BN == 32 ? 3 : 0) + (WY == 2 ? 0 : WX == 2 ? 1 : 2);
     static constexpr unsigned kPath = CGP_PATH_IGEMM_WGMMA_TILE0 + kIndex;
     static constexpr unsigned kSplitPath = CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0 + kIndex;
+    static constexpr unsigned kTmaPath = CGP_PATH_IGEMM_WGMMA_TMA_TILE0 + kIndex; /* tf32-v13: windows by TMA */
+    static constexpr unsigned kTmaSplitPath = CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0 + kIndex;
+};
+
+/* The landing stage of an input window by TMA (tf32-v12, v13, 3xtf32-v12, v13): a box of 8 channels x TH + 2 rows x
+ * kRowStride columns from column ox0 (padding 0; the window at its column 0) or ox0 - 4 (padding same, the window at
+ * column 3: a box starts at a multiple of 4 columns, wgmma_conv.cuh's staging_of), row oy0 - pad; its stage a
+ * multiple of 128 bytes */
+template <class B> struct TmaWindow {
+    static constexpr int kRowStride = (B::kTw + 2 + 3 + 3) / 4 * 4; /* the window's TW + 2 columns from column 3 */
+    static constexpr int kRows = B::kTh + 2;
+    static constexpr int kPlane = kRows * kRowStride;
+    static constexpr int kBoxFloats = kChunk * kPlane;
+    static constexpr int kInFloats = (kBoxFloats + 31) / 32 * 32;
+    static __device__ __forceinline__ int lead(int pad) { return pad ? 3 : 0; }
+    static __device__ __forceinline__ int box_x(int ox0, int pad) { return pad ? ox0 - 4 : ox0; }
 };
 
 /* The rounding (3xTF32: split) of 4 values as the tensor cores read them */
@@ -120,11 +137,11 @@ template <int P, class B, class Src = typename B::Land> struct ChunkConversion {
                 task<kTaps, B::kBFloats / 4>(weights + (w[s] & 0xffffu), dst + (w[s] >> 16));
     }
 
-    /* A landing stage into an operand buffer, [A big][A small][B big][B small] */
+    /* A landing stage (Src's window, then the weights) into an operand buffer, [A big][A small][B big][B small] */
     __device__ __forceinline__ void convert(const float *land, float *op) const
     {
         convert_input(land, op);
-        convert_weights(land + Land::kInFloats, op + B::kPlanes * B::kAFloats);
+        convert_weights(land + Src::kInFloats, op + B::kPlanes * B::kAFloats);
     }
 
     /* 4 channels kStride floats apart, rounded (3xTF32: split, the small part kSmall further) */

@@ -69,7 +69,12 @@ enum cgp_path_id {
     /* the same with the input windows landed by TMA (tf32-v12, 3xtf32-v12): CGP_PATH_RESIDENT_TMA_TILE0 + the tile's
      * index, named "resident TMA " + its tf32-v10 name */
     CGP_PATH_RESIDENT_TMA_TILE0 = CGP_PATH_RESIDENT_TILE0 + 6,
-    CGP_PATH_COUNT = CGP_PATH_RESIDENT_TMA_TILE0 + 6 /* one past the last id */
+    /* the wgmma implicit GEMMs with the input windows landed by TMA (tf32-v13, 3xtf32-v13): their 6 tiles
+     * (CGP_PATH_IGEMM_WGMMA_TMA_TILE0 + the index), then with K split over 2 and 4 blocks
+     * (CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0 + the index, + 6 + the index), named "TMA " + tf32-v10's name */
+    CGP_PATH_IGEMM_WGMMA_TMA_TILE0 = CGP_PATH_RESIDENT_TMA_TILE0 + 6,
+    CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0 = CGP_PATH_IGEMM_WGMMA_TMA_TILE0 + 6,
+    CGP_PATH_COUNT = CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0 + 12 /* one past the last id */
 };
 
 /* The name of path `id` (exactly what the `path` hook of a version taking it returns), or NULL for 0 and any id

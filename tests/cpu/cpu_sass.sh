@@ -10,8 +10,8 @@
 #     so only SASS shows it;
 #   - the implicit GEMMs: mma.sync TF32 in every implicit_gemm_conv_gelu_mean (tf32-v9, 3xtf32-v9,
 #     kernels/fused/fused_implicit_gemm.cu) and wgmma (HGMMA.64x64x8 or 64x32x8 .F32.TF32) in every
-#     implicit_gemm_wgmma_conv_gelu_mean (tf32-v10, 3xtf32-v10, fused_implicit_gemm_wgmma.cu, sm_90a) and every
-#     resident_wgmma_conv_gelu_mean (tf32-v11, v12, 3xtf32-v11, v12, fused_resident_wgmma.cu, sm_90a);
+#     implicit_gemm_wgmma_conv_gelu_mean (tf32-v10, v13, 3xtf32-v10, v13, fused_implicit_gemm_wgmma.cu, sm_90a)
+#     and every resident_wgmma_conv_gelu_mean (tf32-v11, v12, 3xtf32-v11, v12, fused_resident_wgmma.cu, sm_90a);
 #   - the strict-fp32 kernels (kernels/fused/fused_fp32_*.cu, kernels/fused/history/fused_fp32_*.cu): not one
 #     tensor-core instruction (HMMA, HGMMA, IMMA, DMMA, BMMA) in any of their functions, and FFMA in each
 #     ffma_igemm_conv_gelu_mean (fp32-v10) and each winograd_gemm_conv_gelu_mean (fp32-v11).

@@ -67,7 +67,8 @@ enum { MUST_REFUSE, MUST_RUN, MAY_RUN };
  * fp32-v11 (31) there with the 160272 bytes its 64-channel tile needs; the wgmma implicit GEMMs with resident
  * weights (32, 33) there every shape of Cin <= 64 (an H100/H200's 227 KiB a block), none of Cin above 176
  * (tf32-v11's largest resident weights, on its smallest tile) or 88 (3xtf32-v11's), and so those with the input
- * windows by TMA (34, 35) where W % 4 = 0, none where it is not; fp32-v2..v9
+ * windows by TMA (34, 35) where W % 4 = 0, none where it is not, and the wgmma implicit GEMMs by TMA (36, 37) every
+ * shape of W % 4 = 0, none other; fp32-v2..v9
  * only Cin = 8 and Cout = 64,
  * and they need up to 215 KiB of shared memory a block (an H100/H200 has 227: elsewhere they may refuse); the
  * wgmma versions (14-18, 23-28) only Cin <= 8 and Cout <= 64, on compute capability 9.0 with a build for sm_90a. */
@@ -80,8 +81,10 @@ static int expected_support(int version, const cgp_shape *s, const cgp_device_in
         return d->cc_major >= 8 && d->smem_per_block_optin >= 65280 ? MUST_RUN : MUST_REFUSE;
     if (version == 31) /* the Winograd GEMM: any shape */
         return d->cc_major >= 8 && d->smem_per_block_optin >= 160272 ? MUST_RUN : MUST_REFUSE;
-    if (version == 20 || version == 30) /* the wgmma implicit GEMMs: any shape */
-        return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 ? MUST_RUN : MUST_REFUSE;
+    if (version == 20 || version == 30 || version == 36 || version == 37) /* the wgmma implicit GEMMs: any shape */
+        return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && (version <= 30 || s->w % 4 == 0)
+                   ? MUST_RUN
+                   : MUST_REFUSE;
     if (version >= 32 && version <= 35) { /* resident weights: Cin <= 64 on any tile, up to 176 / 88 on some */
         const int tf32 = version % 2 == 0, tma = version >= 34;
         if (!CGP_WGMMA_BUILT || d->cc_major != 9 || d->cc_minor != 0 || s->cin > (tf32 ? 176 : 88) ||

@@ -25,8 +25,16 @@
  *                 tile in the block) the slots are added in warp order and published once (reduction.cuh, the
  *                 persistent schedule's slots): deterministic, or atomic.
  * No K split. Where the blocks get fewer than 2 tiles each, or the weights fit only at 32 channels a block while
- * Cout wants 64, the heuristic passes these over for tf32-v10 / 3xtf32-v10 (defers: measured faster there). Both run on an sm_90 GPU with a build for sm_90a
- * (SM=90) and refuse other GPUs, builds and shapes whose weights do not fit, with the reason.
+ * Cout wants 64, the heuristic passes these over for tf32-v10 / 3xtf32-v10 (defers: measured faster there). Both run
+ * on an sm_90 GPU with a build for sm_90a (SM=90) and refuse other GPUs, builds and shapes whose weights do not fit,
+ * with the reason.
+ *
+ * tf32-v12 (version 34) and 3xtf32-v12 (35) are the same kernel (template parameter kTma) with each chunk's input
+ * window landed by TMA: thread 0 starts one box copy (TmaWindow: 8 channels x TH + 2 rows x TW + 5 columns rounded
+ * up to 4, zeros outside x) onto the stage's mbarrier, 3 stages, and every thread waits on that mbarrier before
+ * converting the window; the copies of every thread, their addresses and the proxy fence's wait for them are gone
+ * (docs/perf-log.md, "TMA windows"). They refuse what TMA cannot read (W % 4 != 0, tensor_map.cuh), where
+ * tf32-v11 / 3xtf32-v11 run; 3xTF32's bigger stages leave Cin <= 56 on the 32-channel tiles.
  */
 #include <stdint.h>
 
@@ -53,7 +61,8 @@ template <int P, class B, bool kTma> struct Resident {
     static constexpr int kAOpFloats = B::kPlanes * B::kAFloats;
     static constexpr int kChunkBFloats = B::kPlanes * B::kBFloats;
     static constexpr int kFixedFloats = 2 * kAOpFloats + kStages * Src::kInFloats;
-    static constexpr size_t kStaticBytes = sizeof(double) * (B::kWarps * B::kBn + B::kBn) + 16 + (kTma ? 8 * kStages : 0);
+    static constexpr size_t kStaticBytes =
+        sizeof(double) * (B::kWarps * B::kBn + B::kBn) + 16 + (kTma ? sizeof(uint64_t) * kStages : 0);
     static constexpr size_t kAlignBytes = kTma ? 128 : 0; /* the dynamic memory aligned up to 128 bytes for TMA */
     static size_t dynamic_bytes(int chunks)
     {
@@ -132,8 +141,8 @@ struct TileCursor {
 };
 
 template <int P, class B, bool kWhole, bool kTma>
-__global__ void __launch_bounds__(B::kThreads, 1)
-    resident_wgmma_conv_gelu_mean(const IgemmParams p, const PersistentSchedule g, const __grid_constant__ CUtensorMap map)
+__global__ void __launch_bounds__(B::kThreads, 1) resident_wgmma_conv_gelu_mean(
+    const IgemmParams p, const PersistentSchedule g, const __grid_constant__ CUtensorMap map)
 {
     record_path(p.path_record, (kTma ? CGP_PATH_RESIDENT_TMA_TILE0 : CGP_PATH_RESIDENT_TILE0) + B::kIndex);
     using R = Resident<P, B, kTma>;

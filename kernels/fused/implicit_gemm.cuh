@@ -159,7 +159,8 @@ __device__ __forceinline__ bool window_element(const IgemmParams &p, int i, int6
  * stage), the input window alone (tf32-v11 and 3xtf32-v11 hold their weights resident) or the weights alone (tf32-v13
  * and 3xtf32-v13 land the window by TMA). */
 enum StageParts { kCopyInput = 1, kCopyWeights = 2 };
-template <class T, bool kWhole, int kParts = kCopyInput | kCopyWeights, int kWOffset = T::kInFloats> struct StageCopies {
+template <class T, bool kWhole, int kParts = kCopyInput | kCopyWeights, int kWOffset = T::kInFloats>
+struct StageCopies {
     static constexpr bool kInput = kParts & kCopyInput, kWeights = kParts & kCopyWeights;
     static constexpr int kInElems = kChunk * T::kArea;
     static constexpr int kWWidth = kWhole ? 4 : 1;             /* floats a weight copy */

@@ -190,25 +190,49 @@ __global__ void __launch_bounds__(B::kThreads, 1)
 /* The K splits a cluster can take (blocks sharing a tile's chunks) */
 constexpr int kSplits[] = {1, 2, 4};
 
-/* 32 channels a block where Cout needs no more, and of the three pixel tiles and the K splits the one that should
- * finish first: the waves of blocks (one block an SM: their shared memory) times a block's pixels over the relative
- * rate of its kind, measured on the H200 (tf32-v10 on the zoo: the 4-warpgroup block ran 28x28 and 32x32 at 100
- * TFLOP/s, the 2-warpgroup one 56x56 at 72; 8 x 8, single-warpgroup blocks, taken at half the 16 x 16 rate), times
- * its share of the chunks, plus 2 chunks' worth for a split's exchange of partials. K is split only with at least
- * 2 chunks a block. */
-TileSplit choose(const cgp_problem *p, const cgp_device_info *d)
+/* A block's shared memory, tile i of kTileShapes: the landing ring and operand buffers, and the kernel's static
+ * arrays (warp sums, block sums, mbarriers and publish_image_sums' flag) */
+template <int P, bool kTma, int I> constexpr size_t tile_smem_bytes()
 {
-    static const double kRate[] = {1.0, 0.72, 0.5};
-    const int first = p->cout <= 32 ? 3 : 0;
+    using B = Blocks<P, kTileShapes[I].wy, kTileShapes[I].wx, kTileShapes[I].bn>;
+    return Landing<B, kTma>::kSmemBytes + sizeof(float) * B::kWarps * B::kBn + sizeof(double) * B::kBn + 64;
+}
+template <int P, bool kTma> struct TileSmem {
+    static constexpr size_t bytes[] = {tile_smem_bytes<P, kTma, 0>(), tile_smem_bytes<P, kTma, 1>(),
+                                       tile_smem_bytes<P, kTma, 2>(), tile_smem_bytes<P, kTma, 3>(),
+                                       tile_smem_bytes<P, kTma, 4>(), tile_smem_bytes<P, kTma, 5>()};
+};
+
+/* Of the pixel tiles (64-channel ones only where Cout needs more than 32) and the K splits, the one that should
+ * finish first. Blocks run in waves of SMs x the blocks an SM holds (by shared memory, 1 KB reserved a block, and by
+ * the registers __launch_bounds__(threads, 1) lets a thread take: two blocks of 4 warps, one of more); a wave takes
+ * the resident blocks' work over the SM's rate. A block's work a chunk: its products (pixels x channels) and its
+ * input window's conversion (window pixels x 64). Rates relative to a block of 4 warpgroups, measured on the H200
+ * (tf32-v10 on the zoo: the 4-warpgroup block ran 28x28 and 32x32 at 100 TFLOP/s, the 2-warpgroup one 56x56 at
+ * 72; single-warpgroup blocks taken at half); blocks resident together add their rates (their barriers are their
+ * own), up to 1: tf32-v10 on 8 x 512->512 x 7x7 ran 256 blocks of 8x8 x 32 channels, two an SM, in 0.046 ms and
+ * 128 of 8x8 x 64, one an SM, in 0.061 (docs/perf-log.md, "Blocks an SM holds"). A block's chunks are its share
+ * plus 2 for a split's exchange of partials; K is split only with at least 2 chunks a block. */
+template <int P, bool kTma> TileSplit choose(const cgp_problem *p, const cgp_device_info *d)
+{
     const int64_t sms = d->sm_count > 0 ? d->sm_count : 1, chunks = ceil_div(p->cin, kChunk);
-    return least_cost(first, first + 3, kSplits, [&](int i, int split) {
-        if (split > 1 && chunks < 2 * split)
-            return -1.0;
+    return least_cost(0, 6, kSplits, [&](int i, int split) {
         const TileShape &t = kTileShapes[i];
-        const int64_t blocks =
-            p->n * ceil_div(p->hout, 8 * t.wy) * ceil_div(p->wout, 8 * t.wx) * ceil_div(p->cout, t.bn);
+        if ((t.bn == 64 && p->cout <= 32) || (split > 1 && chunks < 2 * split))
+            return -1.0;
+        const int warpgroups = t.wy * t.wx, threads = 128 * warpgroups;
+        const double rate = warpgroups == 4 ? 1.0 : warpgroups == 2 ? 0.72 : 0.5;
+        const int64_t by_smem = (int64_t)(d->smem_per_block_optin / (TileSmem<P, kTma>::bytes[i] + 1024));
+        const int64_t by_registers = 65536 / (threads * (65536 / threads < 255 ? 65536 / threads : 255));
+        const int64_t fit = by_smem < by_registers ? by_smem : by_registers;
+        const int64_t blocks = p->n * ceil_div(p->hout, 8 * t.wy) * ceil_div(p->wout, 8 * t.wx) *
+                               ceil_div(p->cout, t.bn) * split;
+        const int64_t wanted = ceil_div(blocks, sms), resident = fit < 1 ? 1 : wanted < fit ? wanted : fit;
+        const double waves = (double)ceil_div(blocks, sms * resident);
+        const double sm_rate = resident * rate < 1.0 ? resident * rate : 1.0;
+        const double work = 64.0 * warpgroups * t.bn + 64.0 * (8 * t.wy + 2) * (8 * t.wx + 2);
         const double block_chunks = (double)ceil_div(chunks, split) + (split > 1 ? 2.0 : 0.0);
-        return (double)ceil_div(blocks * split, sms) * (64.0 * t.wy * t.wx) / kRate[i - first] * block_chunks;
+        return waves * (double)resident * work / sm_rate * block_chunks;
     });
 }
 
@@ -261,7 +285,7 @@ template <int P, bool kTma> struct ImplicitGemmWgmmaVersion : NoStageSplit {
             if (why != NULL)
                 return why;
         }
-        const TileSplit c = choose(p, d);
+        const TileSplit c = choose<P, kTma>(p, d);
         return implicit_gemm_split_grid_unsupported(p, geometry(p, c), c.split);
     }
 
@@ -269,7 +293,7 @@ template <int P, bool kTma> struct ImplicitGemmWgmmaVersion : NoStageSplit {
      * measured faster (docs/perf-log.md, "TMA windows": 8x512x512x8x8) */
     static const char *defers(const cgp_problem *p, const cgp_device_info *d)
     {
-        return kTma && kTileShapes[choose(p, d).tile].wx == 1
+        return kTma && kTileShapes[choose<P, kTma>(p, d).tile].wx == 1
                    ? "its tile is 8x8 pixels, whose TMA box reads 16 columns a row for the window's 10 (the "
                      "implicit GEMM with cp.async windows is faster)"
                    : nullptr;
@@ -277,12 +301,12 @@ template <int P, bool kTma> struct ImplicitGemmWgmmaVersion : NoStageSplit {
 
     static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
     {
-        return implicit_gemm_workspace_bytes(p, geometry(p, choose(p, d)));
+        return implicit_gemm_workspace_bytes(p, geometry(p, choose<P, kTma>(p, d)));
     }
 
     static const char *path(const cgp_problem *p, const cgp_device_info *d)
     {
-        const TileSplit c = choose(p, d);
+        const TileSplit c = choose<P, kTma>(p, d);
         const unsigned whole = kTma ? CGP_PATH_IGEMM_WGMMA_TMA_TILE0 : CGP_PATH_IGEMM_WGMMA_TILE0;
         const unsigned split = kTma ? CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0 : CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0;
         return cgp_path_name(c.split == 1 ? whole + (unsigned)c.tile
@@ -291,7 +315,7 @@ template <int P, bool kTma> struct ImplicitGemmWgmmaVersion : NoStageSplit {
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t stream)
     {
-        const TileSplit c = choose(&a->p, d);
+        const TileSplit c = choose<P, kTma>(&a->p, d);
         switch (c.tile) {
         case 0: return launch_blocks<P, Blocks<P, 2, 2, 64>, kTma>(a, c, stream);
         case 1: return launch_blocks<P, Blocks<P, 1, 2, 64>, kTma>(a, c, stream);

@@ -348,18 +348,15 @@ TileSplit choose(const cgp_problem *p, const cgp_device_info *d)
             return -1.0;
         const ImplicitGemmGeometry g = implicit_gemm_geometry(p, t.th, t.tw, t.bn);
         const int threads = t.th * t.tw / kSegmentPixels * (t.bn / t.rc);
-        const int64_t by_smem = max((int64_t)1, (int64_t)(d->smem_per_block_optin / (kSmem.bytes[i] + 1024)));
+        const int64_t by_smem = max((int64_t)1, blocks_by_shared_memory(d, kSmem.bytes[i]));
         const int64_t by_threads = kBlockThreadsPerSm / threads;
         const int64_t fit = by_smem < by_threads ? by_smem : by_threads; /* blocks an SM holds */
-        const int64_t blocks = p->n * g.tiles_per_image * g.channel_blocks * split;
-        const int64_t wanted = ceil_div(blocks, d->sm_count);
-        const int64_t resident = wanted < fit ? wanted : fit;
-        const double waves = (double)ceil_div(blocks, d->sm_count * resident);
-        const double warps = resident * threads / 32.0;
+        const Residency r = residency(p->n * g.tiles_per_image * g.channel_blocks * split, d->sm_count, fit);
+        const double warps = r.resident * threads / 32.0;
         const double efficiency = warps >= 16.0 ? 1.0 : sqrt(warps / 16.0);
         const double block_chunks = (double)ceil_div(chunks, split) + (split > 1 ? 3.0 : 0.0);
         const double work = (double)t.th * t.tw * t.bn * block_chunks * (t.rc == 4 ? 1.15 : 1.0);
-        return waves * resident * work / efficiency;
+        return (double)r.waves * r.resident * work / efficiency;
     });
 }
 

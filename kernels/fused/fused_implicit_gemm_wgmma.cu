@@ -222,17 +222,15 @@ template <int P, bool kTma> TileSplit choose(const cgp_problem *p, const cgp_dev
             return -1.0;
         const int warpgroups = t.wy * t.wx, threads = 128 * warpgroups;
         const double rate = warpgroups == 4 ? 1.0 : warpgroups == 2 ? 0.72 : 0.5;
-        const int64_t by_smem = (int64_t)(d->smem_per_block_optin / (TileSmem<P, kTma>::bytes[i] + 1024));
+        const int64_t by_smem = blocks_by_shared_memory(d, TileSmem<P, kTma>::bytes[i]);
         const int64_t by_registers = 65536 / (threads * (65536 / threads < 255 ? 65536 / threads : 255));
-        const int64_t fit = by_smem < by_registers ? by_smem : by_registers;
-        const int64_t blocks = p->n * ceil_div(p->hout, 8 * t.wy) * ceil_div(p->wout, 8 * t.wx) *
-                               ceil_div(p->cout, t.bn) * split;
-        const int64_t wanted = ceil_div(blocks, sms), resident = fit < 1 ? 1 : wanted < fit ? wanted : fit;
-        const double waves = (double)ceil_div(blocks, sms * resident);
-        const double sm_rate = resident * rate < 1.0 ? resident * rate : 1.0;
+        const Residency r = residency(p->n * ceil_div(p->hout, 8 * t.wy) * ceil_div(p->wout, 8 * t.wx) *
+                                          ceil_div(p->cout, t.bn) * split,
+                                      sms, by_smem < by_registers ? by_smem : by_registers);
+        const double sm_rate = r.resident * rate < 1.0 ? r.resident * rate : 1.0;
         const double work = 64.0 * warpgroups * t.bn + 64.0 * (8 * t.wy + 2) * (8 * t.wx + 2);
         const double block_chunks = (double)ceil_div(chunks, split) + (split > 1 ? 2.0 : 0.0);
-        return waves * (double)resident * work / sm_rate * block_chunks;
+        return (double)r.waves * (double)r.resident * work / sm_rate * block_chunks;
     });
 }
 

@@ -413,6 +413,27 @@ TileSplit least_cost(int first, int last, const int (&splits)[kSplitCount], Cost
     return best;
 }
 
+/* The blocks of a tile an SM holds by shared memory: a block's `bytes` plus the 1 KB the GPU reserves a block, in
+ * the opt-in shared memory of a block (the SM's less that reserve; 0 where not even one fits) */
+inline int64_t blocks_by_shared_memory(const cgp_device_info *d, size_t bytes)
+{
+    return (int64_t)(d->smem_per_block_optin / (bytes + 1024));
+}
+
+/* A grid of `blocks` on `sms` SMs that hold up to `fit` blocks each (taken as 1 below 1): the blocks an SM runs at
+ * once (no more than the grid gives it) and the waves they run in */
+struct Residency {
+    int64_t resident, waves;
+};
+inline Residency residency(int64_t blocks, int64_t sms, int64_t fit)
+{
+    const int64_t wanted = ceil_div(blocks, sms);
+    Residency r;
+    r.resident = fit < 1 ? 1 : wanted < fit ? wanted : fit;
+    r.waves = ceil_div(blocks, sms * r.resident);
+    return r;
+}
+
 /* NULL when the grid of g fits the kernels' indexing, else why not */
 inline const char *implicit_gemm_grid_unsupported(const cgp_problem *p, const ImplicitGemmGeometry &g)
 {

@@ -194,13 +194,12 @@ constexpr int kSplits[] = {1, 2, 4};
  * arrays (warp sums, block sums, mbarriers and publish_image_sums' flag) */
 template <int P, bool kTma, int I> constexpr size_t tile_smem_bytes()
 {
-    using B = Blocks<P, kTileShapes[I].wy, kTileShapes[I].wx, kTileShapes[I].bn>;
+    using B = TileBlocks<P, I>;
     return Landing<B, kTma>::kSmemBytes + sizeof(float) * B::kWarps * B::kBn + sizeof(double) * B::kBn + 64;
 }
-template <int P, bool kTma> struct TileSmem {
-    static constexpr size_t bytes[] = {tile_smem_bytes<P, kTma, 0>(), tile_smem_bytes<P, kTma, 1>(),
-                                       tile_smem_bytes<P, kTma, 2>(), tile_smem_bytes<P, kTma, 3>(),
-                                       tile_smem_bytes<P, kTma, 4>(), tile_smem_bytes<P, kTma, 5>()};
+template <int P, bool kTma, class Indices = TileIndices> struct TileSmem;
+template <int P, bool kTma, size_t... I> struct TileSmem<P, kTma, std::index_sequence<I...>> {
+    static constexpr size_t bytes[] = {tile_smem_bytes<P, kTma, I>()...};
 };
 
 /* Of the pixel tiles (64-channel ones only where Cout needs more than 32) and the K splits, the one that should
@@ -216,7 +215,7 @@ template <int P, bool kTma> struct TileSmem {
 template <int P, bool kTma> TileSplit choose(const cgp_problem *p, const cgp_device_info *d)
 {
     const int64_t sms = d->sm_count > 0 ? d->sm_count : 1, chunks = ceil_div(p->cin, kChunk);
-    return least_cost(0, 6, kSplits, [&](int i, int split) {
+    return least_cost(0, kTileCount, kSplits, [&](int i, int split) {
         const TileShape &t = kTileShapes[i];
         if ((t.bn == 64 && p->cout <= 32) || (split > 1 && chunks < 2 * split))
             return -1.0;
@@ -257,11 +256,9 @@ cudaError_t launch_blocks(const cgp_launch_args *a, TileSplit choice, cudaStream
                                 &map);
 }
 
-template <int P, bool kTma> constexpr size_t max_smem_bytes()
+template <int P, bool kTma, size_t... I> constexpr size_t max_smem_bytes(std::index_sequence<I...>)
 {
-    return largest({Landing<Blocks<P, 2, 2, 64>, kTma>::kSmemBytes, Landing<Blocks<P, 1, 2, 64>, kTma>::kSmemBytes,
-                    Landing<Blocks<P, 1, 1, 64>, kTma>::kSmemBytes, Landing<Blocks<P, 2, 2, 32>, kTma>::kSmemBytes,
-                    Landing<Blocks<P, 1, 2, 32>, kTma>::kSmemBytes, Landing<Blocks<P, 1, 1, 32>, kTma>::kSmemBytes});
+    return largest({Landing<TileBlocks<P, I>, kTma>::kSmemBytes...});
 }
 
 /* The hooks (kernel_desc.cuh) of tf32-v10 and 3xtf32-v10 (windows by cp.async) and of tf32-v13 and 3xtf32-v13 (by
@@ -271,7 +268,7 @@ template <int P, bool kTma> struct ImplicitGemmWgmmaVersion : NoStageSplit {
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
-        constexpr size_t kSmem = max_smem_bytes<P, kTma>();
+        constexpr size_t kSmem = max_smem_bytes<P, kTma>(TileIndices());
         if (!CGP_HAVE_WGMMA)
             return "this build has no sm_90a code (make SM=90 builds it)";
         if (d->cc_major != 9 || d->cc_minor != 0)
@@ -314,14 +311,9 @@ template <int P, bool kTma> struct ImplicitGemmWgmmaVersion : NoStageSplit {
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t stream)
     {
         const TileSplit c = choose<P, kTma>(&a->p, d);
-        switch (c.tile) {
-        case 0: return launch_blocks<P, Blocks<P, 2, 2, 64>, kTma>(a, c, stream);
-        case 1: return launch_blocks<P, Blocks<P, 1, 2, 64>, kTma>(a, c, stream);
-        case 2: return launch_blocks<P, Blocks<P, 1, 1, 64>, kTma>(a, c, stream);
-        case 3: return launch_blocks<P, Blocks<P, 2, 2, 32>, kTma>(a, c, stream);
-        case 4: return launch_blocks<P, Blocks<P, 1, 2, 32>, kTma>(a, c, stream);
-        default: return launch_blocks<P, Blocks<P, 1, 1, 32>, kTma>(a, c, stream);
-        }
+        return with_tile_blocks<P>(c.tile, [&](auto tile) {
+            return launch_blocks<P, typename decltype(tile)::Block, kTma>(a, c, stream);
+        });
     }
 };
 

@@ -283,14 +283,7 @@ template <int P, class B, bool kTma> bool fits(const cgp_problem *p, const cgp_d
 
 template <int P, bool kTma> bool tile_fits(int tile, const cgp_problem *p, const cgp_device_info *d)
 {
-    switch (tile) {
-    case 0: return fits<P, Blocks<P, 2, 2, 64>, kTma>(p, d);
-    case 1: return fits<P, Blocks<P, 1, 2, 64>, kTma>(p, d);
-    case 2: return fits<P, Blocks<P, 1, 1, 64>, kTma>(p, d);
-    case 3: return fits<P, Blocks<P, 2, 2, 32>, kTma>(p, d);
-    case 4: return fits<P, Blocks<P, 1, 2, 32>, kTma>(p, d);
-    default: return fits<P, Blocks<P, 1, 1, 32>, kTma>(p, d);
-    }
+    return with_tile_blocks<P>(tile, [&](auto t) { return fits<P, typename decltype(t)::Block, kTma>(p, d); });
 }
 
 /* The persistent schedule of tile shape t: X blocks along x, at least 1, at most the tiles */
@@ -315,7 +308,7 @@ template <int P, bool kTma> TileSplit choose(const cgp_problem *p, const cgp_dev
     static const double kRate[] = {1.0, 0.72, 0.5};
     static const int kOneSplit[] = {1};
     const int64_t chunks = ceil_div(p->cin, kChunk);
-    return least_cost(p->cout <= 32 ? 3 : 0, 6, kOneSplit, [&](int i, int) {
+    return least_cost(p->cout <= 32 ? 3 : 0, kTileCount, kOneSplit, [&](int i, int) {
         if (!tile_fits<P, kTma>(i, p, d))
             return -1.0;
         const TileShape &t = kTileShapes[i];
@@ -419,14 +412,9 @@ template <int P, bool kTma> struct ResidentWgmmaVersion : NoStageSplit {
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t stream)
     {
         const int tile = choose<P, kTma>(&a->p, d).tile;
-        switch (tile) {
-        case 0: return launch_blocks<P, Blocks<P, 2, 2, 64>, kTma>(a, d, tile, stream);
-        case 1: return launch_blocks<P, Blocks<P, 1, 2, 64>, kTma>(a, d, tile, stream);
-        case 2: return launch_blocks<P, Blocks<P, 1, 1, 64>, kTma>(a, d, tile, stream);
-        case 3: return launch_blocks<P, Blocks<P, 2, 2, 32>, kTma>(a, d, tile, stream);
-        case 4: return launch_blocks<P, Blocks<P, 1, 2, 32>, kTma>(a, d, tile, stream);
-        default: return launch_blocks<P, Blocks<P, 1, 1, 32>, kTma>(a, d, tile, stream);
-        }
+        return with_tile_blocks<P>(tile, [&](auto t) {
+            return launch_blocks<P, typename decltype(t)::Block, kTma>(a, d, tile, stream);
+        });
     }
 };
 

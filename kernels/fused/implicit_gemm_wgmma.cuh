@@ -10,11 +10,15 @@
  *                    channels][4 input channels]
  *   issue_chunk      the 9 (3xTF32: 27) wgmmas of a chunk, each tap's A the window moved by the tap
  *   kTileShapes      the tiles both versions choose from, in the order of their path ids
+ *   TileBlocks, with_tile_blocks    the Blocks of tile i, at compile time and (one switch for every hook that
+ *                    launches or sizes a tile chosen at run time) at run time
  */
 #ifndef CGP_IMPLICIT_GEMM_WGMMA_CUH
 #define CGP_IMPLICIT_GEMM_WGMMA_CUH
 
 #include <stdint.h>
+
+#include <utility>
 
 #include "fused_tf32_device.cuh"
 #include "implicit_gemm.cuh"
@@ -210,6 +214,28 @@ struct TileShape {
     int wy, wx, bn;
 };
 constexpr TileShape kTileShapes[] = {{2, 2, 64}, {1, 2, 64}, {1, 1, 64}, {2, 2, 32}, {1, 2, 32}, {1, 1, 32}};
+constexpr int kTileCount = (int)(sizeof kTileShapes / sizeof kTileShapes[0]);
+using TileIndices = std::make_index_sequence<kTileCount>;
+
+/* The block of tile I of kTileShapes in precision P */
+template <int P, int I> using TileBlocks = Blocks<P, kTileShapes[I].wy, kTileShapes[I].wx, kTileShapes[I].bn>;
+
+/* f(TileTag<TileBlocks<P, tile>>()) for a tile index known at run time */
+template <class B> struct TileTag {
+    using Block = B;
+};
+template <int P, class F> auto with_tile_blocks(int tile, F &&f)
+{
+    static_assert(kTileCount == 6, "a case for every tile");
+    switch (tile) {
+    case 0: return f(TileTag<TileBlocks<P, 0>>());
+    case 1: return f(TileTag<TileBlocks<P, 1>>());
+    case 2: return f(TileTag<TileBlocks<P, 2>>());
+    case 3: return f(TileTag<TileBlocks<P, 3>>());
+    case 4: return f(TileTag<TileBlocks<P, 4>>());
+    default: return f(TileTag<TileBlocks<P, 5>>());
+    }
+}
 
 } // namespace
 

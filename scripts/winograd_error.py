@@ -3,8 +3,10 @@
 arithmetic emulated on the CPU (numpy), before a kernel is written: F(2x2, 3x3) as fp32-v11 computes it
 (additions-only transforms, U without G's halves, M divided by their powers of two) and F(4x4, 3x3) with
 fp32-v9's transforms (B^T d B in fp32 with its FMAs, U = G g G^T in double rounded once, A^T M A in fp32),
-each M element one fp32 FMA chain over Cin, input channel by input channel (fmaf: the product exact in
-double, one rounding).
+and F(4x4) again with U in fp32 from G's rows scaled to integers (x 4, 6, 6, 24, 24, 1: U' = G' g G'^T in
+fp32 additions, M divided by the scales' products once, one more rounding), as a kernel that transforms its
+filters on the fly would; each M element one fp32 FMA chain over Cin, input channel by input channel (fmaf:
+the product exact in double, one rounding).
 
 For each Cin, one problem (padding same, x uniform in [-sqrt 3, sqrt 3] or [0, 1], w and b uniform in
 +-1/sqrt(9 Cin), so the convolution's outputs are of order 1) and two relative L2 errors against fp64:
@@ -30,6 +32,8 @@ BT2 = np.array([[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]], F64)
 AT2 = np.array([[1, 1, 1, 0], [0, 1, -1, -1]], F64)
 G4 = np.array([[1 / 4, 0, 0], [-1 / 6, -1 / 6, -1 / 6], [-1 / 6, 1 / 6, -1 / 6],
                [1 / 24, 1 / 12, 1 / 6], [1 / 24, -1 / 12, 1 / 6], [0, 0, 1]])
+G4_SCALE = np.array([4.0, 6.0, 6.0, 24.0, 24.0, 1.0])
+G4_SCALED = np.rint(G4 * G4_SCALE[:, None])  # integers: each product with g exact in fp32
 
 
 def fma(a, b, c):
@@ -65,8 +69,9 @@ def transform_1d(mat, v):
     return np.stack(out, -1)
 
 
-def winograd_conv(x, w, m):
-    """The fp32 convolution (padding same) by Winograd F(m x m, 3x3), m = 2 or 4"""
+def winograd_conv(x, w, m, scaled_filters=False):
+    """The fp32 convolution (padding same) by Winograd F(m x m, 3x3), m = 2 or 4; scaled_filters (m = 4): U in
+    fp32 from G's rows scaled to integers"""
     n, c, h, wd = x.shape
     k, alpha = w.shape[0], m + 2
     th, tw = -(-h // m), -(-wd // m)
@@ -76,8 +81,12 @@ def winograd_conv(x, w, m):
                   for i in range(th)], 2)  # [n][c][tile row][tile column][alpha][alpha]
     if m == 4:
         v = input_1d_f4(np.swapaxes(input_1d_f4(np.swapaxes(d, -1, -2)), -1, -2))
-        u = np.einsum('ra,kcab,sb->kcrs', G4, w.astype(F64), G4).astype(F32)
-        scale = np.ones((alpha, alpha), F32)
+        if scaled_filters:
+            u = transform_1d(G4_SCALED, np.swapaxes(transform_1d(G4_SCALED, np.swapaxes(w, -1, -2)), -1, -2))
+            scale = np.outer(G4_SCALE, G4_SCALE).astype(F32)
+        else:
+            u = np.einsum('ra,kcab,sb->kcrs', G4, w.astype(F64), G4).astype(F32)
+            scale = np.ones((alpha, alpha), F32)
     else:
         v = transform_1d(BT2, np.swapaxes(transform_1d(BT2, np.swapaxes(d, -1, -2)), -1, -2))
         u = np.einsum('ra,kcab,sb->kcrs', G2_SCALED, w.astype(F64), G2_SCALED).astype(F32)  # exact
@@ -85,7 +94,7 @@ def winograd_conv(x, w, m):
     acc = np.zeros((n, k, th, tw, alpha, alpha), F32)
     for ci in range(c):  # one FMA chain a (tile, channel, element), input channel by input channel
         acc = fma(u[None, :, ci, None, None], v[:, ci, None], acc)
-    acc = (acc / scale).astype(F32)  # F(2x2): powers of two, exact
+    acc = (acc / scale).astype(F32)  # F(2x2): powers of two, exact; scaled F(4x4): one rounding
     if m == 4:
         y = output_1d_f4(np.swapaxes(output_1d_f4(np.swapaxes(acc, -1, -2)), -1, -2))
     else:
@@ -127,7 +136,7 @@ def main():
     rng = np.random.default_rng(a.seed)
     lo, hi = (-sqrt(3.0), sqrt(3.0)) if a.dist == 'sym' else (0.0, 1.0)
     print(f'N={a.n} Cout={a.cout} {a.hw}x{a.hw} padding same, x uniform in [{lo:.3g}, {hi:.3g}], seed {a.seed}')
-    print('  Cin | conv rel L2 F(2x2)  F(4x4) | y rel L2 F(2x2)  F(4x4)')
+    print('  Cin | conv rel L2 F(2x2)  F(4x4)  F(4x4) scaled U | y rel L2 F(2x2)  F(4x4)  F(4x4) scaled U')
     for c in a.cin:
         x = rng.uniform(lo, hi, (a.n, c, a.hw, a.hw)).astype(F32)
         bound = 1.0 / sqrt(9.0 * c)
@@ -136,11 +145,12 @@ def main():
         ref = reference_conv(x, w)
         y_ref = y_of(ref, b)
         conv_err, y_err = [], []
-        for m in (2, 4):
-            conv = winograd_conv(x, w, m).astype(F64)
+        for m, scaled in ((2, False), (4, False), (4, True)):
+            conv = winograd_conv(x, w, m, scaled).astype(F64)
             conv_err.append(np.linalg.norm(conv - ref) / np.linalg.norm(ref))
             y_err.append(rel_l2(y_of(conv, b), y_ref))
-        print(f'{c:5d} | {conv_err[0]:15.2e} {conv_err[1]:7.2e} | {y_err[0]:12.2e} {y_err[1]:7.2e}', flush=True)
+        print(f'{c:5d} | {conv_err[0]:15.2e} {conv_err[1]:7.2e} {conv_err[2]:15.2e} | {y_err[0]:12.2e} '
+              f'{y_err[1]:7.2e} {y_err[2]:15.2e}', flush=True)
 
 
 if __name__ == '__main__':

@@ -42,12 +42,7 @@
 
 #include "implicit_gemm_wgmma.cuh"
 #include "kernel_desc.cuh"
-#include "tensor_map.cuh"
 #include "tile_loader.cuh"
-
-#ifndef CGP_HAVE_WGMMA
-#define CGP_HAVE_WGMMA 0 /* the Makefile sets 1 where it builds the wgmma files for sm_90a */
-#endif
 
 namespace {
 
@@ -326,11 +321,9 @@ cudaError_t launch_blocks(const cgp_launch_args *a, const cgp_device_info *d, in
     const ImplicitGemmGeometry geo = implicit_gemm_geometry(&a->p, 8 * t.wy, 8 * t.wx, t.bn);
     PersistentSchedule g = schedule(&a->p, d, t);
     IgemmParams p = implicit_gemm_params(a, geo);
-    CUtensorMap map = {};
-    if constexpr (kTma) {
-        if (!input_tensor_map(&map, a->p, a->x, R::Src::kRowStride, R::Src::kRows, kChunk))
-            return cudaErrorInvalidValue; /* the encoder refused a map of x (unsupported checked what TMA needs) */
-    }
+    CUtensorMap map;
+    if (!tma_window_map<B, kTma>(&map, a))
+        return cudaErrorInvalidValue;
     const void *kernel = implicit_gemm_whole_chunks(a)
                              ? reinterpret_cast<const void *>(&resident_wgmma_conv_gelu_mean<P, B, true, kTma>)
                              : reinterpret_cast<const void *>(&resident_wgmma_conv_gelu_mean<P, B, false, kTma>);
@@ -352,10 +345,8 @@ template <int P, bool kTma> struct ResidentWgmmaVersion : NoStageSplit {
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
-        if (!CGP_HAVE_WGMMA)
-            return "this build has no sm_90a code (make SM=90 builds it)";
-        if (d->cc_major != 9 || d->cc_minor != 0)
-            return "wgmma needs a GPU of compute capability 9.0 (H100, H200)";
+        if (const char *why = wgmma_gpu_unsupported(d))
+            return why;
         if (kTma) {
             const char *why = input_tensor_map_unsupported(p);
             if (why != NULL)

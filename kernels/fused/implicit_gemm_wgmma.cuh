@@ -4,7 +4,8 @@
  *
  *   Blocks           a block of WY x WX warpgroups, each an 8 x 8 pixel block x BN channels (one m64nBN
  *                    accumulator), its landing stage (implicit_gemm.cuh's Window) and operand buffers
- *   TmaWindow        the landing stage of an input window by TMA (tf32-v12, v13)
+ *   TmaWindow        the landing stage of an input window by TMA (tf32-v12, v13), and tma_window_map, the tensor
+ *                    map of x its boxes read (host)
  *   ChunkConversion  a landed chunk into wgmma's operand layouts, rounded only as far as the tensor cores read:
  *                    A = the input window [channel half][pixel][4 channels], B = per tap [half][BN output
  *                    channels][4 input channels]
@@ -22,6 +23,7 @@
 
 #include "fused_tf32_device.cuh"
 #include "implicit_gemm.cuh"
+#include "tensor_map.cuh"
 #include "wgmma_ops.cuh"
 
 namespace {
@@ -73,6 +75,15 @@ template <class B> struct TmaWindow {
     static __device__ __forceinline__ int lead(int pad) { return pad ? 3 : 0; }
     static __device__ __forceinline__ int box_x(int ox0, int pad) { return pad ? ox0 - 4 : ox0; }
 };
+
+/* The tensor map of x read in block B's TmaWindow boxes where kTma (else a zero map, which a kernel landing its
+ * windows by cp.async never reads); false where the encoder refuses it (the version's unsupported checked what TMA
+ * needs) */
+template <class B, bool kTma> bool tma_window_map(CUtensorMap *map, const cgp_launch_args *a)
+{
+    *map = {};
+    return !kTma || input_tensor_map(map, a->p, a->x, TmaWindow<B>::kRowStride, TmaWindow<B>::kRows, kChunk);
+}
 
 /* The rounding (3xTF32: split) of 4 values as the tensor cores read them */
 template <int P> __device__ __forceinline__ void round4(const float (&v)[4], uint4 &big, uint4 &small)

@@ -75,10 +75,6 @@
 #include "fused_tf32_device.cuh"
 #include "wgmma_ops.cuh"
 
-#ifndef CGP_HAVE_WGMMA
-#define CGP_HAVE_WGMMA 0 /* the Makefile sets 1 where it builds the wgmma files for sm_90a */
-#endif
-
 namespace {
 
 
@@ -745,10 +741,8 @@ template <class C> const char *wgmma_unsupported(const cgp_problem *p, const cgp
     /* the shared memory of the largest staging the version has, whichever this problem takes */
     constexpr int kLargest = C::shifted_box ? kByTmaShifted : C::staged_by_tma ? kByTma : kByCpAsync;
     constexpr size_t kSmemBytes = smem_bytes<C, kLargest>();
-    if (!CGP_HAVE_WGMMA)
-        return "this build has no sm_90a code (make SM=90 builds it)";
-    if (d->cc_major != 9 || d->cc_minor != 0)
-        return "wgmma needs a GPU of compute capability 9.0 (H100, H200)";
+    if (const char *why = wgmma_gpu_unsupported(d))
+        return why;
     if (p->cin > kCin)
         return "needs Cin <= 8 (one k8 step of the MMA per filter tap)";
     if (p->cout > kN)

@@ -8,7 +8,8 @@
  *   wgmma_tf32<kAccumulate>      m64n64k8 tf32, both operands from shared memory, fp32 accumulators (32 a
  *                                thread); the same with 16 accumulators is m64n32k8
  * sm_90a only: SM90A_ASM (async_copy.cuh) makes each a trap in a build for anything else, and the host never
- * launches those kernels there.
+ * launches those kernels there: wgmma_gpu_unsupported, the host's check every wgmma version makes first, says why
+ * (CGP_HAVE_WGMMA: whether this build has the sm_90a code).
  */
 #ifndef CGP_WGMMA_OPS_CUH
 #define CGP_WGMMA_OPS_CUH
@@ -16,6 +17,25 @@
 #include <stdint.h>
 
 #include "async_copy.cuh"
+#include "kernel_api.h"
+
+#ifndef CGP_HAVE_WGMMA
+#define CGP_HAVE_WGMMA 0 /* the Makefile sets 1 where it builds the wgmma files for sm_90a */
+#endif
+
+namespace {
+
+/* NULL where this build has the wgmma kernels and the GPU runs them (compute capability 9.0), else why not */
+inline const char *wgmma_gpu_unsupported(const cgp_device_info *d)
+{
+    if (!CGP_HAVE_WGMMA)
+        return "this build has no sm_90a code (make SM=90 builds it)";
+    if (d->cc_major != 9 || d->cc_minor != 0)
+        return "wgmma needs a GPU of compute capability 9.0 (H100, H200)";
+    return NULL;
+}
+
+} // namespace
 
 /* Shared-memory matrix descriptor, no swizzle, K-major: the start address, LBO = bytes to the core
  * matrix holding the next 4 K (input channels), SBO = bytes to the next 8 rows (pixels or channels), 128 where

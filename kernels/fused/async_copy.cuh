@@ -18,8 +18,9 @@
  * Every wrapper tells the compiler it touches memory ("memory" clobber): the copies write shared memory behind
  * its back, so no load or store may move across them. Another thread's copies are visible only after a barrier
  * (__syncthreads, __syncwarp) that follows this thread's wait.
- * The mbarrier and TMA wrappers are built for sm_90a (the wgmma files) and compile to a trap elsewhere
- * (SM90A_ASM); the host never launches a kernel using them there.
+ * The mbarrier and TMA wrappers are built for compute capability 9.0 and newer and compile to a trap below it
+ * (SM90_ASM); the host never launches a kernel using them there. SM90A_ASM is the same for the instructions of
+ * sm_90a alone (wgmma_ops.cuh).
  */
 #ifndef CGP_ASYNC_COPY_CUH
 #define CGP_ASYNC_COPY_CUH
@@ -38,6 +39,12 @@ __device__ __forceinline__ float4 *dynamic_smem()
 #define SM90A_ASM(...) asm volatile(__VA_ARGS__)
 #else
 #define SM90A_ASM(...) __trap()
+#endif
+/* An instruction of compute capability 9.0 and newer (mbarrier transactions, TMA): below it a trap in its place */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define SM90_ASM(...) asm volatile(__VA_ARGS__)
+#else
+#define SM90_ASM(...) __trap()
 #endif
 
 __device__ __forceinline__ uint32_t shared_address(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
@@ -71,20 +78,20 @@ __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wai
 
 __device__ __forceinline__ void mbarrier_init(uint32_t bar)
 {
-    SM90A_ASM("mbarrier.init.shared::cta.b64 [%0], 1;\nfence.mbarrier_init.release.cluster;" ::"r"(bar) : "memory");
+    SM90_ASM("mbarrier.init.shared::cta.b64 [%0], 1;\nfence.mbarrier_init.release.cluster;" ::"r"(bar) : "memory");
 }
 
 /* The one arrival of this phase, expecting `bytes` from the copies that complete on it */
 __device__ __forceinline__ void mbarrier_arrive_expect(uint32_t bar, uint32_t bytes)
 {
-    SM90A_ASM("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+    SM90_ASM("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
 }
 
 __device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity)
 {
     uint32_t done = 0;
     while (!done)
-        SM90A_ASM("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}"
+        SM90_ASM("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}"
                   : "=r"(done)
                   : "r"(bar), "r"(parity)
                   : "memory");
@@ -95,7 +102,7 @@ __device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity)
 __device__ __forceinline__ void tma_load_4d(uint32_t dst, const CUtensorMap *map, int x, int y, int c, int n,
                                             uint32_t bar)
 {
-    SM90A_ASM("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes "
+    SM90_ASM("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes "
               "[%0], [%1, {%2, %3, %4, %5}], [%6];" ::"r"(dst),
               "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(c), "r"(n), "r"(bar)
               : "memory");

@@ -13,6 +13,7 @@
 #define CGP_KERNEL_VERSIONS(X)                                                                                  \
     /* fp32 */                                                                                                  \
     X(cgp_kernel_fp32_v9)    /* Winograd F(4x4,3x3), GEMMs and output transform in registers */                 \
+    X(cgp_kernel_fp32_v12)   /* Winograd F(4x4,3x3) GEMMs in FFMA, Cin <= 512 (version 38) */                 \
     X(cgp_kernel_fp32_v11)   /* Winograd F(2x2,3x3) GEMMs in FFMA, any channel count (version 31) */           \
     X(cgp_kernel_fp32_v10)   /* implicit GEMM in FFMA, any channel count, tiles chosen per shape */             \
     X(cgp_kernel_fp32_v8)    /* history: Winograd F(2x2,3x3), GEMMs and output transform in registers */        \
@@ -117,6 +118,9 @@ static const char *const path_names[] = {
     "TMA 16x16 px x 32 ch, K split 2", "TMA 8x16 px x 32 ch, K split 2", "TMA 8x8 px x 32 ch, K split 2",
     "TMA 16x16 px x 64 ch, K split 4", "TMA 8x16 px x 64 ch, K split 4", "TMA 8x8 px x 64 ch, K split 4",
     "TMA 16x16 px x 32 ch, K split 4", "TMA 8x16 px x 32 ch, K split 4", "TMA 8x8 px x 32 ch, K split 4",
+    /* CGP_PATH_WINOGRAD_F4X4_GEMM_TILE0 + 0..2: K whole, then split over 2 and 4 blocks */
+    "winograd-f4x4 16x32 px x 32 ch", "winograd-f4x4 16x32 px x 32 ch, K split 2",
+    "winograd-f4x4 16x32 px x 32 ch, K split 4",
 };
 static_assert(sizeof path_names / sizeof path_names[0] == CGP_PATH_COUNT, "a name for every cgp_path_id");
 

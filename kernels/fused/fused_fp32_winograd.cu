@@ -34,6 +34,7 @@
 #include "reduction.cuh"
 #include "tile_loader.cuh"
 #include "winograd.cuh"
+#include "winograd_f4x4.cuh"
 
 namespace {
 
@@ -62,61 +63,6 @@ constexpr size_t kSmemBytes = (size_t)(2 * kInFloats<kLead> + kUFloats + kVFloat
 static_assert(kThreads == kCin * kWinogradTiles, "stage A: one (input channel, Winograd tile) pair per thread");
 static_assert(kPasses == 2 && kSlices * kChannels * kPasses == kCout, "two passes of 4 channels per thread");
 
-/* Winograd F(4x4, 3x3) from the points 0, +-1, +-2: 6x6 input patches and transformed tiles, 4x4 outputs */
-struct WinogradF4x4 {
-    static constexpr int kAlpha = 6;
-    /* the transformed-tile element (1, 1): column 1 of A^T is all ones, so the output transform adds it to every
-     * output, which makes it where the bias enters */
-    static constexpr int kBiasElement = 1 * kAlpha + 1;
-
-    /* U = G g G^T, 6 x 6, for the 3x3 filter g, in double and rounded once (G has 1/6, 1/12 and 1/24) */
-    static __device__ __forceinline__ void filter_transform(const float g[3][3], float u[6][6])
-    {
-        constexpr double G[6][3] = {{1.0 / 4, 0, 0},
-                                    {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                                    {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                                    {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                                    {1.0 / 24, -1.0 / 12, 1.0 / 6},
-                                    {0, 0, 1}};
-        double a[6][3];
-    #pragma unroll
-        for (int r = 0; r < 6; ++r)
-    #pragma unroll
-            for (int c = 0; c < 3; ++c)
-                a[r][c] = G[r][0] * g[0][c] + G[r][1] * g[1][c] + G[r][2] * g[2][c];
-    #pragma unroll
-        for (int r = 0; r < 6; ++r)
-    #pragma unroll
-            for (int c = 0; c < 6; ++c)
-                u[r][c] = (float)(a[r][0] * G[c][0] + a[r][1] * G[c][1] + a[r][2] * G[c][2]);
-    }
-
-};
-
-/* B^T d for six values d (one column or row of a 6x6 patch): 12 operations.
- * B^T = [4 0 -5 0 1 0; 0 -4 -4 1 1 0; 0 4 -4 -1 1 0; 0 -2 -1 2 1 0; 0 2 -1 -2 1 0; 0 4 0 -5 0 1] */
-__device__ __forceinline__ void input_transform_1d(const float d[6], float r[6])
-{
-    const float t1 = fmaf(-4.0f, d[2], d[4]), t2 = fmaf(-4.0f, d[1], d[3]);
-    const float t3 = d[4] - d[2], t4 = d[3] - d[1];
-    r[0] = fmaf(4.0f, d[0], fmaf(-5.0f, d[2], d[4]));
-    r[1] = t1 + t2;
-    r[2] = t1 - t2;
-    r[3] = fmaf(2.0f, t4, t3);
-    r[4] = fmaf(-2.0f, t4, t3);
-    r[5] = fmaf(4.0f, d[1], fmaf(-5.0f, d[3], d[5]));
-}
-
-/* A^T m for six values m: 10 operations. A^T = [1 1 1 1 1 0; 0 1 -1 2 -2 0; 0 1 1 4 4 0; 0 1 -1 8 -8 1] */
-__device__ __forceinline__ void output_transform_1d(const float m[6], float o[4])
-{
-    const float s1 = m[1] + m[2], d1 = m[1] - m[2], s2 = m[3] + m[4], d2 = m[3] - m[4];
-    o[0] = m[0] + s1 + s2;
-    o[1] = fmaf(2.0f, d2, d1);
-    o[2] = fmaf(4.0f, s2, s1);
-    o[3] = fmaf(8.0f, d2, d1) + m[5];
-}
-
 /* V = B^T d B of the 6x6 input patch of Winograd tile w (4 x 8 of them), input channel ci, stored as
  * v_s[ci][w][36]; window: the window's first column, kLead columns into its buffer */
 template <int kLead>
@@ -125,7 +71,7 @@ __device__ __forceinline__ void input_patch_transform(const float *window, float
     constexpr int kPitch = kInPitch<kLead>;
     static_assert(kLead == 0 || kLead == 3, "a patch row: 16 + 8 bytes, or (shifted) 4 + 16 + 4, each aligned");
     const float *src = window + (ci * kInRows + 4 * (w / kTilesX)) * kPitch + 4 * (w % kTilesX);
-    float d[6][6], t[6][6];
+    float d[6][6];
 #pragma unroll
     for (int r = 0; r < 6; ++r) {
         const float *row = src + r * kPitch;
@@ -138,45 +84,13 @@ __device__ __forceinline__ void input_patch_transform(const float *window, float
             d[r][0] = row[0]; d[r][1] = a.x; d[r][2] = a.y; d[r][3] = a.z; d[r][4] = a.w; d[r][5] = row[5];
         }
     }
-#pragma unroll
-    for (int c = 0; c < 6; ++c) { /* along y: t[.][c] = B^T d[.][c] */
-        float col[6], out[6];
-#pragma unroll
-        for (int r = 0; r < 6; ++r)
-            col[r] = d[r][c];
-        input_transform_1d(col, out);
-#pragma unroll
-        for (int r = 0; r < 6; ++r)
-            t[r][c] = out[r];
-    }
-    float v[36];
-#pragma unroll
-    for (int r = 0; r < 6; ++r) /* along x */
-        input_transform_1d(t[r], v + 6 * r);
+    float v[6][6];
+    WinogradF4x4::input_tile_transform(d, v);
     float4 *dst = reinterpret_cast<float4 *>(v_s + (ci * kWinogradTiles + w) * kVPitch);
 #pragma unroll
     for (int q = 0; q < 9; ++q)
-        dst[q] = make_float4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
-}
-
-/* Y = A^T m A, 4x4 outputs of one (tile, channel) from its 36 values m[xi], xi = 6 (y index) + (x index) */
-__device__ __forceinline__ void output_tile_transform(const float m[36], float y[4][4])
-{
-    float t[6][4]; /* along x */
-#pragma unroll
-    for (int i = 0; i < 6; ++i)
-        output_transform_1d(m + 6 * i, t[i]);
-#pragma unroll
-    for (int c = 0; c < 4; ++c) { /* along y */
-        float col[6], out[4];
-#pragma unroll
-        for (int i = 0; i < 6; ++i)
-            col[i] = t[i][c];
-        output_transform_1d(col, out);
-#pragma unroll
-        for (int r = 0; r < 4; ++r)
-            y[r][c] = out[r];
-    }
+        dst[q] = make_float4(v[4 * q / 6][4 * q % 6], v[(4 * q + 1) / 6][(4 * q + 1) % 6],
+                             v[(4 * q + 2) / 6][(4 * q + 2) % 6], v[(4 * q + 3) / 6][(4 * q + 3) % 6]);
 }
 
 /* acc[xi][j] += V[ci][w][xi] U[xi][ci][co0 + j], or (kFirst) acc = V U plus the bias at kBiasElement */
@@ -256,7 +170,7 @@ fused_fp32_winograd_f4x4(const float *__restrict__ x, const float *__restrict__ 
 #pragma unroll
                 for (int xi = 0; xi < 36; ++xi)
                     m[xi] = acc[xi][j];
-                output_tile_transform(m, y);
+                WinogradF4x4::output_tile_transform(m, y);
                 float tile_sum = 0.0f;
 #pragma unroll
                 for (int r = 0; r < 4; ++r) {

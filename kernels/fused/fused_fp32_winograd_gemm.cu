@@ -1,161 +1,265 @@
 /*
- * fused_fp32_winograd_gemm.cu - the strict-fp32 Winograd kernel for any channel count (library layer): fp32-v11
- * (version 31), Winograd F(2x2, 3x3) as 16 GEMMs in FFMA, K (the input channels) walked in chunks of 8 and split
- * across a thread-block cluster where the grid is too small for the GPU. It runs every shape the API accepts on a
- * GPU of compute capability 8.0 or newer with 157 KiB of shared memory a block (the K split needs 9.0).
- * docs/design.md, "The implicit-GEMM kernels", draws it beside fp32-v10, the direct FFMA implicit GEMM.
+ * fused_fp32_winograd_gemm.cu - the strict-fp32 Winograd GEMM kernels for any channel count (library layer), one
+ * template over the Winograd transform: fp32-v11 (version 31), F(2x2, 3x3), and fp32-v12 (version 38), F(4x4, 3x3),
+ * each as alpha^2 GEMMs in FFMA (alpha = 4 or 6: the transformed tile's edge), K (the input channels) walked in
+ * chunks of 8 and split across a thread-block cluster where the grid is too small for the GPU. They run every shape
+ * the API accepts on a GPU of compute capability 8.0 or newer with the shared memory of their tile (the K split needs
+ * 9.0); fp32-v12 on 9.0 (TMA) with W a multiple of 4 and Cin up to a quarter of the output pixels, where F(4x4)'s
+ * rounding error in the means stays near 4e-7 or below (docs/design.md).
+ * docs/design.md, "The implicit-GEMM kernels", draws them beside fp32-v10, the direct FFMA implicit GEMM.
  *
- * F(2x2, 3x3) (winograd_f2x2.cuh) turns each 4x4 input patch into V = B^T d B and each filter into U = G g G^T;
- * the 2x2 outputs of a tile are A^T M A with M[xi] = sum over the input channels of V[xi] U[xi], for the 16
- * elements xi. Per output and input channel that is 4 FFMAs where direct convolution spends 9. The transforms are
- * additions only (G's halves are left out and M divided by their powers of two, exactly), so the result rounds
- * about as a direct sum does; docs/design.md has the error against Cin.
+ * F(m x m, 3x3) (winograd_f2x2.cuh, winograd_f4x4.cuh) turns each alpha x alpha input patch into V = B^T d B and each
+ * filter into U = G g G^T; the m x m outputs of a tile are A^T M A with M[xi] = sum over the input channels of
+ * V[xi] U[xi], for the alpha^2 elements xi. Per output and input channel that is alpha^2 / m^2 FFMAs (F(2x2): 4,
+ * F(4x4): 2.25) where direct convolution spends 9. U is made from G's rows scaled to integers (F(2x2): without its
+ * halves; F(4x4): x 4, -6, -6, 24, 24, 1), so its products are exact and only its sums round; M is multiplied
+ * once by the scales' reciprocal (exact for F(2x2)'s powers of two). docs/design.md has the error against Cin.
  *
- *   tiles         TH x TW pixels (TH/2 x TW/2 = MT Winograd tiles) x BN channels a block: 8x16 x 64, or 16x16 x 32
- *                 (Cout <= 32); with K whole or split over a cluster of 2 or 4 blocks; both chosen per shape
- *                 (choose).
- *   thread        512 threads, warp xi computes M[xi] for the block, each lane 8 Winograd tiles x 8 channels
- *                 (WinogradTile::tile, ::channel: runs of 4, so a warp's 16-byte reads of V and U are broadcasts
- *                 or consecutive words), 64 accumulators.
- *   chunk         8 input channels land raw by cp.async (implicit_gemm.cuh's StageCopies: the input window, each
- *                 output channel's 72 weights in a row, 16-byte copies where Cin allows) in a ring of 2 stages; the
- *                 block transforms chunk k + 1 (V[xi][ci][tile], U[xi][ci][channel], double-buffered) while it
+ *   tiles         TH x TW pixels (MT Winograd tiles) x BN channels a block, MT x BN = 2048 (F(2x2): 8x16 x 64, or
+ *                 16x16 x 32 where Cout <= 32) or 1024 (F(4x4): 16x32 x 32); with K whole or split over a cluster of
+ *                 2 or 4 blocks; both chosen per shape (choose).
+ *   thread        a warp per element xi, each lane 8 Winograd tiles x 8 channels (F(2x2): 16 warps, 512 threads), or
+ *                 per 3, each lane 3 elements x 4 tiles x 8 channels (F(4x4): 12 warps, 384 threads, 3 a scheduler,
+ *                 up to 168 registers; 18 warps of 64 accumulators would put 5 on a scheduler and leave each 96);
+ *                 WinogradTile::tile, ::channel: runs of 4, so a warp's 16-byte reads of V and U are broadcasts or
+ *                 consecutive words; 64 or 96 accumulators.
+ *   chunk         8 input channels land raw in a ring of 2 stages: the input window by cp.async (implicit_gemm.cuh's
+ *                 StageCopies, 4 bytes an element) for F(2x2), by one TMA box for F(4x4) (its 13 copies a thread
+ *                 would hold 39 registers), each output channel's 72 weights in a row by cp.async (16 bytes where
+ *                 Cin allows); the block transforms chunk k + 1 (V[xi][ci][tile], U[xi][ci][channel],
+ *                 double-buffered; the filter transforms on the threads after the input transforms') while it
  *                 multiplies chunk k: one barrier a chunk.
- *   accumulation  per output, 16 fp32 FFMA chains over the block's input channels, then the output transform.
+ *   accumulation  per output, alpha^2 fp32 FFMA chains over the block's input channels, then the output transform.
  *   K split       the blocks of a cluster take consecutive shares of the chunks; M is linear in them, so each
  *                 block adds the others' M through distributed shared memory, in rank order, before the output
  *                 transform, each for a slice of the channels: deterministic.
- *   epilogue      M to shared memory (where the ring was), then a thread per (channel, slot of tiles): the
- *                 output transform, bias, GELU (gelu_fast, as every fp32 version) masked by the image, summed; the
- *                 slots added in a fixed order in double and reduction.cuh with one slot per (image, tile):
- *                 deterministic, or atomic.
+ *   epilogue      M to shared memory (where the ring was), then a thread per (channel, slot of tiles): the scales
+ *                 undone, the output transform, bias, GELU (gelu_fast, as every fp32 version) masked by the image,
+ *                 summed; the slots added in a fixed order in double and reduction.cuh with one slot per (image,
+ *                 tile): deterministic, or atomic.
  */
 #include <stdint.h>
+
+#include <utility>
 
 #include <cooperative_groups.h>
 
 #include "implicit_gemm.cuh"
 #include "kernel_desc.cuh"
+#include "tensor_map.cuh"
 #include "winograd_f2x2.cuh"
+#include "winograd_f4x4.cuh"
 
 namespace {
 
-constexpr int kXi = 16;                 /* elements of a transformed tile, 4 x 4 */
-constexpr int kWinogradThreads = 512;   /* a warp per element */
 constexpr int kRawStages = 2;
 
-/* The tile shapes, in the order of their path ids (CGP_PATH_WINOGRAD_GEMM_TILE0 + index, kernel_api.h) */
+/* A block tile: TH x TW pixels x BN channels */
 struct WinogradTileShape {
     int th, tw, bn;
 };
-constexpr WinogradTileShape kShapes[] = {{8, 16, 64}, {16, 16, 32}};
-constexpr int kShapeCount = (int)(sizeof kShapes / sizeof kShapes[0]);
 
-constexpr int shape_index(int th, int tw, int bn)
-{
-    for (int i = 0; i < kShapeCount; ++i)
-        if (kShapes[i].th == th && kShapes[i].tw == tw && kShapes[i].bn == bn)
-            return i;
-    return -1;
-}
+/* The two versions: their transform, a thread's elements and runs of 4 tiles, their tiles (in the order of their
+ * path ids: kPath0 + the tile's index + the tile count x the split's index), how the input window lands, U's row
+ * padding, and the shapes they refuse beyond the family's limits */
+struct F2x2Gemm { /* fp32-v11 */
+    using F = WinogradF2x2;
+    static constexpr int kXiPerThread = 1, kTileRuns = 2; /* a thread: 1 element x 2 runs of 4 tiles x 8 channels */
+    static constexpr WinogradTileShape kShapes[] = {{8, 16, 64}, {16, 16, 32}};
+    static constexpr unsigned kPath0 = CGP_PATH_WINOGRAD_GEMM_TILE0;
+    static constexpr bool kTma = false; /* the input window by cp.async (StageCopies) */
+    static constexpr int kUPad = 8;     /* U's rows BN + 8 floats apart: the filter transform's stores hit 32 banks */
+    static const char *shape_unsupported(const cgp_problem *, const cgp_device_info *) { return nullptr; }
+};
+struct F4x4Gemm { /* fp32-v12 */
+    using F = WinogradF4x4;
+    /* a thread: 3 elements x 4 tiles x 8 channels, 96 accumulators: 12 warps, 3 a scheduler, up to 168 registers
+     * (36 warps of one element would be 1152 threads; 18 of two, 5 on some scheduler, would have 96 registers) */
+    static constexpr int kXiPerThread = 3, kTileRuns = 1;
+    static constexpr WinogradTileShape kShapes[] = {{16, 32, 32}};
+    static constexpr unsigned kPath0 = CGP_PATH_WINOGRAD_F4X4_GEMM_TILE0;
+    /* the input window by TMA, one box a chunk: StageCopies' 13 input copies a thread would hold 39 registers */
+    static constexpr bool kTma = true;
+    static constexpr int kUPad = 4; /* BN + 4: 2-way conflicts in the filter transform's stores, 9 KB less */
+    /* F(4x4)'s error in y grows about as 8e-7 sqrt(Cin / (Hout x Wout)) (the rounding of the products' sums over
+     * Cin, averaged by the mean over the pixels): measured on the H200 (docs/design.md) 2.0e-6 at Cin = 512 over
+     * 7x7, 8.5e-7 at 256 over 14x14, 3.3e-7 at 128 over 28x28; up to Cin = Hout x Wout / 4 it stays near 4e-7 */
+    static const char *shape_unsupported(const cgp_problem *p, const cgp_device_info *d)
+    {
+        if (d->cc_major < 9)
+            return "needs a GPU of compute capability 9.0 or newer (TMA)";
+        if (const char *why = input_tensor_map_unsupported(p))
+            return why;
+        if (4 * p->cin > p->hout * p->wout)
+            return "more input channels than a quarter of the output pixels, where F(4x4)'s rounding error in "
+                   "the means would pass 4e-7 (docs/design.md; fp32-v11's F(2x2) keeps it below 2.5e-7)";
+        return nullptr;
+    }
+};
+template <class V> constexpr int kShapeCount = (int)(sizeof V::kShapes / sizeof V::kShapes[0]);
+template <class V> constexpr int kThreadsOf = V::F::kAlpha * V::F::kAlpha / V::kXiPerThread * 32;
 
 /* The K splits a cluster can take, in the order of their path ids */
 constexpr int kSplits[] = {1, 2, 4};
 __host__ __device__ constexpr int split_index(int split) { return split == 1 ? 0 : split == 2 ? 1 : 2; }
 
-/* A block of TH x TW pixels x BN channels; the raw stage lands as Window and StageCopies lay it out (implicit_gemm.cuh:
- * the input window, then the weights [output channel][input channel x 9 + tap], rows kWStride apart) */
-template <int TH, int TW, int BN> struct WinogradTile : Window<TH, TW, BN, kWinogradThreads> {
-    using Land = Window<TH, TW, BN, kWinogradThreads>;
-    using Land::kInFloats, Land::kWFloats, Land::kWStride, Land::kPlane, Land::kRowStride, Land::kThreads;
-    static constexpr int kTilesX = TW / 2, kMt = TH / 2 * kTilesX; /* Winograd tiles: a row, the block */
-    static constexpr int kTileGroups = kMt / 8, kChannelGroups = BN / 8;
-    static constexpr int kRawFloats = kInFloats + kWFloats;
+/* Tile I of version V; the raw stage lands as Window and StageCopies lay it out (implicit_gemm.cuh: the input
+ * window, then the weights [output channel][input channel x 9 + tap], rows kWStride apart), or, where V lands the
+ * window by TMA, as one box of 8 channels x TH + 2 rows x kLandRowStride columns (TMA's boxes start at a multiple of
+ * 4 columns and span a multiple of 4: from column ox0, or for padding same ox0 - 4, the window then at column
+ * land_lead(pad) = 3, as implicit_gemm_wgmma.cuh's TmaWindow) from row oy0 - pad, then the weights */
+template <class V, int I>
+struct WinogradTile : Window<V::kShapes[I].th, V::kShapes[I].tw, V::kShapes[I].bn, kThreadsOf<V>> {
+    using F = typename V::F;
+    using Land = Window<V::kShapes[I].th, V::kShapes[I].tw, V::kShapes[I].bn, kThreadsOf<V>>;
+    using Land::kTh, Land::kTw, Land::kBn, Land::kInFloats, Land::kWFloats, Land::kWStride, Land::kPlane,
+        Land::kRowStride, Land::kThreads;
+    static constexpr int kAlpha = F::kAlpha, kOut = kAlpha - 2, kXi = kAlpha * kAlpha;
+    static constexpr int kXiPerThread = V::kXiPerThread, kTileRuns = V::kTileRuns, kTilesPerThread = 4 * kTileRuns;
+    static constexpr int kTilesX = kTw / kOut, kMt = kTh / kOut * kTilesX; /* Winograd tiles: a row, the block */
+    static constexpr int kTileGroups = kMt / kTilesPerThread, kChannelGroups = kBn / 8;
+    static constexpr bool kTma = V::kTma;
+    static constexpr int kLandRowStride = kTma ? (kTw + 2 + 3 + 3) / 4 * 4 : kRowStride;
+    static constexpr int kLandPlane = kTma ? (kTh + 2) * kLandRowStride : kPlane;
+    static constexpr int kLandInFloats = kTma ? kChunk * kLandPlane : kInFloats;
+    static constexpr int kRawFloats = kLandInFloats + kWFloats;
+    static constexpr int kVPairs = kChunk * kMt, kUPairs = kChunk * kBn; /* transforms a chunk */
     static constexpr int kVFloats = kXi * kChunk * kMt; /* V[xi][ci][tile] */
-    /* U[xi][ci][channel], input channels kUPitch floats apart: the transform's stores of 8 channels x 4 input
-     * channels a warp then hit 32 banks */
-    static constexpr int kUPitch = BN + 8;
+    static constexpr int kUPitch = kBn + V::kUPad; /* U[xi][ci][channel]: input channels kUPitch floats apart */
     static constexpr int kTransformedFloats = kVFloats + kXi * kChunk * kUPitch;
-    static constexpr int kMFloats = kXi * kMt * BN;                      /* M[xi][tile][channel] */
+    static constexpr int kMFloats = kXi * kMt * kBn; /* M[xi][tile][channel] */
     static constexpr int kRingFloats = kRawStages * kRawFloats + 2 * kTransformedFloats;
-    static constexpr size_t kSmemBytes = sizeof(float) * (size_t)kRingFloats;
-    static constexpr unsigned kPath = CGP_PATH_WINOGRAD_GEMM_TILE0 + (unsigned)shape_index(TH, TW, BN);
-    static_assert(shape_index(TH, TW, BN) >= 0, "a tile of kShapes");
-    static_assert(TH % 2 == 0 && TW % 2 == 0 && kTileGroups * kChannelGroups == 32, "a warp: 8 tiles x 8 channels a lane");
-    static_assert(BN % 32 == 0, "the filter transform: warps of 8 channels x 4 input channels on 32 banks");
+    static constexpr size_t kAlignBytes = kTma ? 128 : 0; /* TMA lands at 128-byte boundaries */
+    static constexpr size_t kSmemBytes = kAlignBytes + sizeof(float) * (size_t)kRingFloats;
+    /* the kernel's static arrays: slot sums, block sums for up to 128 channels, publish_image_sums' flag, the
+     * stages' mbarriers */
+    static constexpr size_t kStaticSmemBytes = sizeof(float) * kThreads + sizeof(double) * 128 + 16 + 8 * kRawStages;
+    static constexpr unsigned kPath = V::kPath0 + I, kTileCount = kShapeCount<V>; /* + kTileCount x split index */
+    static_assert(kTh % kOut == 0 && kTw % kOut == 0 && kXi % kXiPerThread == 0, "whole Winograd tiles and warps");
+    static_assert(kTileGroups * kChannelGroups == 32, "a warp: its elements' tiles x channels");
+    static_assert(kBn % 32 == 0 && kBn <= 128, "the filter transform: warps of 8 channels x 4 input channels");
     static_assert(kMFloats <= kRingFloats, "M fits where the ring was");
+    static_assert(!kTma || (kLandInFloats % 32 == 0 && kRawFloats % 32 == 0), "TMA boxes at 128-byte boundaries");
+    static_assert(!kTma || kAlpha == 6, "load_box_patch: 6x6 patches");
+
+    static __host__ __device__ int land_lead(int pad) { return kTma && pad ? 3 : 0; }
+    static __host__ __device__ int box_x(int ox0, int pad) { return pad ? ox0 - 4 : ox0; }
 
     /* Tile i and channel j of the lane with tile group tg and channel group g: runs of 4, the groups' runs
      * consecutive */
-    static __device__ __forceinline__ int tile(int tg, int i) { return i / 4 * (kMt / 2) + tg * 4 + i % 4; }
-    static __device__ __forceinline__ int channel(int g, int j) { return j / 4 * (BN / 2) + g * 4 + j % 4; }
+    static __device__ __forceinline__ int tile(int tg, int i) { return i / 4 * (kMt / kTileRuns) + tg * 4 + i % 4; }
+    static __device__ __forceinline__ int channel(int g, int j) { return j / 4 * (kBn / 2) + g * 4 + j % 4; }
 };
 
-/* The input transform of (input channel, Winograd tile) pair `pair` */
-template <class T> __device__ __forceinline__ void transform_input(const float *raw, float *v_s, int pair)
+/* M's element (r, c) is filter_scale(r) x filter_scale(c) times its value: the reciprocal of that, rounded once */
+template <class F> __host__ __device__ constexpr float inverse_scale(int r, int c)
+{
+    return (float)(1.0 / ((double)F::filter_scale(r) * (double)F::filter_scale(c)));
+}
+
+/* The 6x6 patch d at src in a TMA box, rows kLandRowStride apart (a multiple of 4): a float4 and a float2 a row
+ * where the window starts the box (lead 0), else (lead 3) a float, a float4 and a float */
+template <class T> __device__ __forceinline__ void load_box_patch(const float *src, int lead, float (&d)[6][6])
+{
+#pragma unroll
+    for (int r = 0; r < 6; ++r) {
+        const float *row = src + r * T::kLandRowStride;
+        if (lead == 0) {
+            const float4 a = *reinterpret_cast<const float4 *>(row);
+            const float2 b = *reinterpret_cast<const float2 *>(row + 4);
+            d[r][0] = a.x, d[r][1] = a.y, d[r][2] = a.z, d[r][3] = a.w, d[r][4] = b.x, d[r][5] = b.y;
+        } else {
+            const float4 a = *reinterpret_cast<const float4 *>(row + 1);
+            d[r][0] = row[0], d[r][1] = a.x, d[r][2] = a.y, d[r][3] = a.z, d[r][4] = a.w, d[r][5] = row[5];
+        }
+    }
+}
+
+/* The input transform of (input channel, Winograd tile) pair `pair`; lead: the window's first column in the raw
+ * stage's rows */
+template <class T> __device__ __forceinline__ void transform_input(const float *raw, float *v_s, int pair, int lead)
 {
     const int ci = pair / T::kMt, t = pair % T::kMt;
-    const float *src = raw + ci * T::kPlane + 2 * (t / T::kTilesX) * T::kRowStride + 2 * (t % T::kTilesX);
-    float d[4][4], v[4][4];
-    load_patch(src, T::kRowStride, d);
-    input_transform(d, v);
+    const float *src = raw + ci * T::kLandPlane + T::kOut * (t / T::kTilesX) * T::kLandRowStride + lead +
+                       T::kOut * (t % T::kTilesX);
+    float d[T::kAlpha][T::kAlpha], v[T::kAlpha][T::kAlpha];
+    if constexpr (T::kTma)
+        load_box_patch<T>(src, lead, d);
+    else
+        load_patch(src, T::kLandRowStride, d);
+    T::F::input_tile_transform(d, v);
 #pragma unroll
-    for (int xi = 0; xi < kXi; ++xi)
-        v_s[(xi * kChunk + ci) * T::kMt + t] = v[xi / 4][xi % 4];
+    for (int xi = 0; xi < T::kXi; ++xi)
+        v_s[(xi * kChunk + ci) * T::kMt + t] = v[xi / T::kAlpha][xi % T::kAlpha];
 }
 
 /* The filter transform of (input channel, output channel) pair `pair`; a warp's 32 pairs are 8 output channels x 4
- * input channels, so that its reads (rows kWStride apart, weight_stride) and its stores (kUPitch) hit 32 banks */
+ * input channels, so that its reads (rows kWStride apart, weight_stride) hit 32 banks, and its stores too where
+ * kUPitch is 8 modulo 32 (fp32-v11; fp32-v12's BN + 4 pairs them) */
 template <class T> __device__ __forceinline__ void transform_filter(const float *raw, float *u_s, int pair)
 {
     const int lane = pair % 32, warp = pair / 32;
     const int ci = warp % 2 * 4 + lane % 4, co = warp / 2 * 8 + lane / 4;
-    const float *w = raw + T::kInFloats + co * T::kWStride + ci * kTaps;
-    float g[3][3], u[4][4];
+    const float *w = raw + T::kLandInFloats + co * T::kWStride + ci * kTaps;
+    float g[3][3], u[T::kAlpha][T::kAlpha];
 #pragma unroll
     for (int k = 0; k < kTaps; ++k)
         g[k / 3][k % 3] = w[k];
-    WinogradF2x2::filter_transform_scaled(g, u);
+    T::F::filter_transform_scaled(g, u);
 #pragma unroll
-    for (int xi = 0; xi < kXi; ++xi)
-        u_s[(xi * kChunk + ci) * T::kUPitch + co] = u[xi / 4][xi % 4];
+    for (int xi = 0; xi < T::kXi; ++xi)
+        u_s[(xi * kChunk + ci) * T::kUPitch + co] = u[xi / T::kAlpha][xi % T::kAlpha];
 }
 
-/* The transforms of a landed raw stage into `transformed`: V of every (input channel, Winograd tile) pair, then U
- * of every (input channel, output channel) pair, each spread over the block's threads */
-template <class T> __device__ __forceinline__ void transform_chunk(const float *raw, float *transformed)
+/* The transforms of a landed raw stage into `transformed`: V of every (input channel, Winograd tile) pair on
+ * threads 0, 1, ..., then U of every (input channel, output channel) pair on the threads after those (all of them,
+ * where the input transforms take every thread) */
+template <class T> __device__ __forceinline__ void transform_chunk(const float *raw, float *transformed, int lead)
 {
-    for (int i = (int)threadIdx.x; i < kChunk * T::kMt; i += T::kThreads)
-        transform_input<T>(raw, transformed, i);
-    for (int i = (int)threadIdx.x; i < kChunk * T::kBn; i += T::kThreads)
+    constexpr bool kShared = T::kVPairs >= T::kThreads; /* threads that transform inputs transform filters too */
+    constexpr int kUFirst = kShared ? 0 : T::kVPairs, kUThreads = T::kThreads - kUFirst;
+    for (int i = (int)threadIdx.x; i < T::kVPairs; i += T::kThreads)
+        transform_input<T>(raw, transformed, i, lead);
+    for (int i = (int)threadIdx.x - kUFirst; i >= 0 && i < T::kUPairs; i += kUThreads)
         transform_filter<T>(raw, transformed + T::kVFloats, i);
 }
 
-/* acc[i][j] += V[xi][ci][tile i] U[xi][ci][channel j] over the chunk's 8 input channels; v, u: the thread's first
- * tile and channel at ci = 0 (channels past Cin are zero in V and U) */
-template <class T> __device__ __forceinline__ void chunk_gemm(const float *v, const float *u, float (&acc)[8][8])
+/* acc[x][i][j] += V[xi][ci][tile i] U[xi][ci][channel j] over the chunk's 8 input channels, for the thread's
+ * elements xi = its first + x; v, u: the thread's first tile and channel at ci = 0 of its first element (channels past
+ * Cin are zero in V and U) */
+template <class T>
+__device__ __forceinline__ void chunk_gemm(const float *v, const float *u,
+                                           float (&acc)[T::kXiPerThread][T::kTilesPerThread][8])
 {
 #pragma unroll
-    for (int ci = 0; ci < kChunk; ++ci) {
-        const float4 v0 = *reinterpret_cast<const float4 *>(v + ci * T::kMt);
-        const float4 v1 = *reinterpret_cast<const float4 *>(v + ci * T::kMt + T::kMt / 2);
-        const float4 u0 = *reinterpret_cast<const float4 *>(u + ci * T::kUPitch);
-        const float4 u1 = *reinterpret_cast<const float4 *>(u + ci * T::kUPitch + T::kBn / 2);
-        const float a[8] = {v0.x, v0.y, v0.z, v0.w, v1.x, v1.y, v1.z, v1.w};
-        const float b[8] = {u0.x, u0.y, u0.z, u0.w, u1.x, u1.y, u1.z, u1.w};
+    for (int ci = 0; ci < kChunk; ++ci)
 #pragma unroll
-        for (int i = 0; i < 8; ++i)
+        for (int x = 0; x < T::kXiPerThread; ++x) {
+            const float *vx = v + (x * kChunk + ci) * T::kMt, *ux = u + (x * kChunk + ci) * T::kUPitch;
+            float a[T::kTilesPerThread], b[8];
 #pragma unroll
-            for (int j = 0; j < 8; ++j)
-                acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-    }
+            for (int r = 0; r < T::kTileRuns; ++r) {
+                const float4 v4 = *reinterpret_cast<const float4 *>(vx + r * (T::kMt / T::kTileRuns));
+                a[4 * r] = v4.x, a[4 * r + 1] = v4.y, a[4 * r + 2] = v4.z, a[4 * r + 3] = v4.w;
+            }
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const float4 u4 = *reinterpret_cast<const float4 *>(ux + r * (T::kBn / 2));
+                b[4 * r] = u4.x, b[4 * r + 1] = u4.y, b[4 * r + 2] = u4.z, b[4 * r + 3] = u4.w;
+            }
+#pragma unroll
+            for (int i = 0; i < T::kTilesPerThread; ++i)
+#pragma unroll
+                for (int j = 0; j < 8; ++j)
+                    acc[x][i][j] = fmaf(a[i], b[j], acc[x][i][j]);
+        }
 }
 
-/* The 16 elements of M of (Winograd tile t, channel column `column`), each summed over the cluster's `split` blocks
- * in rank order (distributed shared memory on compute capability 9.0; the host splits K nowhere else), all 16 of
+/* The kXi elements of M of (Winograd tile t, channel column `column`), each summed over the cluster's `split` blocks
+ * in rank order (distributed shared memory on compute capability 9.0; the host splits K nowhere else), all of
  * a rank's loads in flight at once */
 template <class T>
-__device__ __forceinline__ void cluster_m(const float *m_s, int t, int column, int split, float (&m)[kXi])
+__device__ __forceinline__ void cluster_m(const float *m_s, int t, int column, int split, float (&m)[T::kXi])
 {
     const float *rank0_m = m_s;
 #if __CUDA_ARCH__ >= 900
@@ -164,13 +268,13 @@ __device__ __forceinline__ void cluster_m(const float *m_s, int t, int column, i
         rank0_m = cluster.map_shared_rank(m_s, 0);
 #endif
 #pragma unroll
-    for (int e = 0; e < kXi; ++e)
+    for (int e = 0; e < T::kXi; ++e)
         m[e] = rank0_m[(e * T::kMt + t) * T::kBn + column];
 #if __CUDA_ARCH__ >= 900
     for (int q = 1; q < split; ++q) {
         const float *rank_m = cluster.map_shared_rank(m_s, q);
 #pragma unroll
-        for (int e = 0; e < kXi; ++e)
+        for (int e = 0; e < T::kXi; ++e)
             m[e] += rank_m[(e * T::kMt + t) * T::kBn + column];
     }
 #else
@@ -191,54 +295,91 @@ __device__ __forceinline__ void cluster_barrier(int split)
     __syncthreads();
 }
 
-/* at most 128 registers a thread: one block of 512 threads an SM */
+/* one block an SM: at most 128 registers a thread for F(2x2)'s 512 threads, 168 for F(4x4)'s 384 */
 template <class T, bool kWhole>
-__global__ void __launch_bounds__(kWinogradThreads, 1) winograd_gemm_conv_gelu_mean(const IgemmParams p)
+__global__ void __launch_bounds__(T::kThreads, 1)
+    winograd_gemm_conv_gelu_mean(const IgemmParams p, const __grid_constant__ CUtensorMap map)
 {
     const int split = (int)gridDim.z, rank = (int)blockIdx.z; /* a cluster of `split` blocks shares the chunks */
-    record_path(p.path_record, T::kPath + kShapeCount * (unsigned)split_index(split));
-    __shared__ float slot_sums[kWinogradThreads];
+    record_path(p.path_record, T::kPath + T::kTileCount * (unsigned)split_index(split));
+    __shared__ float slot_sums[T::kThreads];
     __shared__ double block_sums[T::kBn];
+    __shared__ uint64_t landed[kRawStages]; /* TMA: stage s's window landed (a phase a chunk) */
     float *ring = reinterpret_cast<float *>(dynamic_smem()); /* raw stages x 2, transformed chunks x 2 */
+    if constexpr (T::kTma)
+        ring += (T::kAlignBytes - shared_address(ring) % T::kAlignBytes) % T::kAlignBytes / sizeof(float);
     float *transformed = ring + kRawStages * T::kRawFloats;
     const uint32_t ring_base = shared_address(ring);
     constexpr uint32_t kRawBytes = 4u * T::kRawFloats;
 
     const BlockPlace at = block_place<T>(p);
-    const int lane = threadIdx.x % 32, xi = threadIdx.x / 32;
+    /* this thread: elements xi0, xi0 + 1, ... (its warp's), tile group tg and channel group g of them */
+    const int lane = threadIdx.x % 32, xi0 = (int)threadIdx.x / 32 * T::kXiPerThread;
     const int tg = lane / T::kChannelGroups, g = lane % T::kChannelGroups;
-    const int v_offset = xi * kChunk * T::kMt + tg * 4, u_offset = T::kVFloats + xi * kChunk * T::kUPitch + g * 4;
+    const int v_offset = xi0 * kChunk * T::kMt + tg * 4;
+    const int u_offset = T::kVFloats + xi0 * kChunk * T::kUPitch + g * 4;
 
     const int per_rank = (p.chunks + split - 1) / split;
     const int first = rank * per_rank, count = max(0, min(p.chunks - first, per_rank)); /* this block's chunks */
 
-    StageCopies<T, kWhole> copies; /* issues chunks first, first + 1, ... */
+    /* issues chunks first, first + 1, ...: the window by TMA (thread 0) or every thread's cp.async, the weights by
+     * every thread's cp.async */
+    StageCopies<T, kWhole, T::kTma ? kCopyWeights : kCopyInput | kCopyWeights, T::kLandInFloats> copies;
     copies.init(p, p.x + (at.n * p.cin + (int64_t)first * kChunk) * p.h * p.wd, at.oy0, at.ox0, at.c0);
+    auto issue_copies = [&](int j) { /* the block's chunk j into stage j % kRawStages */
+        const uint32_t stage = ring_base + j % kRawStages * kRawBytes;
+        if (T::kTma && threadIdx.x == 0) {
+            const uint32_t bar = shared_address(&landed[j % kRawStages]);
+            mbarrier_arrive_expect(bar, 4u * T::kLandInFloats);
+            tma_load_4d(stage, &map, T::box_x((int)at.ox0, p.pad), (int)at.oy0 - p.pad, (first + j) * kChunk, (int)at.n,
+                        bar);
+        }
+        copies.issue(p, at.c0, first + j, stage);
+        cp_async_commit();
+    };
+    auto wait_landed = [&](int j) { /* TMA: the block's chunk j's window, phase j / kRawStages of its stage */
+        if (T::kTma)
+            mbarrier_wait(shared_address(&landed[j % kRawStages]), (uint32_t)(j / kRawStages) & 1u);
+    };
+    if constexpr (T::kTma) {
+        if (threadIdx.x == 0)
+#pragma unroll
+            for (int s = 0; s < kRawStages; ++s)
+                mbarrier_init(shared_address(&landed[s]));
+        __syncthreads(); /* the mbarriers, before any thread waits on them */
+    }
 #pragma unroll
     for (int s = 0; s < kRawStages; ++s) {
         if (s < count)
-            copies.issue(p, at.c0, first + s, ring_base + s * kRawBytes);
-        cp_async_commit();
+            issue_copies(s);
+        else
+            cp_async_commit();
     }
     cp_async_wait<kRawStages - 1>();
-    __syncthreads(); /* chunk 0 landed */
     if (count > 0)
-        transform_chunk<T>(ring, transformed);
+        wait_landed(0);
+    __syncthreads(); /* chunk 0 landed */
+    const int lead = T::land_lead(p.pad);
+    if (count > 0)
+        transform_chunk<T>(ring, transformed, lead);
 
-    float acc[8][8];
+    float acc[T::kXiPerThread][T::kTilesPerThread][8];
     zero_fill(acc);
 
     for (int k = 0; k < count; ++k) {
         cp_async_wait<0>();
+        if (k + 1 < count)
+            wait_landed(k + 1);
         /* chunk k + 1 landed and chunk k is transformed; every warp is done with raw chunk k and transformed
          * chunk k - 1, which the copies and the transform below overwrite */
         __syncthreads();
         if (k + kRawStages < count)
-            copies.issue(p, at.c0, first + k + kRawStages, ring_base + (k % kRawStages) * kRawBytes);
-        cp_async_commit();
+            issue_copies(k + kRawStages);
+        else
+            cp_async_commit();
         if (k + 1 < count)
             transform_chunk<T>(ring + (k + 1) % kRawStages * T::kRawFloats,
-                               transformed + (k + 1) % 2 * T::kTransformedFloats);
+                               transformed + (k + 1) % 2 * T::kTransformedFloats, lead);
         const float *chunk = transformed + k % 2 * T::kTransformedFloats;
         chunk_gemm<T>(chunk + v_offset, chunk + u_offset, acc);
     }
@@ -248,11 +389,13 @@ __global__ void __launch_bounds__(kWinogradThreads, 1) winograd_gemm_conv_gelu_m
     __syncthreads();
     float *m_s = ring;
 #pragma unroll
-    for (int i = 0; i < 8; ++i)
+    for (int x = 0; x < T::kXiPerThread; ++x)
 #pragma unroll
-        for (int q = 0; q < 2; ++q)
-            *reinterpret_cast<float4 *>(&m_s[(xi * T::kMt + T::tile(tg, i)) * T::kBn + T::channel(g, 4 * q)]) =
-                make_float4(acc[i][4 * q], acc[i][4 * q + 1], acc[i][4 * q + 2], acc[i][4 * q + 3]);
+        for (int i = 0; i < T::kTilesPerThread; ++i)
+#pragma unroll
+            for (int q = 0; q < 2; ++q)
+                *reinterpret_cast<float4 *>(&m_s[((xi0 + x) * T::kMt + T::tile(tg, i)) * T::kBn + T::channel(g, 4 * q)]) =
+                    make_float4(acc[x][i][4 * q], acc[x][i][4 * q + 1], acc[x][i][4 * q + 2], acc[x][i][4 * q + 3]);
     cluster_barrier(split);
 
     /* thread: channel rank x slice + c of the block, Winograd tiles slot, slot + slot_count, ... */
@@ -262,17 +405,17 @@ __global__ void __launch_bounds__(kWinogradThreads, 1) winograd_gemm_conv_gelu_m
     const float bias = channel < p.cout ? __ldg(&p.b[channel]) : 0.0f;
     float s = 0.0f;
     for (int t = slot; t < T::kMt; t += slot_count) {
-        float m[kXi], y[2][2];
+        float m[T::kXi], y[T::kOut][T::kOut];
         cluster_m<T>(m_s, t, rank * slice + c, split, m);
 #pragma unroll
-        for (int e = 0; e < kXi; ++e)
-            m[e] /= WinogradF2x2::filter_scale(e / 4) * WinogradF2x2::filter_scale(e % 4);
-        output_transform(m, y);
-        const int64_t oy = at.oy0 + 2 * (t / T::kTilesX), ox = at.ox0 + 2 * (t % T::kTilesX);
+        for (int e = 0; e < T::kXi; ++e)
+            m[e] *= inverse_scale<typename T::F>(e / T::kAlpha, e % T::kAlpha);
+        T::F::output_tile_transform(m, y);
+        const int64_t oy = at.oy0 + T::kOut * (t / T::kTilesX), ox = at.ox0 + T::kOut * (t % T::kTilesX);
 #pragma unroll
-        for (int r = 0; r < 2; ++r)
+        for (int r = 0; r < T::kOut; ++r)
 #pragma unroll
-            for (int x = 0; x < 2; ++x)
+            for (int x = 0; x < T::kOut; ++x)
                 s += oy + r < p.hout && ox + x < p.wout ? gelu_fast(y[r][x] + bias) : 0.0f;
     }
     slot_totals(s, slice, slot_count, slot_sums, block_sums);
@@ -283,29 +426,33 @@ __global__ void __launch_bounds__(kWinogradThreads, 1) winograd_gemm_conv_gelu_m
     publish_image_sums(p.red, at.n, c_first, slice_channels(p, c_first, slice), block_sums, slots);
 }
 
-/* ---- the tiles, the choice per shape, the hooks ---- */
+/* ---- the choice per shape, the hooks ---- */
 
-template <int I> using ShapeOf = WinogradTile<kShapes[I].th, kShapes[I].tw, kShapes[I].bn>;
+/* a block's shared memory by tile of version V: the dynamic ring and the kernel's static arrays */
+template <class V, int... I> constexpr size_t tile_smem_bytes(int tile, std::integer_sequence<int, I...>)
+{
+    size_t bytes = 0;
+    ((bytes = tile == I ? WinogradTile<V, I>::kSmemBytes + WinogradTile<V, I>::kStaticSmemBytes : bytes), ...);
+    return bytes;
+}
+template <class V> constexpr size_t tile_smem_bytes(int tile)
+{
+    return tile_smem_bytes<V>(tile, std::make_integer_sequence<int, kShapeCount<V>>());
+}
+/* the shared memory of the version's first tile, which runs any Cout */
+template <class V> constexpr size_t kMinSmemBytes = tile_smem_bytes<V>(0);
 
-/* a block's shared memory by tile: the dynamic ring, and the kernel's static arrays (slot sums, block sums for up
- * to 128 channels, publish_image_sums' flag) */
-constexpr size_t kStaticSmemBytes = sizeof(float) * kWinogradThreads + sizeof(double) * 128 + 16;
-constexpr size_t kSmemBytes[] = {ShapeOf<0>::kSmemBytes + kStaticSmemBytes, ShapeOf<1>::kSmemBytes + kStaticSmemBytes};
-static_assert(kShapeCount == 2, "a kSmemBytes entry and a launch case for every shape");
-/* the shared memory of the tile that runs any Cout (8x16 x 64) */
-constexpr size_t kMinSmemBytes = kSmemBytes[0];
-
-/* The tile and K split with the least estimated time. Every tile does the same work a chunk (16 x MT x BN x 8
- * FFMAs, MT x BN = 2048) with one block of 16 warps an SM, so a block's time is its chunks plus one (the
- * pipeline's start and the epilogue), plus one more for a split's exchange of M; blocks run in waves of the SM
- * count. Tiles beyond the block's shared memory are left out, the 32-channel tile unless Cout <= 32; K is split
- * only on compute capability 9.0 (clusters) and with at least 2 chunks a block. */
-TileSplit choose(const cgp_problem *p, const cgp_device_info *d)
+/* The tile and K split with the least estimated time. Every tile of a version does the same work a chunk (alpha^2 x
+ * MT x BN x 8 FFMAs) with one block an SM, so a block's time is its chunks plus one (the pipeline's start and the
+ * epilogue), plus one more for a split's exchange of M; blocks run in waves of the SM count. Tiles beyond the
+ * block's shared memory are left out, those of fewer channels than the version's first unless Cout fits them; K is
+ * split only on compute capability 9.0 (clusters) and with at least 2 chunks a block. */
+template <class V> TileSplit choose(const cgp_problem *p, const cgp_device_info *d)
 {
     const int64_t chunks = ceil_div(p->cin, kChunk);
-    return least_cost(0, kShapeCount, kSplits, [&](int i, int split) {
-        const WinogradTileShape t = kShapes[i];
-        if ((t.bn == 32 && p->cout > 32) || kSmemBytes[i] > d->smem_per_block_optin ||
+    return least_cost(0, kShapeCount<V>, kSplits, [&](int i, int split) {
+        const WinogradTileShape t = V::kShapes[i];
+        if ((t.bn < V::kShapes[0].bn && p->cout > t.bn) || tile_smem_bytes<V>(i) > d->smem_per_block_optin ||
             (split > 1 && (d->cc_major < 9 || chunks < 2 * split)))
             return -1.0;
         const ImplicitGemmGeometry g = implicit_gemm_geometry(p, t.th, t.tw, t.bn);
@@ -314,47 +461,58 @@ TileSplit choose(const cgp_problem *p, const cgp_device_info *d)
     });
 }
 
-template <class T>
-cudaError_t launch_tile(const cgp_launch_args *a, TileSplit choice, const ImplicitGemmGeometry &g,
-                        cudaStream_t stream)
+template <class V> ImplicitGemmGeometry geometry_of(const cgp_problem *p, TileSplit c)
 {
+    const WinogradTileShape t = V::kShapes[c.tile];
+    return implicit_gemm_geometry(p, t.th, t.tw, t.bn);
+}
+
+/* Launches tile I of version V, or the next tile where the choice is another */
+template <class V, int I = 0>
+cudaError_t launch_tile(const cgp_launch_args *a, TileSplit choice, const ImplicitGemmGeometry &g, cudaStream_t stream)
+{
+    if constexpr (I + 1 < kShapeCount<V>)
+        if (choice.tile != I)
+            return launch_tile<V, I + 1>(a, choice, g, stream);
+    using T = WinogradTile<V, I>;
     IgemmParams p = implicit_gemm_params(a, g);
+    /* the tensor map of x in the tile's TMA boxes (a zero map, never read, where the window comes by cp.async) */
+    CUtensorMap map = {};
+    if (T::kTma && !input_tensor_map(&map, a->p, a->x, T::kLandRowStride, T::kTh + 2, kChunk))
+        return cudaErrorInvalidValue;
     const void *kernel = implicit_gemm_whole_chunks(a)
                              ? reinterpret_cast<const void *>(&winograd_gemm_conv_gelu_mean<T, true>)
                              : reinterpret_cast<const void *>(&winograd_gemm_conv_gelu_mean<T, false>);
-    return launch_implicit_gemm(kernel, p, g, a->p.n, choice.split, kWinogradThreads, T::kSmemBytes, stream);
+    return launch_implicit_gemm(kernel, p, g, a->p.n, choice.split, T::kThreads, T::kSmemBytes, stream, &map);
 }
 
-ImplicitGemmGeometry geometry_of(const cgp_problem *p, TileSplit c)
-{
-    return implicit_gemm_geometry(p, kShapes[c.tile].th, kShapes[c.tile].tw, kShapes[c.tile].bn);
-}
-
-/* fp32-v11's hooks (kernel_desc.cuh) */
-struct WinogradGemmVersion : NoStageSplit {
+/* The hooks (kernel_desc.cuh) of fp32-v11 (V = F2x2Gemm) and fp32-v12 (F4x4Gemm) */
+template <class V> struct WinogradGemmVersion : NoStageSplit {
     static constexpr cgp_precision precision = CGP_PRECISION_FP32;
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
-        if (const char *why = ffma_gemm_unsupported<kMinSmemBytes>(p, d))
+        if (const char *why = ffma_gemm_unsupported<kMinSmemBytes<V>>(p, d))
             return why;
-        const TileSplit c = choose(p, d);
-        return implicit_gemm_split_grid_unsupported(p, geometry_of(p, c), c.split);
+        if (const char *why = V::shape_unsupported(p, d))
+            return why;
+        const TileSplit c = choose<V>(p, d);
+        return implicit_gemm_split_grid_unsupported(p, geometry_of<V>(p, c), c.split);
     }
 
     static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
     {
-        return implicit_gemm_workspace_bytes(p, geometry_of(p, choose(p, d)));
+        return implicit_gemm_workspace_bytes(p, geometry_of<V>(p, choose<V>(p, d)));
     }
 
     static const char *path(const cgp_problem *p, const cgp_device_info *d)
     {
-        const TileSplit c = choose(p, d);
-        return cgp_path_name(CGP_PATH_WINOGRAD_GEMM_TILE0 + (unsigned)(c.tile + kShapeCount * split_index(c.split)));
+        const TileSplit c = choose<V>(p, d);
+        return cgp_path_name(V::kPath0 + (unsigned)(c.tile + kShapeCount<V> * split_index(c.split)));
     }
 
-    /* Measured on an H200 (docs/perf-log.md, "Issue 18"): with Cin = 3 and 8 fp32-v10 was faster, with Cin = 16
-     * they were even, with 32 and more this version was faster */
+    /* Measured on an H200 (docs/perf-log.md, "Issue 18"): with Cin = 3 and 8 fp32-v10 was faster than fp32-v11,
+     * with Cin = 16 they were even, with 32 and more fp32-v11 was faster */
     static const char *defers(const cgp_problem *p, const cgp_device_info *)
     {
         return p->cin < 16 ? "fewer than 16 input channels, where the transforms and the epilogue cost more than "
@@ -364,20 +522,21 @@ struct WinogradGemmVersion : NoStageSplit {
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
     {
-        const TileSplit c = choose(&a->p, d);
-        const ImplicitGemmGeometry g = geometry_of(&a->p, c);
-        switch (c.tile) {
-        case 0: return launch_tile<ShapeOf<0>>(a, c, g, s);
-        default: return launch_tile<ShapeOf<1>>(a, c, g, s);
-        }
+        const TileSplit c = choose<V>(&a->p, d);
+        return launch_tile<V>(a, c, geometry_of<V>(&a->p, c), s);
     }
 };
 
 } // namespace
 
-extern "C" const cgp_kernel_desc cgp_kernel_fp32_v11 = kernel_desc<WinogradGemmVersion>(
+extern "C" const cgp_kernel_desc cgp_kernel_fp32_v11 = kernel_desc<WinogradGemmVersion<F2x2Gemm>>(
     31, "fp32-v11",
-    "Winograd F(2x2,3x3) as 16 FFMA GEMMs for any channel count: tiles of 8x16, 8x8 or 16x16 pixels x 64, 128 or "
-    "32 channels (chosen per shape), a warp per transformed element, 8 tiles x 8 channels a thread, 8 input "
-    "channels a chunk transformed in shared memory while the previous one is multiplied, K split over a cluster "
-    "for small grids");
+    "Winograd F(2x2,3x3) as 16 FFMA GEMMs for any channel count: tiles of 8x16 or 16x16 pixels x 64 or 32 channels "
+    "(chosen per shape), a warp per transformed element, 8 tiles x 8 channels a thread, 8 input channels a chunk "
+    "transformed in shared memory while the previous one is multiplied, K split over a cluster for small grids");
+
+extern "C" const cgp_kernel_desc cgp_kernel_fp32_v12 = kernel_desc<WinogradGemmVersion<F4x4Gemm>>(
+    38, "fp32-v12",
+    "Winograd F(4x4,3x3) as 36 FFMA GEMMs for Cin <= 512: tiles of 16x32 pixels x 32 channels, a half-warp per "
+    "transformed element, 8 tiles x 8 channels a thread, 8 input channels a chunk transformed in shared memory while "
+    "the previous one is multiplied, K split over a cluster for small grids");

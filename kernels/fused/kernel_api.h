@@ -74,7 +74,10 @@ enum cgp_path_id {
      * (CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0 + the index, + 6 + the index), named "TMA " + tf32-v10's name */
     CGP_PATH_IGEMM_WGMMA_TMA_TILE0 = CGP_PATH_RESIDENT_TMA_TILE0 + 6,
     CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0 = CGP_PATH_IGEMM_WGMMA_TMA_TILE0 + 6,
-    CGP_PATH_COUNT = CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0 + 12 /* one past the last id */
+    /* the F(4x4) Winograd GEMM's (fp32-v12) tile x 3 K splits: CGP_PATH_WINOGRAD_F4X4_GEMM_TILE0 + the split's index
+     * ("winograd-f4x4 16x32 px x 32 ch", then ", K split 2", ", K split 4") */
+    CGP_PATH_WINOGRAD_F4X4_GEMM_TILE0 = CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0 + 12,
+    CGP_PATH_COUNT = CGP_PATH_WINOGRAD_F4X4_GEMM_TILE0 + 3 /* one past the last id */
 };
 
 /* The name of path `id` (exactly what the `path` hook of a version taking it returns), or NULL for 0 and any id

@@ -7,9 +7,9 @@
  *   WinogradF2x2::filter_transform_scaled   S U: the same without G's halves (3 additions a line instead of 5
  *                                           operations); element (r, c) is filter_scale(r) x filter_scale(c)
  *                                           times U's, a power of two, so dividing M by it later is exact
- *   load_patch                              a 4x4 input patch from shared memory
- *   input_transform                         V = B^T d B of a 4x4 input patch (additions only)
- *   output_transform                        Y = A^T m A, the 2x2 outputs of a transformed tile (additions only)
+ *   WinogradF2x2::input_tile_transform      V = B^T d B of a 4x4 input patch (additions only)
+ *   WinogradF2x2::output_tile_transform     Y = A^T m A, the 2x2 outputs of a transformed tile (additions only)
+ *   load_patch<kAlpha>                      a kAlpha x kAlpha input patch from shared memory (also fp32-v12's 6x6)
  */
 #ifndef CGP_WINOGRAD_F2X2_CUH
 #define CGP_WINOGRAD_F2X2_CUH
@@ -67,56 +67,56 @@ struct WinogradF2x2 {
             u[r][3] = a[r][2];
         }
     }
+
+    /* V = B^T d B for the 4x4 input patch d */
+    static __device__ __forceinline__ void input_tile_transform(const float d[4][4], float v[4][4])
+    {
+        float t[4][4];
+    #pragma unroll
+        for (int c = 0; c < 4; ++c) {
+            t[0][c] = d[0][c] - d[2][c];
+            t[1][c] = d[1][c] + d[2][c];
+            t[2][c] = d[2][c] - d[1][c];
+            t[3][c] = d[1][c] - d[3][c];
+        }
+    #pragma unroll
+        for (int r = 0; r < 4; ++r) {
+            v[r][0] = t[r][0] - t[r][2];
+            v[r][1] = t[r][1] + t[r][2];
+            v[r][2] = t[r][2] - t[r][1];
+            v[r][3] = t[r][1] - t[r][3];
+        }
+    }
+
+    /* Y = A^T m A: 2x2 outputs from the 16 values of one (tile, channel) */
+    static __device__ __forceinline__ void output_tile_transform(const float m[16], float y[2][2])
+    {
+        float s[2][4];
+    #pragma unroll
+        for (int c = 0; c < 4; ++c) {
+            s[0][c] = m[c] + m[4 + c] + m[8 + c];
+            s[1][c] = m[4 + c] - m[8 + c] - m[12 + c];
+        }
+    #pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            y[r][0] = s[r][0] + s[r][1] + s[r][2];
+            y[r][1] = s[r][1] - s[r][2] - s[r][3];
+        }
+    }
 };
 
-/* The 4x4 input patch d at src, its rows `pitch` floats apart (src and pitch even: 8-byte loads) */
-__device__ __forceinline__ void load_patch(const float *src, int pitch, float d[4][4])
+/* The kAlpha x kAlpha input patch d at src, its rows `pitch` floats apart (kAlpha, src and pitch even: 8-byte
+ * loads): F(2x2)'s 4x4 and F(4x4)'s 6x6 */
+template <int kAlpha> __device__ __forceinline__ void load_patch(const float *src, int pitch, float (&d)[kAlpha][kAlpha])
 {
 #pragma unroll
-    for (int r = 0; r < 4; ++r) {
-        const float2 a = *reinterpret_cast<const float2 *>(src + r * pitch);
-        const float2 b = *reinterpret_cast<const float2 *>(src + r * pitch + 2);
-        d[r][0] = a.x;
-        d[r][1] = a.y;
-        d[r][2] = b.x;
-        d[r][3] = b.y;
-    }
-}
-
-/* V = B^T d B for the 4x4 input patch d */
-__device__ __forceinline__ void input_transform(const float d[4][4], float v[4][4])
-{
-    float t[4][4];
+    for (int r = 0; r < kAlpha; ++r)
 #pragma unroll
-    for (int c = 0; c < 4; ++c) {
-        t[0][c] = d[0][c] - d[2][c];
-        t[1][c] = d[1][c] + d[2][c];
-        t[2][c] = d[2][c] - d[1][c];
-        t[3][c] = d[1][c] - d[3][c];
-    }
-#pragma unroll
-    for (int r = 0; r < 4; ++r) {
-        v[r][0] = t[r][0] - t[r][2];
-        v[r][1] = t[r][1] + t[r][2];
-        v[r][2] = t[r][2] - t[r][1];
-        v[r][3] = t[r][1] - t[r][3];
-    }
-}
-
-/* Y = A^T m A: 2x2 outputs from the 16 values of one (tile, channel) */
-__device__ __forceinline__ void output_transform(const float m[16], float y[2][2])
-{
-    float s[2][4];
-#pragma unroll
-    for (int c = 0; c < 4; ++c) {
-        s[0][c] = m[c] + m[4 + c] + m[8 + c];
-        s[1][c] = m[4 + c] - m[8 + c] - m[12 + c];
-    }
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-        y[r][0] = s[r][0] + s[r][1] + s[r][2];
-        y[r][1] = s[r][1] - s[r][2] - s[r][3];
-    }
+        for (int c = 0; c < kAlpha; c += 2) {
+            const float2 a = *reinterpret_cast<const float2 *>(src + r * pitch + c);
+            d[r][c] = a.x;
+            d[r][c + 1] = a.y;
+        }
 }
 
 } // namespace

@@ -54,6 +54,8 @@ static const cgp_shape shapes[] = {
     {16, 128, 1, 9, 9},
     {2, 36, 72, 13, 11}, /* fp32-v11: K split over 2 blocks, 5 chunks, the last one partial */
     {10, 20, 24, 40, 40}, /* fp32-v11's 16x16-pixel x 32-channel tile (more 8x16 blocks than SMs), a partial chunk */
+    {2, 36, 72, 20, 24},  /* fp32-v12: 5 chunks, the last one partial, a partial channel block, K split over 2 */
+    {1, 64, 40, 32, 32},  /* fp32-v12: K split over 4 */
 };
 
 static const char *precision_name(int p) { return p == 1 ? "tf32" : p == 2 ? "3xtf32" : "fp32"; }
@@ -68,11 +70,12 @@ enum { MUST_REFUSE, MUST_RUN, MAY_RUN };
  * weights (32, 33) there every shape of Cin <= 64 (an H100/H200's 227 KiB a block), none of Cin above 176
  * (tf32-v11's largest resident weights, on its smallest tile) or 88 (3xtf32-v11's), and so those with the input
  * windows by TMA (34, 35) where W % 4 = 0, none where it is not, and the wgmma implicit GEMMs by TMA (36, 37) every
- * shape of W % 4 = 0, none other; fp32-v2..v9
+ * shape of W % 4 = 0, none other; fp32-v12 (38) on compute capability 9.0 or newer (TMA) with the 224928 bytes its
+ * tile needs every shape of W % 4 = 0 and 4 Cin <= Hout x Wout (its bound on F(4x4)'s error), none other; fp32-v2..v9
  * only Cin = 8 and Cout = 64,
  * and they need up to 215 KiB of shared memory a block (an H100/H200 has 227: elsewhere they may refuse); the
  * wgmma versions (14-18, 23-28) only Cin <= 8 and Cout <= 64, on compute capability 9.0 with a build for sm_90a. */
-static int expected_support(int version, const cgp_shape *s, const cgp_device_info *d)
+static int expected_support(int version, const cgp_shape *s, cgp_padding padding, const cgp_device_info *d)
 {
     const int wgmma = (version >= 14 && version <= 18) || (version >= 23 && version <= 28);
     if (version == 1)
@@ -81,6 +84,12 @@ static int expected_support(int version, const cgp_shape *s, const cgp_device_in
         return d->cc_major >= 8 && d->smem_per_block_optin >= 65280 ? MUST_RUN : MUST_REFUSE;
     if (version == 31) /* the Winograd GEMM: any shape */
         return d->cc_major >= 8 && d->smem_per_block_optin >= 160272 ? MUST_RUN : MUST_REFUSE;
+    if (version == 38) { /* the F(4x4) Winograd GEMM */
+        const int64_t edge = padding == CGP_PADDING_SAME ? 0 : 2, pixels = (s->h - edge) * (s->w - edge);
+        return d->cc_major >= 9 && d->smem_per_block_optin >= 224928 && s->w % 4 == 0 && 4 * s->cin <= pixels
+                   ? MUST_RUN
+                   : MUST_REFUSE;
+    }
     if (version == 20 || version == 30 || version == 36 || version == 37) /* the wgmma implicit GEMMs: any shape */
         return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && (version <= 30 || s->w % 4 == 0)
                    ? MUST_RUN
@@ -112,7 +121,7 @@ static void test_refusal(const problem *pr, const cgp_kernel_desc *k, const char
     snprintf(name, sizeof name, "fused v%d %s refuses %s %lldx%lldx%lldx%lldx%lld", k->version,
              precision_name(k->precision), pr->p.padding ? "same" : "valid", (long long)s->n, (long long)s->cin,
              (long long)s->cout, (long long)s->h, (long long)s->w);
-    if (expected_support(k->version, s, dev) == MUST_RUN)
+    if (expected_support(k->version, s, pr->p.padding, dev) == MUST_RUN)
         TEST_FAIL(name, "%s refuses a shape it must run: %s", k->name, why);
     else
         test_expect_refusal(name, s, pr->p.padding, k, why);
@@ -248,7 +257,7 @@ int main(void)
                         test_refusal(&pr, table[k], why, &dev);
                         continue;
                     }
-                    if (expected_support(table[k]->version, &shapes[i], &dev) == MUST_REFUSE) {
+                    if (expected_support(table[k]->version, &shapes[i], (cgp_padding)pad, &dev) == MUST_REFUSE) {
                         char name[160];
                         snprintf(name, sizeof name, "fused v%d %s accepts %lldx%lldx%lldx%lldx%lld", table[k]->version,
                                  precision_name(table[k]->precision), (long long)shapes[i].n,

@@ -2,7 +2,7 @@
  * gpu_large.c - a problem whose input has more than 2^31 elements, the fewest images that cross it
  * (N = 4097, Cin = 8, 256 x 256: 2^31 + 2^19 elements, 8.6 GB; the last image starts at element 2^31),
  * through every precision: fp32 kernel 0 (the best), fp32-v1 (generic), fp32-v6 (direct), fp32-v10 (the
- * FFMA implicit GEMM) and fp32-v11 (the Winograd GEMM); tf32 and 3xtf32 kernel 0, their v1 (mma.sync, any shape) and the implicit GEMMs v9
+ * FFMA implicit GEMM), fp32-v11 and fp32-v12 (the Winograd GEMMs); tf32 and 3xtf32 kernel 0, their v1 (mma.sync, any shape) and the implicit GEMMs v9
  * (mma.sync) and v10 (wgmma, where the GPU runs it); both reductions. Checked against the fp64 GPU
  * reference (tf32: of the tf32-rounded inputs) on sampled images on both sides of 2^30 and 2^31 elements
  * (2^32 and 2^33 bytes), bounds from tests/lib/tolerance.h, and every output finite.
@@ -56,9 +56,11 @@ int main(void)
             }
     float *y = malloc(sizeof(float) * (size_t)outputs), got[SAMPLES * 64];
     static const struct {
-        int precision, version, wgmma; /* wgmma: runs only on compute capability 9.0 with a build for sm_90a */
+        int precision, version, wgmma; /* wgmma: runs only on compute capability 9.0 with a build for sm_90a (or,
+                                        * fp32-v12, on 9.0 and newer: it is run where the wgmma versions are) */
     } runs[] = {{CGP_PRECISION_FP32, 0, 0},    {CGP_PRECISION_FP32, 1, 0},    {CGP_PRECISION_FP32, 6, 0},
-                {CGP_PRECISION_FP32, 10, 0},   {CGP_PRECISION_FP32, 31, 0},   {CGP_PRECISION_TF32, 0, 0},
+                {CGP_PRECISION_FP32, 10, 0},   {CGP_PRECISION_FP32, 31, 0},   {CGP_PRECISION_FP32, 38, 1},
+                {CGP_PRECISION_TF32, 0, 0},
                 {CGP_PRECISION_TF32, 11, 0},
                 {CGP_PRECISION_TF32, 19, 0},   {CGP_PRECISION_TF32, 20, 1},   {CGP_PRECISION_TF32X3, 0, 0},
                 {CGP_PRECISION_TF32X3, 21, 0}, {CGP_PRECISION_TF32X3, 29, 0}, {CGP_PRECISION_TF32X3, 30, 1}};

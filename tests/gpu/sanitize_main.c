@@ -3,7 +3,8 @@
  * synccheck, initcheck): every kernel version of every precision, both reductions, both paddings,
  * on small shapes (partial tiles; several chunks of input channels with a partial last one and a partial
  * channel block; few pixels and many channels, where fp32-v10 splits K over clusters of 2 and of 8 blocks and
- * fp32-v11 over clusters of 2 and 4; Cout <= 32, where fp32-v11 takes its 32-channel tile; W = 45 and 44, where
+ * fp32-v11 over clusters of 2 and 4, fp32-v12 (W = 24, 32: its windows by TMA) too; Cout <= 32, where fp32-v11
+ * takes its 32-channel tile; W = 45 and 44, where
  * the wgmma versions stage by cp.async and by TMA, and fp32-v9 and the wgmma versions shift their window for
  * padding same; Cin = 3, where the wgmma versions' TMA box reaches past the channels), or with --default the
  * default problem, each run checked against the fp64 GPU reference. Exit 0 when every run worked and matched.
@@ -46,7 +47,7 @@ int main(int argc, char **argv)
         return test_exit_code();
     static const cgp_shape small[] = {{2, 8, 64, 37, 45}, {2, 8, 64, 37, 44},   {2, 3, 40, 19, 24},
                                       {2, 36, 72, 13, 11}, {1, 64, 40, 3, 3},   {1, 130, 40, 5, 5},
-                                      {10, 20, 24, 40, 40}};
+                                      {10, 20, 24, 40, 40}, {2, 36, 72, 20, 24}, {1, 64, 40, 32, 32}};
     static const cgp_shape full[] = {{128, 8, 64, 256, 256}};
     const cgp_shape *shapes = full_size ? full : small;
     const int shape_count = full_size ? 1 : (int)(sizeof small / sizeof small[0]);

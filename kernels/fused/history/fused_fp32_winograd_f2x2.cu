@@ -50,7 +50,7 @@ __device__ __forceinline__ void patch_transform(const float *window, int ci, int
     const float *src = window + (ci * kInRows + 2 * (w / kWt)) * kInPitch + 2 * (w % kWt);
     float d[4][4];
     load_patch(src, kInPitch, d);
-    input_transform(d, v);
+    WinogradF2x2::input_tile_transform(d, v);
 }
 
 __global__ void __launch_bounds__(kThreads, 1)
@@ -141,7 +141,7 @@ fused_fp32_winograd(const float *__restrict__ x, const float *__restrict__ weigh
 #pragma unroll
                 for (int i = 0; i < 4; ++i) {
                     float y[2][2];
-                    output_transform(m[i], y);
+                    WinogradF2x2::output_tile_transform(m[i], y);
                     const int w = 4 * c_tq + i, oy = (int)oy0 + 2 * (w / kWt), ox = (int)ox0 + 2 * (w % kWt);
 #pragma unroll
                     for (int r = 0; r < 2; ++r)
@@ -283,7 +283,7 @@ fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ w
 #pragma unroll
                 for (int xi = 0; xi < 16; ++xi)
                     m[xi] = acc[xi][j];
-                output_transform(m, y);
+                WinogradF2x2::output_tile_transform(m, y);
                 tile_sum[j] = gelu_fast(y[0][0]) * mask[0][0];
                 tile_sum[j] = fmaf(gelu_fast(y[0][1]), mask[0][1], tile_sum[j]);
                 tile_sum[j] = fmaf(gelu_fast(y[1][0]), mask[1][0], tile_sum[j]);

@@ -88,13 +88,15 @@ CFLAGS_BASE := -std=c11 -O2 -g -fPIC -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200
                -isystem $(CUDA_HOME)/include -DCGP_HAVE_CUDNN=$(HAVE_CUDNN) $(CUDNN_CFLAGS)
 CFLAGS = $(CFLAGS_BASE) $(LAYER_INC)
 NVCCFLAGS = -O3 -std=c++17 -lineinfo -Xcompiler -fPIC,-Wall -MMD -MP $(LAYER_INC)
-GENCODE := -gencode arch=compute_$(SM),code=sm_$(SM) -gencode arch=compute_$(SM),code=compute_$(SM)
+# CGP_BUILD_SM: the hooks of kernels using compute capability 9.0 instructions outside sm_90a (clusters, TMA) refuse
+# to launch them from a build for an older GPU, whose PTX, compiled for a newer one, traps in their place
+GENCODE := -gencode arch=compute_$(SM),code=sm_$(SM) -gencode arch=compute_$(SM),code=compute_$(SM) -DCGP_BUILD_SM=$(SM)
 # the wgmma files (WGMMA_CU): wgmma exists for sm_90a only (no PTX for later GPUs), so with SM=90 they are
 # built for sm_90a alone; with any other SM they build without their kernels, the library's wgmma versions
 # refuse every shape (saying why) and the wgmma ceiling probe, kernels/bench/probes_wgmma.cu, refuses too
 comma := ,
 WGMMA_BUILT := $(if $(filter 90,$(SM)),1,0)
-WGMMA_GENCODE := $(if $(filter 1,$(WGMMA_BUILT)),-gencode arch=compute_90a$(comma)code=sm_90a -DCGP_HAVE_WGMMA=1,$(GENCODE))
+WGMMA_GENCODE := $(if $(filter 1,$(WGMMA_BUILT)),-gencode arch=compute_90a$(comma)code=sm_90a -DCGP_HAVE_WGMMA=1 -DCGP_BUILD_SM=90,$(GENCODE))
 LDLIBS := -L$(CUDA_LIB) -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm
 
 # ---- sources ----
@@ -176,10 +178,11 @@ $(BUILD)/asan/cpu_%: tests/cpu/cpu_%.c $(CPU_SRCS)
 	$(CC) $(filter-out -MMD -MP -O2,$(CFLAGS)) -O1 -fsanitize=address,undefined \
 	    -fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ $^ -lm -lpthread
 
-# the GPU tests know whether the wgmma versions have their kernels (which shapes they must run)
+# the GPU tests know whether the wgmma versions have their kernels and which SM the kernels were built for (which
+# shapes they must run)
 $(BUILD)/tests/gpu_%: tests/gpu/gpu_%.c $(BUILD)/libcgp_tool.a $(BUILD)/libcgp.a
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -DCGP_WGMMA_BUILT=$(WGMMA_BUILT) -o $@ $< $(TOOL_LINK)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -DCGP_WGMMA_BUILT=$(WGMMA_BUILT) -DCGP_BUILD_SM=$(SM) -o $@ $< $(TOOL_LINK)
 
 # the example is another program: it sees include/cgp.h alone
 $(EXAMPLE): LAYER_INC = -Iinclude

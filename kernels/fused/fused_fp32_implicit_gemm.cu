@@ -335,7 +335,7 @@ constexpr size_t kMinSmemBytes = least_wide_smem();
  * of partials) over an efficiency that grows as the square root of the warps resident on an SM, up to 16; blocks
  * run in waves of (SMs x resident blocks). Channel blocks past Cout and pixels past the image count as work: that is
  * what the smaller tiles save. Tiles beyond the block's shared memory are left out; K is split only on compute
- * capability 9.0 (clusters) and with at least 2 chunks a block. The constants are fitted to an H200 sweep of every
+ * capability 9.0 with a build for it (clusters, sm90_code_runs) and with at least 2 chunks a block. The constants are fitted to an H200 sweep of every
  * tile and split on five zoo shapes (docs/perf-log.md, "Issue 18"), where this choice came within 2% of the fastest
  * on four and 10% on the fifth; clusters of 4 measured slower than those of 2 and 8 there and are not offered. */
 TileSplit choose(const cgp_problem *p, const cgp_device_info *d)
@@ -344,7 +344,7 @@ TileSplit choose(const cgp_problem *p, const cgp_device_info *d)
     return least_cost(0, kTileCount, kSplits, [&](int i, int split) {
         const TileShape t = kTileShapes[i];
         if ((t.bn == 32 && p->cout > 32) || kSmem.bytes[i] > d->smem_per_block_optin ||
-            (split > 1 && (d->cc_major < 9 || chunks < 2 * split || t.bn % split != 0)))
+            (split > 1 && (!sm90_code_runs(d) || chunks < 2 * split || t.bn % split != 0)))
             return -1.0;
         const ImplicitGemmGeometry g = implicit_gemm_geometry(p, t.th, t.tw, t.bn);
         const int threads = t.th * t.tw / kSegmentPixels * (t.bn / t.rc);

@@ -88,6 +88,8 @@ struct F4x4Gemm { /* fp32-v12 */
     {
         if (d->cc_major < 9)
             return "needs a GPU of compute capability 9.0 or newer (TMA)";
+        if (!sm90_code_runs(d))
+            return "this build has no code for compute capability 9.0 (TMA): build with SM=90";
         if (const char *why = input_tensor_map_unsupported(p))
             return why;
         if (4 * p->cin > p->hout * p->wout)
@@ -133,14 +135,15 @@ struct WinogradTile : Window<V::kShapes[I].th, V::kShapes[I].tw, V::kShapes[I].b
     static constexpr size_t kSmemBytes = kAlignBytes + sizeof(float) * (size_t)kRingFloats;
     /* the kernel's static arrays: slot sums, block sums for up to 128 channels, publish_image_sums' flag, the
      * stages' mbarriers */
-    static constexpr size_t kStaticSmemBytes = sizeof(float) * kThreads + sizeof(double) * 128 + 16 + 8 * kRawStages;
+    static constexpr size_t kStaticSmemBytes =
+        sizeof(float) * kThreads + sizeof(double) * 128 + 16 + (kTma ? 8 * kRawStages : 0);
     static constexpr unsigned kPath = V::kPath0 + I, kTileCount = kShapeCount<V>; /* + kTileCount x split index */
     static_assert(kTh % kOut == 0 && kTw % kOut == 0 && kXi % kXiPerThread == 0, "whole Winograd tiles and warps");
     static_assert(kTileGroups * kChannelGroups == 32, "a warp: its elements' tiles x channels");
     static_assert(kBn % 32 == 0 && kBn <= 128, "the filter transform: warps of 8 channels x 4 input channels");
     static_assert(kMFloats <= kRingFloats, "M fits where the ring was");
     static_assert(!kTma || (kLandInFloats % 32 == 0 && kRawFloats % 32 == 0), "TMA boxes at 128-byte boundaries");
-    static_assert(!kTma || kAlpha == 6, "load_box_patch: 6x6 patches");
+    static_assert(!kTma || kAlpha == 6, "load_patch_6x6: the patches of a TMA box");
 
     static __host__ __device__ int land_lead(int pad) { return kTma && pad ? 3 : 0; }
     static __host__ __device__ int box_x(int ox0, int pad) { return pad ? ox0 - 4 : ox0; }
@@ -157,24 +160,6 @@ template <class F> __host__ __device__ constexpr float inverse_scale(int r, int 
     return (float)(1.0 / ((double)F::filter_scale(r) * (double)F::filter_scale(c)));
 }
 
-/* The 6x6 patch d at src in a TMA box, rows kLandRowStride apart (a multiple of 4): a float4 and a float2 a row
- * where the window starts the box (lead 0), else (lead 3) a float, a float4 and a float */
-template <class T> __device__ __forceinline__ void load_box_patch(const float *src, int lead, float (&d)[6][6])
-{
-#pragma unroll
-    for (int r = 0; r < 6; ++r) {
-        const float *row = src + r * T::kLandRowStride;
-        if (lead == 0) {
-            const float4 a = *reinterpret_cast<const float4 *>(row);
-            const float2 b = *reinterpret_cast<const float2 *>(row + 4);
-            d[r][0] = a.x, d[r][1] = a.y, d[r][2] = a.z, d[r][3] = a.w, d[r][4] = b.x, d[r][5] = b.y;
-        } else {
-            const float4 a = *reinterpret_cast<const float4 *>(row + 1);
-            d[r][0] = row[0], d[r][1] = a.x, d[r][2] = a.y, d[r][3] = a.z, d[r][4] = a.w, d[r][5] = row[5];
-        }
-    }
-}
-
 /* The input transform of (input channel, Winograd tile) pair `pair`; lead: the window's first column in the raw
  * stage's rows */
 template <class T> __device__ __forceinline__ void transform_input(const float *raw, float *v_s, int pair, int lead)
@@ -184,7 +169,7 @@ template <class T> __device__ __forceinline__ void transform_input(const float *
                        T::kOut * (t % T::kTilesX);
     float d[T::kAlpha][T::kAlpha], v[T::kAlpha][T::kAlpha];
     if constexpr (T::kTma)
-        load_box_patch<T>(src, lead, d);
+        load_patch_6x6<T::kLandRowStride>(src, lead, d);
     else
         load_patch(src, T::kLandRowStride, d);
     T::F::input_tile_transform(d, v);
@@ -304,7 +289,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     record_path(p.path_record, T::kPath + T::kTileCount * (unsigned)split_index(split));
     __shared__ float slot_sums[T::kThreads];
     __shared__ double block_sums[T::kBn];
-    __shared__ uint64_t landed[kRawStages]; /* TMA: stage s's window landed (a phase a chunk) */
+    __shared__ uint64_t landed[T::kTma ? kRawStages : 1]; /* TMA: stage s's window landed (a phase a chunk) */
     float *ring = reinterpret_cast<float *>(dynamic_smem()); /* raw stages x 2, transformed chunks x 2 */
     if constexpr (T::kTma)
         ring += (T::kAlignBytes - shared_address(ring) % T::kAlignBytes) % T::kAlignBytes / sizeof(float);
@@ -446,14 +431,15 @@ template <class V> constexpr size_t kMinSmemBytes = tile_smem_bytes<V>(0);
  * MT x BN x 8 FFMAs) with one block an SM, so a block's time is its chunks plus one (the pipeline's start and the
  * epilogue), plus one more for a split's exchange of M; blocks run in waves of the SM count. Tiles beyond the
  * block's shared memory are left out, those of fewer channels than the version's first unless Cout fits them; K is
- * split only on compute capability 9.0 (clusters) and with at least 2 chunks a block. */
+ * split only on compute capability 9.0 with a build for it (clusters, sm90_code_runs) and with at least 2 chunks a
+ * block. */
 template <class V> TileSplit choose(const cgp_problem *p, const cgp_device_info *d)
 {
     const int64_t chunks = ceil_div(p->cin, kChunk);
     return least_cost(0, kShapeCount<V>, kSplits, [&](int i, int split) {
         const WinogradTileShape t = V::kShapes[i];
         if ((t.bn < V::kShapes[0].bn && p->cout > t.bn) || tile_smem_bytes<V>(i) > d->smem_per_block_optin ||
-            (split > 1 && (d->cc_major < 9 || chunks < 2 * split)))
+            (split > 1 && (!sm90_code_runs(d) || chunks < 2 * split)))
             return -1.0;
         const ImplicitGemmGeometry g = implicit_gemm_geometry(p, t.th, t.tw, t.bn);
         const int64_t blocks = p->n * g.tiles_per_image * g.channel_blocks * split;
@@ -492,9 +478,9 @@ template <class V> struct WinogradGemmVersion : NoStageSplit {
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
-        if (const char *why = ffma_gemm_unsupported<kMinSmemBytes<V>>(p, d))
-            return why;
         if (const char *why = V::shape_unsupported(p, d))
+            return why;
+        if (const char *why = ffma_gemm_unsupported<kMinSmemBytes<V>>(p, d))
             return why;
         const TileSplit c = choose<V>(p, d);
         return implicit_gemm_split_grid_unsupported(p, geometry_of<V>(p, c), c.split);
@@ -537,6 +523,7 @@ extern "C" const cgp_kernel_desc cgp_kernel_fp32_v11 = kernel_desc<WinogradGemmV
 
 extern "C" const cgp_kernel_desc cgp_kernel_fp32_v12 = kernel_desc<WinogradGemmVersion<F4x4Gemm>>(
     38, "fp32-v12",
-    "Winograd F(4x4,3x3) as 36 FFMA GEMMs for Cin <= 512: tiles of 16x32 pixels x 32 channels, a half-warp per "
-    "transformed element, 8 tiles x 8 channels a thread, 8 input channels a chunk transformed in shared memory while "
-    "the previous one is multiplied, K split over a cluster for small grids");
+    "Winograd F(4x4,3x3) as 36 FFMA GEMMs where W % 4 = 0 and Cin <= Hout x Wout / 4: tiles of 16x32 pixels x 32 "
+    "channels, a warp per 3 transformed elements, 3 elements x 4 tiles x 8 channels a thread, the input window by "
+    "TMA, 8 input channels a chunk transformed in shared memory while the previous one is multiplied, K split over a "
+    "cluster for small grids");

@@ -156,8 +156,8 @@ __device__ __forceinline__ bool window_element(const IgemmParams &p, int i, int6
  * every chunk is whole, and weights 16-byte aligned) 16 bytes a copy, 4 consecutive (input channel, tap) of one
  * output channel, and no channel past Cin to test; else 4 bytes a copy. Slot s copies the same element of every
  * chunk, so where it lands and where it reads are worked out once. kParts: both (the weights kWOffset floats into the
- * stage), the input window alone (tf32-v11 and 3xtf32-v11 hold their weights resident) or the weights alone (tf32-v13
- * and 3xtf32-v13 land the window by TMA). */
+ * stage), the input window alone (tf32-v11 and 3xtf32-v11 hold their weights resident) or the weights alone (tf32-v13,
+ * 3xtf32-v13 and fp32-v12 land the window by TMA). */
 enum StageParts { kCopyInput = 1, kCopyWeights = 2 };
 template <class T, bool kWhole, int kParts = kCopyInput | kCopyWeights, int kWOffset = T::kInFloats>
 struct StageCopies {
@@ -374,6 +374,15 @@ __device__ __forceinline__ void split_sum_publish(const IgemmParams &p, float *p
 
 /* ---- host ---- */
 
+#ifndef CGP_BUILD_SM
+#define CGP_BUILD_SM 0 /* the Makefile sets the SM it builds for (GENCODE) */
+#endif
+
+/* Whether this build's kernels can use compute capability 9.0's instructions (thread-block clusters, TMA) on device
+ * d: the GPU has them and the kernels were built for sm_90 or newer (a build for an older GPU runs its PTX there,
+ * where those instructions are traps) */
+inline bool sm90_code_runs(const cgp_device_info *d) { return d->cc_major >= 9 && CGP_BUILD_SM >= 90; }
+
 inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 struct ImplicitGemmGeometry {
@@ -450,7 +459,7 @@ inline const char *implicit_gemm_grid_unsupported(const cgp_problem *p, const Im
 
 /* NULL when the blocks of an image with K split over `split` (tiles x channel blocks x split) stay below 2^32 and
  * the grid of g fits the kernels' indexing (implicit_gemm_grid_unsupported), else why not: fp32-v10, fp32-v11,
- * tf32-v10 and 3xtf32-v10 */
+ * fp32-v12, tf32-v10 and 3xtf32-v10 */
 inline const char *implicit_gemm_split_grid_unsupported(const cgp_problem *p, const ImplicitGemmGeometry &g, int split)
 {
     if (g.tiles_per_image * g.channel_blocks * split > 0xffffffffLL)
@@ -458,7 +467,7 @@ inline const char *implicit_gemm_split_grid_unsupported(const cgp_problem *p, co
     return implicit_gemm_grid_unsupported(p, g);
 }
 
-/* NULL when the GPU and the image suit the FFMA GEMMs (fp32-v10, fp32-v11), else why not: compute capability 8.0
+/* NULL when the GPU and the image suit the FFMA GEMMs (fp32-v10, fp32-v11, fp32-v12), else why not: compute capability 8.0
  * or newer (cp.async), kMinSmem bytes of shared memory a block (their smallest tile), at most 2^28 pixels an image
  * (their input offsets within a chunk of 8 channels are 32-bit) */
 template <size_t kMinSmem> const char *ffma_gemm_unsupported(const cgp_problem *p, const cgp_device_info *d)

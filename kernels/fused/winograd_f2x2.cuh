@@ -6,10 +6,11 @@
  *   WinogradF2x2::filter_transform          U = G g G^T of a 3x3 filter
  *   WinogradF2x2::filter_transform_scaled   S U: the same without G's halves (3 additions a line instead of 5
  *                                           operations); element (r, c) is filter_scale(r) x filter_scale(c)
- *                                           times U's, a power of two, so dividing M by it later is exact
+ *                                           times U's, a power of two, so multiplying M by its reciprocal
+ *                                           later is exact
  *   WinogradF2x2::input_tile_transform      V = B^T d B of a 4x4 input patch (additions only)
  *   WinogradF2x2::output_tile_transform     Y = A^T m A, the 2x2 outputs of a transformed tile (additions only)
- *   load_patch<kAlpha>                      a kAlpha x kAlpha input patch from shared memory (also fp32-v12's 6x6)
+ *   load_patch                              a 4x4 input patch from shared memory
  */
 #ifndef CGP_WINOGRAD_F2X2_CUH
 #define CGP_WINOGRAD_F2X2_CUH
@@ -105,18 +106,18 @@ struct WinogradF2x2 {
     }
 };
 
-/* The kAlpha x kAlpha input patch d at src, its rows `pitch` floats apart (kAlpha, src and pitch even: 8-byte
- * loads): F(2x2)'s 4x4 and F(4x4)'s 6x6 */
-template <int kAlpha> __device__ __forceinline__ void load_patch(const float *src, int pitch, float (&d)[kAlpha][kAlpha])
+/* The 4x4 input patch d at src, its rows `pitch` floats apart (src and pitch even: 8-byte loads) */
+__device__ __forceinline__ void load_patch(const float *src, int pitch, float d[4][4])
 {
 #pragma unroll
-    for (int r = 0; r < kAlpha; ++r)
-#pragma unroll
-        for (int c = 0; c < kAlpha; c += 2) {
-            const float2 a = *reinterpret_cast<const float2 *>(src + r * pitch + c);
-            d[r][c] = a.x;
-            d[r][c + 1] = a.y;
-        }
+    for (int r = 0; r < 4; ++r) {
+        const float2 a = *reinterpret_cast<const float2 *>(src + r * pitch);
+        const float2 b = *reinterpret_cast<const float2 *>(src + r * pitch + 2);
+        d[r][0] = a.x;
+        d[r][1] = a.y;
+        d[r][2] = b.x;
+        d[r][3] = b.y;
+    }
 }
 
 } // namespace

@@ -2,6 +2,9 @@
  * winograd_f4x4.cuh - the Winograd F(4x4, 3x3) transforms (library layer), shared by fp32-v9 (fused_fp32_winograd.cu,
  * Cin = 8, Cout = 64) and fp32-v12, the F(4x4) Winograd GEMM for any channel count (fused_fp32_winograd_gemm.cu).
  *
+ *   load_patch_6x6<kPitch>                  a 6x6 input patch from a staged window whose rows are kPitch floats
+ *                                           apart (a multiple of 4), the patch 0 or 3 (lead) floats past a
+ *                                           16-byte boundary
  *   input_transform_1d                      B^T d along one line of a 6x6 patch
  *   output_transform_1d                     A^T m along one line of a transformed tile
  *   WinogradF4x4::filter_transform          U = G g G^T of a 3x3 filter, in double and rounded once (fp32-v9)
@@ -15,6 +18,27 @@
 #define CGP_WINOGRAD_F4X4_CUH
 
 namespace {
+
+/* The 6x6 input patch d from src, rows kPitch floats apart (a multiple of 4), src `lead` floats past a 16-byte
+ * boundary: lead 0, a float4 and a float2 a row; lead 3 (a window staged from 4 columns left of it so that its copies
+ * start at a multiple of 4 columns: fp32-v12's TMA boxes for padding same), a float, a float4 and a float. fp32-v9
+ * keeps its own copy of these loads: through this function its register allocation changed, not measured since. */
+template <int kPitch> __device__ __forceinline__ void load_patch_6x6(const float *src, int lead, float (&d)[6][6])
+{
+    static_assert(kPitch % 4 == 0, "16-byte aligned rows");
+#pragma unroll
+    for (int r = 0; r < 6; ++r) {
+        const float *row = src + r * kPitch;
+        if (lead == 0) {
+            const float4 a = *reinterpret_cast<const float4 *>(row);
+            const float2 b = *reinterpret_cast<const float2 *>(row + 4);
+            d[r][0] = a.x, d[r][1] = a.y, d[r][2] = a.z, d[r][3] = a.w, d[r][4] = b.x, d[r][5] = b.y;
+        } else {
+            const float4 a = *reinterpret_cast<const float4 *>(row + 1);
+            d[r][0] = row[0], d[r][1] = a.x, d[r][2] = a.y, d[r][3] = a.z, d[r][4] = a.w, d[r][5] = row[5];
+        }
+    }
+}
 
 /* B^T d for six values d (one column or row of a 6x6 patch): 12 operations.
  * B^T = [4 0 -5 0 1 0; 0 -4 -4 1 1 0; 0 4 -4 -1 1 0; 0 -2 -1 2 1 0; 0 2 -1 -2 1 0; 0 4 0 -5 0 1] */

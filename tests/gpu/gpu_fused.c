@@ -21,6 +21,9 @@
 #ifndef CGP_WGMMA_BUILT
 #define CGP_WGMMA_BUILT 0 /* the Makefile sets 1 where it builds the wgmma kernels (SM=90, for sm_90a) */
 #endif
+#ifndef CGP_BUILD_SM
+#define CGP_BUILD_SM 0 /* the Makefile sets the SM the kernels were built for */
+#endif
 
 static const cgp_shape shapes[] = {
     {128, 8, 64, 256, 256}, /* the default problem */
@@ -56,6 +59,7 @@ static const cgp_shape shapes[] = {
     {10, 20, 24, 40, 40}, /* fp32-v11's 16x16-pixel x 32-channel tile (more 8x16 blocks than SMs), a partial chunk */
     {2, 36, 72, 20, 24},  /* fp32-v12: 5 chunks, the last one partial, a partial channel block, K split over 2 */
     {1, 64, 40, 32, 32},  /* fp32-v12: K split over 4 */
+    {1, 72, 40, 32, 32},  /* fp32-v12: K split over 4, 9 chunks: the last block of each cluster gets none */
 };
 
 static const char *precision_name(int p) { return p == 1 ? "tf32" : p == 2 ? "3xtf32" : "fp32"; }
@@ -70,8 +74,9 @@ enum { MUST_REFUSE, MUST_RUN, MAY_RUN };
  * weights (32, 33) there every shape of Cin <= 64 (an H100/H200's 227 KiB a block), none of Cin above 176
  * (tf32-v11's largest resident weights, on its smallest tile) or 88 (3xtf32-v11's), and so those with the input
  * windows by TMA (34, 35) where W % 4 = 0, none where it is not, and the wgmma implicit GEMMs by TMA (36, 37) every
- * shape of W % 4 = 0, none other; fp32-v12 (38) on compute capability 9.0 or newer (TMA) with the 224928 bytes its
- * tile needs every shape of W % 4 = 0 and 4 Cin <= Hout x Wout (its bound on F(4x4)'s error), none other; fp32-v2..v9
+ * shape of W % 4 = 0, none other; fp32-v12 (38) on compute capability 9.0 or newer (TMA) with a build for sm_90 or
+ * newer and the 224928 bytes its tile needs every shape of W % 4 = 0 and 4 Cin <= Hout x Wout (its bound on F(4x4)'s
+ * error), none other; fp32-v2..v9
  * only Cin = 8 and Cout = 64,
  * and they need up to 215 KiB of shared memory a block (an H100/H200 has 227: elsewhere they may refuse); the
  * wgmma versions (14-18, 23-28) only Cin <= 8 and Cout <= 64, on compute capability 9.0 with a build for sm_90a. */
@@ -86,7 +91,8 @@ static int expected_support(int version, const cgp_shape *s, cgp_padding padding
         return d->cc_major >= 8 && d->smem_per_block_optin >= 160272 ? MUST_RUN : MUST_REFUSE;
     if (version == 38) { /* the F(4x4) Winograd GEMM */
         const int64_t edge = padding == CGP_PADDING_SAME ? 0 : 2, pixels = (s->h - edge) * (s->w - edge);
-        return d->cc_major >= 9 && d->smem_per_block_optin >= 224928 && s->w % 4 == 0 && 4 * s->cin <= pixels
+        return d->cc_major >= 9 && CGP_BUILD_SM >= 90 && d->smem_per_block_optin >= 224928 && s->w % 4 == 0 &&
+                       4 * s->cin <= pixels
                    ? MUST_RUN
                    : MUST_REFUSE;
     }

@@ -56,8 +56,8 @@ int main(void)
             }
     float *y = malloc(sizeof(float) * (size_t)outputs), got[SAMPLES * 64];
     static const struct {
-        int precision, version, wgmma; /* wgmma: runs only on compute capability 9.0 with a build for sm_90a (or,
-                                        * fp32-v12, on 9.0 and newer: it is run where the wgmma versions are) */
+        int precision, version, hopper; /* hopper: runs only on compute capability 9.0 with a build for it (the wgmma
+                                         * versions: sm_90a; fp32-v12: TMA) */
     } runs[] = {{CGP_PRECISION_FP32, 0, 0},    {CGP_PRECISION_FP32, 1, 0},    {CGP_PRECISION_FP32, 6, 0},
                 {CGP_PRECISION_FP32, 10, 0},   {CGP_PRECISION_FP32, 31, 0},   {CGP_PRECISION_FP32, 38, 1},
                 {CGP_PRECISION_TF32, 0, 0},
@@ -65,9 +65,9 @@ int main(void)
                 {CGP_PRECISION_TF32, 19, 0},   {CGP_PRECISION_TF32, 20, 1},   {CGP_PRECISION_TF32X3, 0, 0},
                 {CGP_PRECISION_TF32X3, 21, 0}, {CGP_PRECISION_TF32X3, 29, 0}, {CGP_PRECISION_TF32X3, 30, 1}};
     const cgp_device_info dev = test_device_info();
-    const int wgmma_runs = CGP_WGMMA_BUILT && dev.cc_major == 9 && dev.cc_minor == 0;
+    const int hopper_runs = CGP_WGMMA_BUILT && dev.cc_major == 9 && dev.cc_minor == 0;
     for (size_t v = 0; y && v < sizeof runs / sizeof runs[0]; ++v)
-        for (int reduce = 0; reduce <= 1 && (wgmma_runs || !runs[v].wgmma); ++reduce) {
+        for (int reduce = 0; reduce <= 1 && (hopper_runs || !runs[v].hopper); ++reduce) {
             char name[128];
             cgp_plan *plan;
             void *ws;

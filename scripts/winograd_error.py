@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """winograd_error.py - how the error of a Winograd GEMM over the input channels grows with Cin, in fp32
-arithmetic emulated on the CPU (numpy), before a kernel is written: F(2x2, 3x3) as fp32-v11 computes it
-(additions-only transforms, U without G's halves, M divided by their powers of two) and F(4x4, 3x3) with
-fp32-v9's transforms (B^T d B in fp32 with its FMAs, U = G g G^T in double rounded once, A^T M A in fp32),
-and F(4x4) again with U in fp32 from G's rows scaled to integers (x 4, 6, 6, 24, 24, 1: U' = G' g G'^T in
-fp32 additions, M divided by the scales' products once, one more rounding), as a kernel that transforms its
-filters on the fly would; each M element one fp32 FMA chain over Cin, input channel by input channel (fmaf:
-the product exact in double, one rounding).
+arithmetic emulated on the CPU (numpy): F(2x2, 3x3) as fp32-v11 computes it (additions-only transforms, U
+without G's halves, M divided by their powers of two) and F(4x4, 3x3) with fp32-v9's transforms (B^T d B in
+fp32 with its FMAs along y then x, U = G g G^T in double rounded once, A^T M A in fp32 along x then y), and
+F(4x4) again as fp32-v12 computes it (winograd_f4x4.cuh): U in fp32 from G's rows scaled to integers (x 4, -6,
+-6, 24, 24, 1, scaled_line's additions and FMAs in its order, along y then x), M multiplied once by the fp32
+reciprocal of the scales' product; each M element one fp32 FMA chain over Cin, input channel by input channel
+(fmaf: the product exact in double, one rounding).
 
 For each Cin, one problem (padding same, x uniform in [-sqrt 3, sqrt 3] or [0, 1], w and b uniform in
 +-1/sqrt(9 Cin), so the convolution's outputs are of order 1) and two relative L2 errors against fp64:
@@ -16,7 +16,7 @@ what is left is the Winograd GEMM's), y measured as host/bench/check.h does,
 
     python3 scripts/winograd_error.py [--cin 8 16 ... 1024] [--n 2] [--cout 16] [--hw 28] [--dist sym|01] [--seed 1]
 
-It needs numpy only; docs/perf-log.md ("Warp-specialised blocks") has a run.
+It needs numpy only; docs/perf-log.md ("Warp-specialised blocks", "fp32-v12") has runs.
 """
 import argparse
 from math import erf, sqrt
@@ -32,8 +32,7 @@ BT2 = np.array([[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]], F64)
 AT2 = np.array([[1, 1, 1, 0], [0, 1, -1, -1]], F64)
 G4 = np.array([[1 / 4, 0, 0], [-1 / 6, -1 / 6, -1 / 6], [-1 / 6, 1 / 6, -1 / 6],
                [1 / 24, 1 / 12, 1 / 6], [1 / 24, -1 / 12, 1 / 6], [0, 0, 1]])
-G4_SCALE = np.array([4.0, 6.0, 6.0, 24.0, 24.0, 1.0])
-G4_SCALED = np.rint(G4 * G4_SCALE[:, None])  # integers: each product with g exact in fp32
+G4_SCALE = np.array([4.0, -6.0, -6.0, 24.0, 24.0, 1.0])  # WinogradF4x4::filter_scale
 
 
 def fma(a, b, c):
@@ -57,6 +56,14 @@ def output_1d_f4(m):
                     -1).astype(F32)
 
 
+def scaled_line_f4(g):
+    """fp32-v12's WinogradF4x4::scaled_line along the last axis (three values -> six, G's rows scaled to integers)"""
+    g0, g1, g2 = g[..., 0], g[..., 1], g[..., 2]
+    outer, wide = (g0 + g2).astype(F32), fma(4.0, g2, g0)
+    return np.stack([g0, (outer + g1).astype(F32), (outer - g1).astype(F32), fma(2.0, g1, wide),
+                     fma(-2.0, g1, wide), g2], -1).astype(F32)
+
+
 def transform_1d(mat, v):
     """mat v along the last axis, each output one fp32 sum of exact +-1 terms in order"""
     out = []
@@ -70,8 +77,8 @@ def transform_1d(mat, v):
 
 
 def winograd_conv(x, w, m, scaled_filters=False):
-    """The fp32 convolution (padding same) by Winograd F(m x m, 3x3), m = 2 or 4; scaled_filters (m = 4): U in
-    fp32 from G's rows scaled to integers"""
+    """The fp32 convolution (padding same) by Winograd F(m x m, 3x3), m = 2 or 4; scaled_filters (m = 4): as
+    fp32-v12, U in fp32 from G's rows scaled to integers"""
     n, c, h, wd = x.shape
     k, alpha = w.shape[0], m + 2
     th, tw = -(-h // m), -(-wd // m)
@@ -81,9 +88,9 @@ def winograd_conv(x, w, m, scaled_filters=False):
                   for i in range(th)], 2)  # [n][c][tile row][tile column][alpha][alpha]
     if m == 4:
         v = input_1d_f4(np.swapaxes(input_1d_f4(np.swapaxes(d, -1, -2)), -1, -2))
-        if scaled_filters:
-            u = transform_1d(G4_SCALED, np.swapaxes(transform_1d(G4_SCALED, np.swapaxes(w, -1, -2)), -1, -2))
-            scale = np.outer(G4_SCALE, G4_SCALE).astype(F32)
+        if scaled_filters:  # along y (w's axis -2), then x
+            u = scaled_line_f4(np.swapaxes(scaled_line_f4(np.swapaxes(w, -1, -2)), -1, -2))
+            scale = np.outer(G4_SCALE, G4_SCALE)
         else:
             u = np.einsum('ra,kcab,sb->kcrs', G4, w.astype(F64), G4).astype(F32)
             scale = np.ones((alpha, alpha), F32)
@@ -94,9 +101,12 @@ def winograd_conv(x, w, m, scaled_filters=False):
     acc = np.zeros((n, k, th, tw, alpha, alpha), F32)
     for ci in range(c):  # one FMA chain a (tile, channel, element), input channel by input channel
         acc = fma(u[None, :, ci, None, None], v[:, ci, None], acc)
-    acc = (acc / scale).astype(F32)  # F(2x2): powers of two, exact; scaled F(4x4): one rounding
-    if m == 4:
-        y = output_1d_f4(np.swapaxes(output_1d_f4(np.swapaxes(acc, -1, -2)), -1, -2))
+    if m == 4 and scaled_filters:  # fp32-v12: times the fp32 reciprocal of the scales' product (inverse_scale)
+        acc = (acc.astype(F64) * (1.0 / scale).astype(F32)).astype(F32)
+    else:  # F(2x2): powers of two, exact
+        acc = (acc / scale).astype(F32)
+    if m == 4:  # output_tile_transform: along x, then y
+        y = np.swapaxes(output_1d_f4(np.swapaxes(output_1d_f4(acc), -1, -2)), -1, -2)
     else:
         y = transform_1d(AT2, np.swapaxes(transform_1d(AT2, np.swapaxes(acc, -1, -2)), -1, -2))
     return y.transpose(0, 1, 2, 4, 3, 5).reshape(n, k, th * m, tw * m)[:, :, :h, :wd]
@@ -136,7 +146,7 @@ def main():
     rng = np.random.default_rng(a.seed)
     lo, hi = (-sqrt(3.0), sqrt(3.0)) if a.dist == 'sym' else (0.0, 1.0)
     print(f'N={a.n} Cout={a.cout} {a.hw}x{a.hw} padding same, x uniform in [{lo:.3g}, {hi:.3g}], seed {a.seed}')
-    print('  Cin | conv rel L2 F(2x2)  F(4x4)  F(4x4) scaled U | y rel L2 F(2x2)  F(4x4)  F(4x4) scaled U')
+    print('  Cin | conv rel L2 F(2x2)  F(4x4)  fp32-v12 | y rel L2 F(2x2)  F(4x4)  fp32-v12')
     for c in a.cin:
         x = rng.uniform(lo, hi, (a.n, c, a.hw, a.hw)).astype(F32)
         bound = 1.0 / sqrt(9.0 * c)
@@ -149,8 +159,8 @@ def main():
             conv = winograd_conv(x, w, m, scaled).astype(F64)
             conv_err.append(np.linalg.norm(conv - ref) / np.linalg.norm(ref))
             y_err.append(rel_l2(y_of(conv, b), y_ref))
-        print(f'{c:5d} | {conv_err[0]:15.2e} {conv_err[1]:7.2e} {conv_err[2]:15.2e} | {y_err[0]:12.2e} '
-              f'{y_err[1]:7.2e} {y_err[2]:15.2e}', flush=True)
+        print(f'{c:5d} | {conv_err[0]:15.2e} {conv_err[1]:7.2e} {conv_err[2]:8.2e} | {y_err[0]:12.2e} '
+              f'{y_err[1]:7.2e} {y_err[2]:8.2e}', flush=True)
 
 
 if __name__ == '__main__':

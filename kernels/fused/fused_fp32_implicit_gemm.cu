@@ -335,9 +335,10 @@ constexpr size_t kMinSmemBytes = least_wide_smem();
  * of partials) over an efficiency that grows as the square root of the warps resident on an SM, up to 16; blocks
  * run in waves of (SMs x resident blocks). Channel blocks past Cout and pixels past the image count as work: that is
  * what the smaller tiles save. Tiles beyond the block's shared memory are left out; K is split only on compute
- * capability 9.0 with a build for it (clusters, sm90_code_runs) and with at least 2 chunks a block. The constants are fitted to an H200 sweep of every
- * tile and split on five zoo shapes (docs/perf-log.md, "Issue 18"), where this choice came within 2% of the fastest
- * on four and 10% on the fifth; clusters of 4 measured slower than those of 2 and 8 there and are not offered. */
+ * capability 9.0 with a build for it (clusters, sm90_code_runs) and with at least 2 chunks a block. The constants are
+ * fitted to an H200 sweep of every tile and split on five zoo shapes (docs/perf-log.md, "Issue 18"), where this
+ * choice came within 2% of the fastest on four and 10% on the fifth; clusters of 4 measured slower than those of 2
+ * and 8 there and are not offered. */
 TileSplit choose(const cgp_problem *p, const cgp_device_info *d)
 {
     const int64_t chunks = ceil_div(p->cin, kChunk);

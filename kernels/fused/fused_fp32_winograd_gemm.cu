@@ -379,7 +379,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         for (int i = 0; i < T::kTilesPerThread; ++i)
 #pragma unroll
             for (int q = 0; q < 2; ++q)
-                *reinterpret_cast<float4 *>(&m_s[((xi0 + x) * T::kMt + T::tile(tg, i)) * T::kBn + T::channel(g, 4 * q)]) =
+                *reinterpret_cast<float4 *>(
+                    &m_s[((xi0 + x) * T::kMt + T::tile(tg, i)) * T::kBn + T::channel(g, 4 * q)]) =
                     make_float4(acc[x][i][4 * q], acc[x][i][4 * q + 1], acc[x][i][4 * q + 2], acc[x][i][4 * q + 3]);
     cluster_barrier(split);
 

@@ -467,9 +467,9 @@ inline const char *implicit_gemm_split_grid_unsupported(const cgp_problem *p, co
     return implicit_gemm_grid_unsupported(p, g);
 }
 
-/* NULL when the GPU and the image suit the FFMA GEMMs (fp32-v10, fp32-v11, fp32-v12), else why not: compute capability 8.0
- * or newer (cp.async), kMinSmem bytes of shared memory a block (their smallest tile), at most 2^28 pixels an image
- * (their input offsets within a chunk of 8 channels are 32-bit) */
+/* NULL when the GPU and the image suit the FFMA GEMMs (fp32-v10, fp32-v11, fp32-v12), else why not: compute
+ * capability 8.0 or newer (cp.async), kMinSmem bytes of shared memory a block (their smallest tile), at most 2^28
+ * pixels an image (their input offsets within a chunk of 8 channels are 32-bit) */
 template <size_t kMinSmem> const char *ffma_gemm_unsupported(const cgp_problem *p, const cgp_device_info *d)
 {
     if (d->cc_major < 8)

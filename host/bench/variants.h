@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 #include "cgp.h"
+#include "kernel_api.h"
 
 typedef struct bench_problem {
     cgp_shape shape;
@@ -50,7 +51,8 @@ struct bench_variant {
     char detail[320];      /* algorithm, engine, workspace, intermediate bytes, notes */
     char unavailable[320]; /* non-empty: the row could not be set up, and why (then run is NULL) */
     char kernel[24];       /* fused rows: the kernel version the plan runs, as cgp_plan_kernel names it; else "" */
-    char path[48];         /* fused rows: the path inside it, as its `path` hook names it for the problem; else "" */
+    char path[CGP_PATH_NAME_MAX]; /* fused rows: the path inside it, as its `path` hook names it for the problem;
+                                   * else "" */
     double bytes_moved;    /* DRAM bytes one run moves at least, intermediates written and read */
     void *state;
     /* Enqueue one run on stream s; returns 0, or non-zero after printing why to stderr. */

@@ -27,7 +27,7 @@ struct cgp_plan {
     int device_ordinal;
     size_t workspace_bytes;
     double *accum;      /* [n * cout], zero between runs */
-    unsigned *counters; /* [n], zero between runs */
+    unsigned *counters; /* [n + CGP_LAUNCH_WORDS], zero between runs */
     unsigned *path_record; /* one word: the cgp_path_id the last launch recorded, 0 after cgp_plan_recorded_path */
     cgp_candidate candidates[PLAN_MAX_CANDIDATES]; /* what the selection considered, table order */
     int candidate_count;
@@ -298,7 +298,7 @@ static cgp_status plan_make(const plan_setup *s, const cgp_kernel_desc *kernel, 
     p->candidate_count = s->count;
     p->from_cache = from_cache;
     const size_t accum_bytes = (size_t)(s->problem.n * s->problem.cout) * sizeof(double);
-    const size_t counter_bytes = (size_t)s->problem.n * sizeof(unsigned);
+    const size_t counter_bytes = (size_t)(s->problem.n + CGP_LAUNCH_WORDS) * sizeof(unsigned);
     cudaError_t err;
     if ((err = cudaMalloc((void **)&p->accum, accum_bytes)) != cudaSuccess ||
         (err = cudaMalloc((void **)&p->counters, counter_bytes)) != cudaSuccess ||

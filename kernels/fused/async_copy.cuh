@@ -14,6 +14,11 @@
  *   mbarrier_init, mbarrier_arrive_expect, mbarrier_wait    a shared-memory barrier for one arrival a phase
  *                         plus the bytes of the copies that complete on it
  *   tma_load_4d           one box of a 4D tensor map into shared memory (TMA), completing on an mbarrier
+ *   bulk_load             contiguous bytes global -> shared (cp.async.bulk), completing on an mbarrier
+ *   fence_proxy_async_global   this thread's global-memory accesses ordered with later async-proxy ones (a bulk
+ *                         copy reading what generic stores wrote: on the storing side before the release, on the
+ *                         copying side after the acquire)
+ *   load_acquire_gpu      a 32-bit load with acquire semantics at GPU scope (the wait for other blocks' stores)
  *
  * Every wrapper tells the compiler it touches memory ("memory" clobber): the copies write shared memory behind
  * its back, so no load or store may move across them. Another thread's copies are visible only after a barrier
@@ -106,6 +111,23 @@ __device__ __forceinline__ void tma_load_4d(uint32_t dst, const CUtensorMap *map
               "[%0], [%1, {%2, %3, %4, %5}], [%6];" ::"r"(dst),
               "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(c), "r"(n), "r"(bar)
               : "memory");
+}
+
+/* `bytes` (a multiple of 16) from src to dst (both 16-byte aligned), completing on bar */
+__device__ __forceinline__ void bulk_load(uint32_t dst, const void *src, uint32_t bytes, uint32_t bar)
+{
+    SM90_ASM("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+             "l"(src), "r"(bytes), "r"(bar)
+             : "memory");
+}
+
+__device__ __forceinline__ void fence_proxy_async_global() { SM90_ASM("fence.proxy.async.global;" ::: "memory"); }
+
+__device__ __forceinline__ unsigned load_acquire_gpu(const unsigned *p)
+{
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
 }
 
 #endif

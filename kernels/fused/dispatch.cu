@@ -27,6 +27,7 @@
     /* tf32 */                                                                                                  \
     X(cgp_kernel_tf32_v8)    /* wgmma (sm_90a), 16-row tiles by TMA, one operand tile */                        \
     X(cgp_kernel_tf32_v12)   /* tf32-v11 with the input windows by TMA (W % 4 = 0) */                          \
+    X(cgp_kernel_tf32_v15)   /* tf32-v13 with the weights rounded once a launch (W % 4 = 0) */                 \
     X(cgp_kernel_tf32_v11)   /* tf32-v10 persistent, weights resident; defers where blocks get few tiles */      \
     X(cgp_kernel_tf32_v13)   /* tf32-v10 with the input windows by TMA (W % 4 = 0) */                          \
     X(cgp_kernel_tf32_v10)   /* implicit GEMM on wgmma (sm_90a), any channel count */                           \
@@ -41,6 +42,7 @@
     /* 3xtf32 */                                                                                                \
     X(cgp_kernel_tf32x3_v8)  /* wgmma, D transposed with the big weights in registers, 8-row tiles */           \
     X(cgp_kernel_tf32x3_v12) /* 3xtf32-v11 with the input windows by TMA (W % 4 = 0) */                        \
+    X(cgp_kernel_tf32x3_v15) /* 3xtf32-v13 with the weights split once a launch (W % 4 = 0) */                 \
     X(cgp_kernel_tf32x3_v11) /* 3xtf32-v10 persistent, weights resident; defers where blocks get few tiles */    \
     X(cgp_kernel_tf32x3_v13) /* 3xtf32-v10 with the input windows by TMA (W % 4 = 0) */                        \
     X(cgp_kernel_tf32x3_v10) /* implicit GEMM on wgmma with the 3xTF32 split, any channel count */             \
@@ -75,7 +77,7 @@ extern "C" const cgp_kernel_desc *cgp_kernel_find(int version)
 }
 
 /* The names of the cgp_path_id values, by id */
-static const char *const path_names[] = {
+static constexpr const char *path_names[] = {
     NULL,                                                                     /* CGP_PATH_NONE */
     "generic",                                                                /* CGP_PATH_GENERIC */
     "fast",                                                                   /* CGP_PATH_FAST */
@@ -121,8 +123,41 @@ static const char *const path_names[] = {
     /* CGP_PATH_WINOGRAD_F4X4_GEMM_TILE0 + 0..2: K whole, then split over 2 and 4 blocks */
     "winograd-f4x4 16x32 px x 32 ch", "winograd-f4x4 16x32 px x 32 ch, K split 2",
     "winograd-f4x4 16x32 px x 32 ch, K split 4",
+    /* CGP_PATH_IGEMM_WGMMA_ROUNDED_TILE0 + 0..5, CGP_PATH_IGEMM_WGMMA_ROUNDED_SPLIT_TILE0 + 0..11, then the same by
+     * TMA (CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_TILE0 + 0..5, CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_SPLIT_TILE0 + 0..11) */
+    "rounded weights, 16x16 px x 64 ch", "rounded weights, 8x16 px x 64 ch",
+    "rounded weights, 8x8 px x 64 ch", "rounded weights, 16x16 px x 32 ch",
+    "rounded weights, 8x16 px x 32 ch", "rounded weights, 8x8 px x 32 ch",
+    "rounded weights, 16x16 px x 64 ch, K split 2", "rounded weights, 8x16 px x 64 ch, K split 2",
+    "rounded weights, 8x8 px x 64 ch, K split 2", "rounded weights, 16x16 px x 32 ch, K split 2",
+    "rounded weights, 8x16 px x 32 ch, K split 2", "rounded weights, 8x8 px x 32 ch, K split 2",
+    "rounded weights, 16x16 px x 64 ch, K split 4", "rounded weights, 8x16 px x 64 ch, K split 4",
+    "rounded weights, 8x8 px x 64 ch, K split 4", "rounded weights, 16x16 px x 32 ch, K split 4",
+    "rounded weights, 8x16 px x 32 ch, K split 4", "rounded weights, 8x8 px x 32 ch, K split 4",
+    "rounded weights, TMA 16x16 px x 64 ch", "rounded weights, TMA 8x16 px x 64 ch",
+    "rounded weights, TMA 8x8 px x 64 ch", "rounded weights, TMA 16x16 px x 32 ch",
+    "rounded weights, TMA 8x16 px x 32 ch", "rounded weights, TMA 8x8 px x 32 ch",
+    "rounded weights, TMA 16x16 px x 64 ch, K split 2", "rounded weights, TMA 8x16 px x 64 ch, K split 2",
+    "rounded weights, TMA 8x8 px x 64 ch, K split 2", "rounded weights, TMA 16x16 px x 32 ch, K split 2",
+    "rounded weights, TMA 8x16 px x 32 ch, K split 2", "rounded weights, TMA 8x8 px x 32 ch, K split 2",
+    "rounded weights, TMA 16x16 px x 64 ch, K split 4", "rounded weights, TMA 8x16 px x 64 ch, K split 4",
+    "rounded weights, TMA 8x8 px x 64 ch, K split 4", "rounded weights, TMA 16x16 px x 32 ch, K split 4",
+    "rounded weights, TMA 8x16 px x 32 ch, K split 4", "rounded weights, TMA 8x8 px x 32 ch, K split 4",
 };
 static_assert(sizeof path_names / sizeof path_names[0] == CGP_PATH_COUNT, "a name for every cgp_path_id");
+
+constexpr bool path_names_fit()
+{
+    for (const char *name : path_names) {
+        int length = 0;
+        while (name && name[length])
+            ++length;
+        if (length >= CGP_PATH_NAME_MAX)
+            return false;
+    }
+    return true;
+}
+static_assert(path_names_fit(), "every path name below CGP_PATH_NAME_MAX bytes with its NUL");
 
 extern "C" const char *cgp_path_name(unsigned id) { return id < CGP_PATH_COUNT ? path_names[id] : NULL; }
 

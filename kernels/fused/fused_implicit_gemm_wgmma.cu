@@ -4,8 +4,11 @@
  * both operands from shared memory, so the tensor cores run while the warps prepare the next chunk; tf32-v13 (36) and
  * 3xtf32-v13 (37) are the same with each chunk's input window landed by TMA (template parameter kTma: one box copy
  * issued by thread 0 onto the stage's mbarrier, as tf32-v12 lands its windows; the weights by cp.async as before;
- * W % 4 = 0). The block, the conversion and the wgmmas of a chunk are implicit_gemm_wgmma.cuh's (tf32-v11 shares
- * them).
+ * W % 4 = 0); tf32-v15 (39) and 3xtf32-v15 (40) round (split) the weights once a launch instead of once a block and
+ * chunk (implicit_gemm_wgmma.cuh's round_weights_once, into the workspace) and land each chunk's B by one bulk copy
+ * onto the stage's mbarrier, where the wgmmas read it (template parameter kRounded; the windows by TMA where W % 4 =
+ * 0, else by cp.async). The block, the conversion and the wgmmas of a chunk are implicit_gemm_wgmma.cuh's (tf32-v11
+ * shares them).
  *
  *   block         WY x WX warpgroups (2 x 2, 1 x 2 or 1 x 1), a tile of 8 WY x 8 WX output pixels x BN = 64 or 32
  *                 channels; each warpgroup computes one 8 x 8 pixel block as one m64nBN accumulator (D = X W).
@@ -15,13 +18,15 @@
  *   landing       the chunks' copies (StageCopies) land in a ring of kLandStages Window stages (4, or 3 where 4 do
  *                 not fit), kLandStages - 1 chunks ahead (by TMA: Landing's stages, TmaWindow's box then the weights).
  *   operands      two operand buffers: chunk c + 1 is converted into one while the wgmmas of chunk c read the
- *                 other. A = the window as [channel half][pixel][4 channels], 16 bytes a pixel: wgmma's no-swizzle
- *                 K-major layout, whose 8-row x 16-byte core matrices are 8 consecutive pixels of a window row
- *                 (SBO = one window row, LBO = one channel half), so the 64 x 8 A of tap (ky, kx) is the window
- *                 moved by (ky, kx): only the descriptor's start address changes. B = per tap [half][BN output
- *                 channels][4 input channels] (SBO 128 bytes, LBO BN x 16 bytes). The conversion rounds only as far
- *                 as the tensor cores read (tf32_round_for_mma; 3xTF32 split_tf32_for_mma into a big and a small
- *                 plane), 4 channels a task, at offsets worked out once (ChunkConversion).
+ *                 other (kRounded: A alone; B is read in the landing stage, which chunk c + kStages reuses only
+ *                 after the barrier that follows chunk c's wgmma wait). A = the window as [channel half][pixel][4
+ *                 channels], 16 bytes a pixel: wgmma's no-swizzle K-major layout, whose 8-row x 16-byte core
+ *                 matrices are 8 consecutive pixels of a window row (SBO = one window row, LBO = one channel half),
+ *                 so the 64 x 8 A of tap (ky, kx) is the window moved by (ky, kx): only the descriptor's start
+ *                 address changes. B = per tap [half][BN output channels][4 input channels] (SBO 128 bytes, LBO BN x
+ *                 16 bytes). The conversion rounds only as far as the tensor cores read (tf32_round_for_mma; 3xTF32
+ *                 split_tf32_for_mma into a big and a small plane), 4 channels a task, at offsets worked out once
+ *                 (ChunkConversion).
  *   accumulation  a chunk's 9 taps chained into a fresh accumulator (scale-d 0 on the first wgmma), added into the
  *                 running sum with FADD: the tensor cores' truncating accumulation never runs past a chunk
  *                 (fused_implicit_gemm.cu says why); 3xTF32 chains the 18 corrections first, then the 9 big * big.
@@ -32,7 +37,9 @@
  *                 cluster's sum first), reduction.cuh.
  * tf32-v10 and 3xtf32-v10 run every shape on an sm_90 GPU with a build for sm_90a (SM=90) and refuse other GPUs and
  * builds with the reason; version 0 then takes tf32-v9 / 3xtf32-v9 (fused_implicit_gemm.cu). tf32-v13 and 3xtf32-v13
- * also refuse W % 4 != 0 (and what else TMA cannot read, tensor_map.cuh) and defer to them on 8x8-pixel tiles.
+ * also refuse W % 4 != 0 (and what else TMA cannot read, tensor_map.cuh) and defer to them on 8x8-pixel tiles;
+ * tf32-v15 and 3xtf32-v15 run every shape tf32-v10 runs (below 2^24 units of rounded weights) and defer where fewer
+ * than 16 pixel tiles read each unit.
  */
 #include <stdint.h>
 
@@ -44,41 +51,59 @@
 namespace {
 
 /* The landing stages of block B: Window stages (the window and the weights by cp.async, tf32-v10), or, by TMA
- * (tf32-v13), TmaWindow's box then the weights, 128-byte aligned; as many as fit beside the operand buffers, up to 4 */
-template <class B, bool kTma> struct Landing {
+ * (kTma: tf32-v13), TmaWindow's box then the weights, 128-byte aligned; kRounded (tf32-v15): the window (either way)
+ * then the weights rounded once a launch (round_weights_once) in B's layout, landed by one bulk copy onto the stage's
+ * mbarrier, where the wgmmas read them. As many stages as fit beside the operand buffers (kRounded: A alone), up
+ * to 4 */
+template <class B, bool kTma, bool kRounded> struct Landing {
+    static constexpr bool kMbarrier = kTma || kRounded; /* a stage's bulk copies complete on its mbarrier */
     using Land = typename B::Land;
     using Src = std::conditional_t<kTma, TmaWindow<B>, Land>;
-    static constexpr int kStageFloats = kTma ? Src::kInFloats + Land::kWFloats : B::kLandFloats;
-    static constexpr size_t kAlignBytes = kTma ? 128 : 0;
+    static constexpr int kWeightFloats = kRounded ? B::kRoundedUnitFloats : Land::kWFloats;
+    static constexpr int kStageFloats = kMbarrier ? Src::kInFloats + kWeightFloats : B::kLandFloats;
+    static constexpr int kOpFloats = kRounded ? B::kPlanes * B::kAFloats : B::kOpFloats; /* an operand buffer */
+    static constexpr size_t kAlignBytes = kMbarrier ? 128 : 0;
     static constexpr int kFit = (int)(((kSmemBudget - kAlignBytes) / sizeof(float) -
-                                       (size_t)B::kBuffers * B::kOpFloats) / kStageFloats);
-    static constexpr int kStages = kTma ? (kFit < 4 ? kFit : 4) : B::kLandStages;
+                                       (size_t)B::kBuffers * kOpFloats) / kStageFloats);
+    static constexpr int kStages = kMbarrier ? (kFit < 4 ? kFit : 4) : B::kLandStages;
     static constexpr size_t kSmemBytes =
-        kTma ? kAlignBytes + sizeof(float) * ((size_t)kStages * kStageFloats + (size_t)B::kBuffers * B::kOpFloats)
-             : B::kSmemBytes;
+        kMbarrier ? kAlignBytes + sizeof(float) * ((size_t)kStages * kStageFloats + (size_t)B::kBuffers * kOpFloats)
+                  : B::kSmemBytes;
     static_assert(kStages >= 3, "a landing ring of 3 stages at least");
-    static_assert(kStageFloats % 32 == 0, "TMA's boxes 128 bytes apart");
+    static_assert(kStageFloats % 32 == 0, "bulk copies 128 bytes apart");
     static_assert(B::kTh * B::kTw * B::kBn <= kStages * kStageFloats, "a K split's partials fit in the landing ring");
 };
 
-template <int P, class B, bool kWhole, bool kTma>
+/* The path id a launch of block B with `split` blocks a cluster records (kernel_api.h) */
+template <class B, bool kTma, bool kRounded> __device__ __forceinline__ unsigned launch_path(int split)
+{
+    const unsigned whole = kRounded ? (kTma ? B::kRoundedTmaPath : B::kRoundedPath) : kTma ? B::kTmaPath : B::kPath;
+    const unsigned split_tile0 = kRounded ? (kTma ? B::kRoundedTmaSplitPath : B::kRoundedSplitPath)
+                                 : kTma   ? B::kTmaSplitPath
+                                          : B::kSplitPath;
+    return split == 1 ? whole : split_tile0 + (split == 2 ? 0u : 6u);
+}
+
+template <int P, class B, bool kWhole, bool kTma, bool kRounded>
 __global__ void __launch_bounds__(B::kThreads, 1)
     implicit_gemm_wgmma_conv_gelu_mean(const IgemmParams p, const __grid_constant__ CUtensorMap map)
 {
     const int split = (int)gridDim.z, rank = (int)blockIdx.z; /* a cluster of `split` blocks shares the chunks */
-    record_path(p.path_record, (split == 1 ? (kTma ? B::kTmaPath : B::kPath)
-                                           : (kTma ? B::kTmaSplitPath : B::kSplitPath) + (split == 2 ? 0u : 6u)));
+    record_path(p.path_record, launch_path<B, kTma, kRounded>(split));
     using Land = typename B::Land;
-    using L = Landing<B, kTma>;
+    using L = Landing<B, kTma, kRounded>;
     using Src = typename L::Src;
+    constexpr bool kMbarrier = L::kMbarrier;
+    if constexpr (kRounded)
+        round_weights_once<P, B>(p);
     constexpr int kTw = B::kTw, kWarps = B::kWarps, kLandFloats = L::kStageFloats, kBn = B::kBn;
     __shared__ float warp_sums[kWarps * kBn];
     __shared__ double block_sums[kBn];
-    __shared__ uint64_t landed[kTma ? L::kStages : 1]; /* TMA: stage s's window landed (a phase a chunk) */
+    __shared__ uint64_t landed[kMbarrier ? L::kStages : 1]; /* stage s's bulk copies landed (a phase a chunk) */
     float *smem = reinterpret_cast<float *>(dynamic_smem());
-    if constexpr (kTma)
+    if constexpr (kMbarrier)
         smem += (L::kAlignBytes - shared_address(smem) % L::kAlignBytes) % L::kAlignBytes / sizeof(float);
-    constexpr int kStages = L::kStages, kBuffers = B::kBuffers, kOpFloats = B::kOpFloats;
+    constexpr int kStages = L::kStages, kBuffers = B::kBuffers, kOpFloats = L::kOpFloats;
     constexpr uint32_t kLandBytes = 4u * kLandFloats, kOpBytes = 4u * kOpFloats;
     float *land = smem, *ops = smem + kStages * kLandFloats;
     const uint32_t land_base = shared_address(land), ops_base = shared_address(ops);
@@ -89,35 +114,50 @@ __global__ void __launch_bounds__(B::kThreads, 1)
 
     const int per_rank = (p.chunks + split - 1) / split;
     const int first = rank * per_rank, count = max(0, min(p.chunks - first, per_rank)); /* this block's chunks */
-    /* issues chunks first, first + 1, ...: by TMA, the window (thread 0) and the weights (every thread's cp.async) */
-    StageCopies<Land, kWhole, kTma ? kCopyWeights : kCopyInput | kCopyWeights, Src::kInFloats> copies;
+    /* issues chunks first, first + 1, ...: the window by TMA (thread 0) or every thread's cp.async, the weights by
+     * every thread's cp.async or, rounded, thread 0's bulk copy */
+    StageCopies<Land, kWhole, (kTma ? 0 : kCopyInput) | (kRounded ? 0 : kCopyWeights), Src::kInFloats> copies;
+    const float *rounded_w = kRounded ? p.rounded_w + (int64_t)blockIdx.y * p.chunks * L::kWeightFloats : nullptr;
     copies.init(p, p.x + (n * p.cin + (int64_t)first * kChunk) * p.h * p.wd, oy0, ox0, c0);
     auto issue_copies = [&](int j) { /* the block's chunk j into stage j % kStages */
         const uint32_t stage = land_base + j % kStages * kLandBytes;
-        if constexpr (kTma) {
+        if constexpr (kMbarrier) {
             if (threadIdx.x == 0) {
                 const uint32_t bar = shared_address(&landed[j % kStages]);
-                mbarrier_arrive_expect(bar, 4u * Src::kBoxFloats);
-                tma_load_4d(stage, &map, Src::box_x((int)ox0, p.pad), (int)oy0 - p.pad, (first + j) * kChunk, (int)n,
-                            bar);
+                const uint32_t floats = (kTma ? TmaWindow<B>::kBoxFloats : 0) + (kRounded ? L::kWeightFloats : 0);
+                mbarrier_arrive_expect(bar, 4u * floats);
+                if constexpr (kTma)
+                    tma_load_4d(stage, &map, Src::box_x((int)ox0, p.pad), (int)oy0 - p.pad, (first + j) * kChunk,
+                                (int)n, bar);
+                if constexpr (kRounded)
+                    bulk_load(stage + 4u * Src::kInFloats, rounded_w + (int64_t)(first + j) * L::kWeightFloats,
+                              4u * L::kWeightFloats, bar);
             }
         }
         copies.issue(p, c0, first + j, stage);
     };
-    auto wait_landed = [&](int j) { /* TMA: the block's chunk j's window, phase j / kStages of its stage */
-        if constexpr (kTma)
+    auto wait_landed = [&](int j) { /* the block's chunk j's bulk copies, phase j / kStages of its stage */
+        if constexpr (kMbarrier)
             mbarrier_wait(shared_address(&landed[j % kStages]), (uint32_t)(j / kStages) & 1u);
     };
     ChunkConversion<P, B, Src> conversion;
-    if constexpr (kTma) {
+    /* a landing stage into an operand buffer (rounded: its window alone; the wgmmas read B where it landed) */
+    auto convert = [&](const float *stage, float *op) {
+        if constexpr (kRounded)
+            conversion.convert_input(stage, op);
+        else
+            conversion.convert(stage, op);
+    };
+    if constexpr (kTma)
         conversion.init(Src::lead(p.pad));
+    else
+        conversion.init();
+    if constexpr (kMbarrier) {
         if (threadIdx.x == 0)
 #pragma unroll
             for (int s = 0; s < kStages; ++s)
                 mbarrier_init(shared_address(&landed[s]));
         __syncthreads(); /* the mbarriers, before any thread waits on them */
-    } else {
-        conversion.init();
     }
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) {
@@ -129,7 +169,7 @@ __global__ void __launch_bounds__(B::kThreads, 1)
     __syncthreads(); /* chunk 0 landed */
     if (count > 0) {
         wait_landed(0);
-        conversion.convert(land, ops);
+        convert(land, ops);
         fence_proxy_async();
     }
     cp_async_wait<kStages - 3>();
@@ -140,11 +180,13 @@ __global__ void __launch_bounds__(B::kThreads, 1)
     for (int k = 0; k < count; ++k) {
         wgmma_fence();
         const uint32_t op = ops_base + k % kBuffers * kOpBytes;
-        issue_chunk<P, B>(op, op + 4u * B::kPlanes * B::kAFloats, wg, part);
+        const uint32_t b_op = kRounded ? land_base + k % kStages * kLandBytes + 4u * Src::kInFloats
+                                       : op + 4u * B::kPlanes * B::kAFloats;
+        issue_chunk<P, B>(op, b_op, wg, part);
         wgmma_commit();
         if (k + 1 < count) { /* while the tensor cores run */
             wait_landed(k + 1);
-            conversion.convert(land + (k + 1) % kStages * kLandFloats, ops + (k + 1) % kBuffers * kOpFloats);
+            convert(land + (k + 1) % kStages * kLandFloats, ops + (k + 1) % kBuffers * kOpFloats);
             fence_proxy_async();
         }
         const int next = k + kStages - 1;
@@ -186,15 +228,16 @@ __global__ void __launch_bounds__(B::kThreads, 1)
 constexpr int kSplits[] = {1, 2, 4};
 
 /* A block's shared memory, tile i of kTileShapes: the landing ring and operand buffers, and the kernel's static
- * arrays (warp sums, block sums, mbarriers and publish_image_sums' flag) */
-template <int P, bool kTma, int I> constexpr size_t tile_smem_bytes()
+ * arrays (warp sums, block sums, mbarriers, publish_image_sums' flag and round_weights_once's unit) */
+template <int P, bool kTma, bool kRounded, int I> constexpr size_t tile_smem_bytes()
 {
     using B = TileBlocks<P, I>;
-    return Landing<B, kTma>::kSmemBytes + sizeof(float) * B::kWarps * B::kBn + sizeof(double) * B::kBn + 64;
+    return Landing<B, kTma, kRounded>::kSmemBytes + sizeof(float) * B::kWarps * B::kBn + sizeof(double) * B::kBn + 64;
 }
-template <int P, bool kTma, class Indices = TileIndices> struct TileSmem;
-template <int P, bool kTma, size_t... I> struct TileSmem<P, kTma, std::index_sequence<I...>> {
-    static constexpr size_t bytes[] = {tile_smem_bytes<P, kTma, I>()...};
+template <int P, bool kTma, bool kRounded, class Indices = TileIndices> struct TileSmem;
+template <int P, bool kTma, bool kRounded, size_t... I> struct TileSmem<P, kTma, kRounded, std::index_sequence<I...>> {
+    static constexpr size_t bytes[] = {tile_smem_bytes<P, kTma, kRounded, I>()...};
+    static constexpr size_t most = largest({bytes[I]...});
 };
 
 /* Of the pixel tiles (64-channel ones only where Cout needs more than 32) and the K splits, the one that should
@@ -206,8 +249,9 @@ template <int P, bool kTma, size_t... I> struct TileSmem<P, kTma, std::index_seq
  * 72; single-warpgroup blocks taken at half); blocks resident together add their rates (their barriers are their
  * own), up to 1: tf32-v10 on 8 x 512->512 x 7x7 ran 256 blocks of 8x8 x 32 channels, two an SM, in 0.046 ms and
  * 128 of 8x8 x 64, one an SM, in 0.061 (docs/perf-log.md, "Blocks an SM holds"). A block's chunks are its share
- * plus 2 for a split's exchange of partials; K is split only with at least 2 chunks a block. */
-template <int P, bool kTma> TileSplit choose(const cgp_problem *p, const cgp_device_info *d)
+ * plus 2 for a split's exchange of partials; K is split only with at least 2 chunks a block. tile_bytes: each tile's
+ * shared memory (TileSmem). */
+TileSplit choose(const cgp_problem *p, const cgp_device_info *d, const size_t (&tile_bytes)[kTileCount])
 {
     const int64_t sms = d->sm_count > 0 ? d->sm_count : 1, chunks = ceil_div(p->cin, kChunk);
     return least_cost(0, kTileCount, kSplits, [&](int i, int split) {
@@ -216,7 +260,7 @@ template <int P, bool kTma> TileSplit choose(const cgp_problem *p, const cgp_dev
             return -1.0;
         const int warpgroups = t.wy * t.wx, threads = 128 * warpgroups;
         const double rate = warpgroups == 4 ? 1.0 : warpgroups == 2 ? 0.72 : 0.5;
-        const int64_t by_smem = blocks_by_shared_memory(d, TileSmem<P, kTma>::bytes[i]);
+        const int64_t by_smem = blocks_by_shared_memory(d, tile_bytes[i]);
         const int64_t by_registers = 65536 / (threads * (65536 / threads < 255 ? 65536 / threads : 255));
         const Residency r = residency(p->n * ceil_div(p->hout, 8 * t.wy) * ceil_div(p->wout, 8 * t.wx) *
                                           ceil_div(p->cout, t.bn) * split,
@@ -234,84 +278,153 @@ ImplicitGemmGeometry geometry(const cgp_problem *p, TileSplit c)
     return implicit_gemm_geometry(p, 8 * t.wy, 8 * t.wx, t.bn);
 }
 
-template <int P, class B, bool kTma>
+/* The bytes of the det partials of tile choice c, 128-byte aligned: where tf32-v15's rounded weights start in the
+ * workspace */
+size_t rounded_weights_offset(const cgp_problem *p, TileSplit c)
+{
+    return (implicit_gemm_workspace_bytes(p, geometry(p, c)) + 127) / 128 * 128;
+}
+
+/* tf32-v15's workspace: the det partials, then the rounded weights, B::kRoundedUnitFloats a (channel block, chunk) */
+template <int P> size_t rounded_workspace_bytes(const cgp_problem *p, TileSplit c)
+{
+    const size_t unit_bytes = with_tile_blocks<P>(c.tile, [](auto tile) {
+        return sizeof(float) * (size_t)decltype(tile)::Block::kRoundedUnitFloats;
+    });
+    const int64_t units = geometry(p, c).channel_blocks * ceil_div(p->cin, kChunk);
+    return rounded_weights_offset(p, c) + (size_t)units * unit_bytes;
+}
+
+template <int P, class B, bool kTma, bool kRounded>
 cudaError_t launch_blocks(const cgp_launch_args *a, TileSplit choice, cudaStream_t stream)
 {
     const ImplicitGemmGeometry g = geometry(&a->p, choice);
     IgemmParams p = implicit_gemm_params(a, g);
+    if (kRounded)
+        p.rounded_w =
+            reinterpret_cast<float *>(static_cast<char *>(a->workspace) + rounded_weights_offset(&a->p, choice));
     CUtensorMap map;
     if (!tma_window_map<B, kTma>(&map, a))
         return cudaErrorInvalidValue;
-    const void *kernel = implicit_gemm_whole_chunks(a)
-                             ? reinterpret_cast<const void *>(&implicit_gemm_wgmma_conv_gelu_mean<P, B, true, kTma>)
-                             : reinterpret_cast<const void *>(&implicit_gemm_wgmma_conv_gelu_mean<P, B, false, kTma>);
-    return launch_implicit_gemm(kernel, p, g, a->p.n, choice.split, B::kThreads, Landing<B, kTma>::kSmemBytes, stream,
-                                &map);
+    const void *kernel = reinterpret_cast<const void *>(&implicit_gemm_wgmma_conv_gelu_mean<P, B, true, kTma,
+                                                                                             kRounded>);
+    if constexpr (!(kTma && kRounded)) /* with both, no copy of a thread depends on Cin: one kernel */
+        if (!implicit_gemm_whole_chunks(a))
+            kernel = reinterpret_cast<const void *>(&implicit_gemm_wgmma_conv_gelu_mean<P, B, false, kTma,
+                                                                                         kRounded>);
+    return launch_implicit_gemm(kernel, p, g, a->p.n, choice.split, B::kThreads,
+                                Landing<B, kTma, kRounded>::kSmemBytes, stream, &map);
 }
 
-template <int P, bool kTma, size_t... I> constexpr size_t max_smem_bytes(std::index_sequence<I...>)
-{
-    return largest({Landing<TileBlocks<P, I>, kTma>::kSmemBytes...});
-}
+/* The versions of this file: the windows and weights by cp.async (tf32-v10), the windows by TMA and the weights by
+ * cp.async (tf32-v13), the weights rounded once a launch with the windows by TMA where it reads them (W % 4 = 0) and
+ * the tile is wider than 8 pixels, else by cp.async (tf32-v15) */
+enum IgemmStaging { kCpAsyncWindows, kTmaWindows, kRoundedWeights };
 
-/* The hooks (kernel_desc.cuh) of tf32-v10 and 3xtf32-v10 (windows by cp.async) and of tf32-v13 and 3xtf32-v13 (by
- * TMA) */
-template <int P, bool kTma> struct ImplicitGemmWgmmaVersion : NoStageSplit {
+/* tf32-v15 defers where fewer pixel tiles than this read each unit of its rounded weights (16 x 256->256 x 14x14,
+ * 16 tiles a unit, measured even with tf32-v10; 8 x 512->512 x 7x7, 8, slower) */
+constexpr int64_t kMinTilesPerUnit = 16;
+
+/* The hooks (kernel_desc.cuh) of tf32-v10, 3xtf32-v10, tf32-v13, 3xtf32-v13, tf32-v15 and 3xtf32-v15 */
+template <int P, int kStaging> struct ImplicitGemmWgmmaVersion : NoStageSplit {
     static constexpr cgp_precision precision = (cgp_precision)P;
+    static constexpr bool kRounded = kStaging == kRoundedWeights;
+    using CpAsyncSmem = TileSmem<P, false, kRounded>;
+    using TmaSmem = TileSmem<P, true, kRounded>;
+
+    /* Whether the windows of this problem land by TMA (tf32-v15: wherever TMA reads them; on 8x8-pixel tiles too,
+     * where it measured faster than cp.async, unlike tf32-v13's: docs/perf-log.md, "tf32-v15") */
+    static bool tma_windows(const cgp_problem *p)
+    {
+        return kStaging == kTmaWindows || (kStaging == kRoundedWeights && input_tensor_map_unsupported(p) == NULL);
+    }
+
+    static TileSplit choice(const cgp_problem *p, const cgp_device_info *d)
+    {
+        return choose(p, d, tma_windows(p) ? TmaSmem::bytes : CpAsyncSmem::bytes);
+    }
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
-        constexpr size_t kSmem = max_smem_bytes<P, kTma>(TileIndices());
+        constexpr size_t kSmem = kStaging == kCpAsyncWindows ? CpAsyncSmem::most
+                                 : kStaging == kTmaWindows   ? TmaSmem::most
+                                                             : largest({CpAsyncSmem::most, TmaSmem::most});
         if (const char *why = wgmma_gpu_unsupported(d))
             return why;
         if (kSmem > d->smem_per_block_optin)
             return kSharedMemoryNeed<kSmem>.text;
-        if (kTma) {
+        if (kStaging == kTmaWindows) {
             const char *why = input_tensor_map_unsupported(p);
             if (why != NULL)
                 return why;
         }
-        const TileSplit c = choose<P, kTma>(p, d);
+        if (kRounded && ceil_div(p->cout, 32) * ceil_div(p->cin, kChunk) > (1 << 24))
+            return "more than 2^24 units of rounded weights (blocks of output channels x chunks of 8 input channels)";
+        const TileSplit c = choice(p, d);
         return implicit_gemm_split_grid_unsupported(p, geometry(p, c), c.split);
     }
 
-    /* By TMA: where the tile is 8x8 pixels, whose box reads 16 columns a row for the window's 10, tf32-v10's copies
+    /* tf32-v13: where the tile is 8x8 pixels, whose box reads 16 columns a row for the window's 10, tf32-v10's copies
      * measured faster (docs/perf-log.md, "TMA windows": 8x512x512x8x8) */
     static const char *defers(const cgp_problem *p, const cgp_device_info *d)
     {
-        return kTma && kTileShapes[choose<P, kTma>(p, d).tile].wx == 1
-                   ? "its tile is 8x8 pixels, whose TMA box reads 16 columns a row for the window's 10 (the "
-                     "implicit GEMM with cp.async windows is faster)"
-                   : nullptr;
+        const TileSplit c = choice(p, d);
+        if (kStaging == kTmaWindows && kTileShapes[c.tile].wx == 1)
+            return "its tile is 8x8 pixels, whose TMA box reads 16 columns a row for the window's 10 (the implicit "
+                   "GEMM with cp.async windows is faster)";
+        /* tf32-v15: rounding the weights first pays where many tiles read them; on 8 x 512->512 x 7x7 (8 tiles a
+         * unit) it measured slower than tf32-v10's copies and conversions (docs/perf-log.md, "tf32-v15") */
+        if (kRounded && p->n * geometry(p, c).tiles_per_image < kMinTilesPerUnit)
+            return "fewer than 16 pixel tiles read each unit of rounded weights (rounding them first costs more "
+                   "than it saves; tf32-v10 converts them per tile)";
+        return nullptr;
     }
 
     static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
     {
-        return implicit_gemm_workspace_bytes(p, geometry(p, choose<P, kTma>(p, d)));
+        const TileSplit c = choice(p, d);
+        return kRounded ? rounded_workspace_bytes<P>(p, c) : implicit_gemm_workspace_bytes(p, geometry(p, c));
     }
 
     static const char *path(const cgp_problem *p, const cgp_device_info *d)
     {
-        const TileSplit c = choose<P, kTma>(p, d);
-        const unsigned whole = kTma ? CGP_PATH_IGEMM_WGMMA_TMA_TILE0 : CGP_PATH_IGEMM_WGMMA_TILE0;
-        const unsigned split = kTma ? CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0 : CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0;
+        const TileSplit c = choice(p, d);
+        const bool tma = tma_windows(p);
+        const unsigned whole = kRounded ? (tma ? CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_TILE0
+                                               : CGP_PATH_IGEMM_WGMMA_ROUNDED_TILE0)
+                               : tma    ? CGP_PATH_IGEMM_WGMMA_TMA_TILE0
+                                        : CGP_PATH_IGEMM_WGMMA_TILE0;
+        const unsigned split = kRounded ? (tma ? CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_SPLIT_TILE0
+                                               : CGP_PATH_IGEMM_WGMMA_ROUNDED_SPLIT_TILE0)
+                               : tma    ? CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0
+                                        : CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0;
         return cgp_path_name(c.split == 1 ? whole + (unsigned)c.tile
                                           : split + (unsigned)c.tile + (c.split == 2 ? 0u : 6u));
     }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t stream)
     {
-        const TileSplit c = choose<P, kTma>(&a->p, d);
+        const TileSplit c = choice(&a->p, d);
+        const bool tma = tma_windows(&a->p);
         return with_tile_blocks<P>(c.tile, [&](auto tile) {
-            return launch_blocks<P, typename decltype(tile)::Block, kTma>(a, c, stream);
+            using B = typename decltype(tile)::Block;
+            if constexpr (kStaging == kCpAsyncWindows)
+                return launch_blocks<P, B, false, false>(a, c, stream);
+            else if constexpr (kStaging == kTmaWindows)
+                return launch_blocks<P, B, true, false>(a, c, stream);
+            else
+                return tma ? launch_blocks<P, B, true, true>(a, c, stream)
+                           : launch_blocks<P, B, false, true>(a, c, stream);
         });
     }
 };
 
-using Tf32ByCpAsync = ImplicitGemmWgmmaVersion<kTf32, false>;
-using Tf32x3ByCpAsync = ImplicitGemmWgmmaVersion<kTf32x3, false>;
-using Tf32ByTma = ImplicitGemmWgmmaVersion<kTf32, true>;
-using Tf32x3ByTma = ImplicitGemmWgmmaVersion<kTf32x3, true>;
+using Tf32ByCpAsync = ImplicitGemmWgmmaVersion<kTf32, kCpAsyncWindows>;
+using Tf32x3ByCpAsync = ImplicitGemmWgmmaVersion<kTf32x3, kCpAsyncWindows>;
+using Tf32ByTma = ImplicitGemmWgmmaVersion<kTf32, kTmaWindows>;
+using Tf32x3ByTma = ImplicitGemmWgmmaVersion<kTf32x3, kTmaWindows>;
+using Tf32RoundedWeights = ImplicitGemmWgmmaVersion<kTf32, kRoundedWeights>;
+using Tf32x3RoundedWeights = ImplicitGemmWgmmaVersion<kTf32x3, kRoundedWeights>;
 
 } // namespace
 
@@ -329,6 +442,14 @@ using Tf32x3ByTma = ImplicitGemmWgmmaVersion<kTf32x3, true>;
       "tf32-v10 with each chunk's input window landed by TMA (one box copy issued by one thread, completing on an "    \
       "mbarrier; the weights by cp.async as before; W % 4 = 0)")                                                       \
     X(cgp_kernel_tf32x3_v13, Tf32x3ByTma, 37, "3xtf32-v13",                                                            \
-      "3xtf32-v10 with each chunk's input window landed by TMA (W % 4 = 0)")
+      "3xtf32-v10 with each chunk's input window landed by TMA (W % 4 = 0)")                                           \
+    X(cgp_kernel_tf32_v15, Tf32RoundedWeights, 39, "tf32-v15",                                                         \
+      "tf32-v13 with the weights rounded once a launch into the workspace (the blocks claim (channel block, chunk) " \
+      "units as they arrive, then wait for all) and landed by one bulk copy a chunk in wgmma's B layout, read "      \
+      "where they land: no weight copies or conversion in the chunk loop; the windows by TMA where W % 4 = 0, else " \
+      "by cp.async (the heuristic passes it over where fewer than 16 tiles read each unit)")                          \
+    X(cgp_kernel_tf32x3_v15, Tf32x3RoundedWeights, 40, "3xtf32-v15",                                                   \
+      "3xtf32-v13 with the weights split once a launch into the workspace and landed by one bulk copy a chunk; the " \
+      "windows by TMA where W % 4 = 0, else by cp.async")
 
 IMPLICIT_GEMM_WGMMA_VERSIONS(CGP_DEFINE_KERNEL_DESC)

@@ -98,6 +98,8 @@ struct IgemmParams {
     int64_t tiles_x, tiles_per_image, channel_blocks;
     int pad, chunks;
     unsigned *path_record; /* the plan's word for the path this launch takes (path_record.cuh) */
+    unsigned *launch_words; /* the plan's launch-wide words (kernel_api.h), zero between runs */
+    float *rounded_w;       /* tf32-v15, 3xtf32-v15: the weights rounded once a launch (workspace), else NULL */
 };
 
 /* The block's place in the grid (image, tile) x channel block [x K share]: image n, its tile, the tile's first
@@ -506,6 +508,8 @@ inline IgemmParams implicit_gemm_params(const cgp_launch_args *a, const Implicit
     p.pad = a->p.pad;
     p.chunks = (int)ceil_div(a->p.cin, kChunk);
     p.path_record = a->path_record;
+    p.launch_words = a->counters + a->p.n;
+    p.rounded_w = nullptr;
     return p;
 }
 

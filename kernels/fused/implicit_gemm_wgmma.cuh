@@ -9,6 +9,8 @@
  *   ChunkConversion  a landed chunk into wgmma's operand layouts, rounded only as far as the tensor cores read:
  *                    A = the input window [channel half][pixel][4 channels], B = per tap [half][BN output
  *                    channels][4 input channels]
+ *   round_weights_once   the weights in B's layout, rounded, once a launch into the workspace by whichever
+ *                    blocks claim them first (tf32-v15, 3xtf32-v15), and the wait until all are
  *   issue_chunk      the 9 (3xTF32: 27) wgmmas of a chunk, each tap's A the window moved by the tap
  *   kTileShapes      the tiles both versions choose from, in the order of their path ids
  *   TileBlocks, with_tile_blocks    the Blocks of tile i, at compile time and (one switch for every hook that
@@ -45,6 +47,7 @@ template <int P, int WY, int WX, int BN> struct Blocks {
     static constexpr int kPlanes = P == kTf32 ? 1 : 2;                   /* big; 3xTF32: big, small */
     static constexpr int kBuffers = 2;
     static constexpr int kOpFloats = kPlanes * (kAFloats + kBFloats);   /* [A big][A small][B big][B small] */
+    static constexpr int kRoundedUnitFloats = kPlanes * kBFloats; /* a chunk's rounded weights (tf32-v15): B */
     static constexpr int kLandStages =
         (int)((kSmemBudget / sizeof(float) - kBuffers * (size_t)kOpFloats) / kLandFloats) < 4
             ? (int)((kSmemBudget / sizeof(float) - kBuffers * (size_t)kOpFloats) / kLandFloats)
@@ -60,6 +63,10 @@ template <int P, int WY, int WX, int BN> struct Blocks {
     static constexpr unsigned kSplitPath = CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0 + kIndex;
     static constexpr unsigned kTmaPath = CGP_PATH_IGEMM_WGMMA_TMA_TILE0 + kIndex; /* tf32-v13: windows by TMA */
     static constexpr unsigned kTmaSplitPath = CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0 + kIndex;
+    static constexpr unsigned kRoundedPath = CGP_PATH_IGEMM_WGMMA_ROUNDED_TILE0 + kIndex; /* tf32-v15 */
+    static constexpr unsigned kRoundedSplitPath = CGP_PATH_IGEMM_WGMMA_ROUNDED_SPLIT_TILE0 + kIndex;
+    static constexpr unsigned kRoundedTmaPath = CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_TILE0 + kIndex;
+    static constexpr unsigned kRoundedTmaSplitPath = CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_SPLIT_TILE0 + kIndex;
 };
 
 /* The landing stage of an input window by TMA (tf32-v12, v13, 3xtf32-v12, v13): a box of 8 channels x TH + 2 rows x
@@ -170,6 +177,76 @@ template <int P, class B, class Src = typename B::Land> struct ChunkConversion {
             dst[kSmall] = small;
     }
 };
+
+/* The launch-wide words (IgemmParams::launch_words, kernel_api.h's CGP_LAUNCH_WORDS) of round_weights_once */
+enum LaunchWord { kUnitsClaimed, kUnitsRounded, kBlocksPast };
+
+/* The weights of every (channel block, chunk) unit, in B's layout and rounded (3xTF32: split) as the conversion
+ * does, at rounded_w + (block x chunks + chunk) x kRoundedUnitFloats; zero past Cin and Cout. The units are claimed
+ * one at a time by the launch's blocks as they arrive (an atomic counter), each block converting the units it
+ * claims with coalesced reads, then every block waits until all are done. A block waits only once every unit is
+ * claimed, by a block that converts it without waiting for anything, so the wait ends whatever the blocks
+ * resident. The last block past its wait sets the words to zero again for the next launch (no block reads them
+ * any more in this one). Called by every thread of the block. */
+template <int P, class B> __device__ void round_weights_once(const IgemmParams &p)
+{
+    constexpr int kUnitFloats = B::kRoundedUnitFloats, kBn = B::kBn;
+    __shared__ int claimed;
+    unsigned *words = p.launch_words;
+    const int units = (int)p.channel_blocks * p.chunks;
+    for (;;) {
+        if (threadIdx.x == 0)
+            claimed = (int)atomicAdd(&words[kUnitsClaimed], 1u);
+        __syncthreads();
+        const int unit = claimed;
+        __syncthreads(); /* every thread has read `claimed` */
+        if (unit >= units)
+            break;
+        const int64_t co0 = (int64_t)(unit / p.chunks) * kBn, ci0 = (int64_t)(unit % p.chunks) * kChunk;
+        float *dst = p.rounded_w + (int64_t)unit * kUnitFloats;
+        constexpr int kElems = kBn * kChunkK, kBatch = 8; /* kBatch loads in flight before their stores */
+        for (int e0 = (int)threadIdx.x; e0 < kElems; e0 += kBatch * B::kThreads) {
+            float v[kBatch];
+#pragma unroll
+            for (int u = 0; u < kBatch; ++u) {
+                const int e = e0 + u * B::kThreads, c = e / kChunkK, k = e % kChunkK; /* read order */
+                const bool inside = e < kElems && co0 + c < p.cout && ci0 + k / kTaps < p.cin;
+                v[u] = inside ? __ldg(&p.w[((co0 + c) * p.cin + ci0) * kTaps + k]) : 0.0f;
+            }
+#pragma unroll
+            for (int u = 0; u < kBatch; ++u) {
+                const int e = e0 + u * B::kThreads, c = e / kChunkK, k = e % kChunkK, ci = k / kTaps, tap = k % kTaps;
+                const int at = ((tap * 2 + ci / 4) * kBn + c) * 4 + ci % 4; /* B: [tap][half][channel][4] */
+                if (e >= kElems)
+                    break;
+                if (P == kTf32) {
+                    dst[at] = __uint_as_float(tf32_round_for_mma(v[u]));
+                } else {
+                    uint32_t big, small;
+                    split_tf32_for_mma(v[u], big, small);
+                    dst[at] = __uint_as_float(big);
+                    dst[B::kBFloats + at] = __uint_as_float(small);
+                }
+            }
+        }
+        fence_proxy_async_global(); /* for the bulk copies that read them */
+        __threadfence();
+        __syncthreads();
+        if (threadIdx.x == 0)
+            atomicAdd(&words[kUnitsRounded], 1u);
+    }
+    if (threadIdx.x == 0) {
+        while (load_acquire_gpu(&words[kUnitsRounded]) < (unsigned)units)
+            __nanosleep(100);
+        fence_proxy_async_global();
+        if (atomicAdd(&words[kBlocksPast], 1u) == gridDim.x * gridDim.y * gridDim.z - 1u) {
+            atomicExch(&words[kUnitsClaimed], 0u);
+            atomicExch(&words[kUnitsRounded], 0u);
+            atomicExch(&words[kBlocksPast], 0u);
+        }
+    }
+    __syncthreads();
+}
 
 /* The wgmmas of one chunk for warpgroup `wg`, A and B at shared addresses a_op and b_op (each big; 3xTF32: then
  * small), its 9 taps chained into `part` from zero; 3xTF32: the 18 corrections (small * big, big * small) first,

@@ -77,12 +77,26 @@ enum cgp_path_id {
     /* the F(4x4) Winograd GEMM's (fp32-v12) tile x 3 K splits: CGP_PATH_WINOGRAD_F4X4_GEMM_TILE0 + the split's index
      * ("winograd-f4x4 16x32 px x 32 ch", then ", K split 2", ", K split 4") */
     CGP_PATH_WINOGRAD_F4X4_GEMM_TILE0 = CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0 + 12,
-    CGP_PATH_COUNT = CGP_PATH_WINOGRAD_F4X4_GEMM_TILE0 + 3 /* one past the last id */
+    /* the wgmma implicit GEMMs with the weights rounded once a launch (tf32-v15, 3xtf32-v15), the windows by
+     * cp.async: their 6 tiles, then with K split over 2 and 4 blocks, as tf32-v10's, named "rounded weights, " +
+     * tf32-v10's name; then the same with the windows by TMA, named "rounded weights, " + tf32-v13's name */
+    CGP_PATH_IGEMM_WGMMA_ROUNDED_TILE0 = CGP_PATH_WINOGRAD_F4X4_GEMM_TILE0 + 3,
+    CGP_PATH_IGEMM_WGMMA_ROUNDED_SPLIT_TILE0 = CGP_PATH_IGEMM_WGMMA_ROUNDED_TILE0 + 6,
+    CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_TILE0 = CGP_PATH_IGEMM_WGMMA_ROUNDED_SPLIT_TILE0 + 12,
+    CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_SPLIT_TILE0 = CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_TILE0 + 6,
+    CGP_PATH_COUNT = CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_SPLIT_TILE0 + 12 /* one past the last id */
 };
+
+/* The bytes of the longest path name with its terminating NUL, at most (dispatch.cu checks every name) */
+enum { CGP_PATH_NAME_MAX = 64 };
 
 /* The name of path `id` (exactly what the `path` hook of a version taking it returns), or NULL for 0 and any id
  * not in cgp_path_id */
 const char *cgp_path_name(unsigned id);
+
+/* Words of device state a launch may share across its blocks, after the per-image counters (zero between runs;
+ * tf32-v15 and 3xtf32-v15: the units of rounded weights claimed and done, the blocks past their wait) */
+enum { CGP_LAUNCH_WORDS = 3 };
 
 /* Everything one launch needs. accum and counters belong to the plan: zero before the first
  * run, and every run leaves them zero again. path_record belongs to the plan too. */
@@ -91,7 +105,7 @@ typedef struct cgp_launch_args {
     float *y;
     void *workspace; /* workspace_bytes() of it, 16-byte aligned */
     double *accum;   /* [n * cout], used by the atomic reduction */
-    unsigned *counters; /* [n] */
+    unsigned *counters; /* [n] per image, then CGP_LAUNCH_WORDS launch-wide words */
     /* one device word: thread 0 of block (0, 0, 0) of every launch writes the cgp_path_id of the path it took
      * (path_record.cuh), for cgp_plan_recorded_path (host/lib/plan_stages.h) to read */
     unsigned *path_record;

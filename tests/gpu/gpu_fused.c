@@ -74,7 +74,8 @@ enum { MUST_REFUSE, MUST_RUN, MAY_RUN };
  * weights (32, 33) there every shape of Cin <= 64 (an H100/H200's 227 KiB a block), none of Cin above 176
  * (tf32-v11's largest resident weights, on its smallest tile) or 88 (3xtf32-v11's), and so those with the input
  * windows by TMA (34, 35) where W % 4 = 0, none where it is not, and the wgmma implicit GEMMs by TMA (36, 37) every
- * shape of W % 4 = 0, none other; fp32-v12 (38) on compute capability 9.0 or newer (TMA) with a build for sm_90 or
+ * shape of W % 4 = 0, none other, and with rounded weights (39, 40) every shape (TMA windows or cp.async ones);
+ * fp32-v12 (38) on compute capability 9.0 or newer (TMA) with a build for sm_90 or
  * newer and the 224928 bytes its tile needs every shape of W % 4 = 0 and 4 Cin <= Hout x Wout (its bound on F(4x4)'s
  * error), none other; fp32-v2..v9
  * only Cin = 8 and Cout = 64,
@@ -96,8 +97,9 @@ static int expected_support(int version, const cgp_shape *s, cgp_padding padding
                    ? MUST_RUN
                    : MUST_REFUSE;
     }
-    if (version == 20 || version == 30 || version == 36 || version == 37) /* the wgmma implicit GEMMs: any shape */
-        return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && (version <= 30 || s->w % 4 == 0)
+    if (version == 20 || version == 30 || version == 36 || version == 37 || version == 39 || version == 40)
+        return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 &&
+                       ((version != 36 && version != 37) || s->w % 4 == 0)
                    ? MUST_RUN
                    : MUST_REFUSE;
     if (version >= 32 && version <= 35) { /* resident weights: Cin <= 64 on any tile, up to 176 / 88 on some */

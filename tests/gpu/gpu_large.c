@@ -62,8 +62,9 @@ int main(void)
                 {CGP_PRECISION_FP32, 10, 0},   {CGP_PRECISION_FP32, 31, 0},   {CGP_PRECISION_FP32, 38, 1},
                 {CGP_PRECISION_TF32, 0, 0},
                 {CGP_PRECISION_TF32, 11, 0},
-                {CGP_PRECISION_TF32, 19, 0},   {CGP_PRECISION_TF32, 20, 1},   {CGP_PRECISION_TF32X3, 0, 0},
-                {CGP_PRECISION_TF32X3, 21, 0}, {CGP_PRECISION_TF32X3, 29, 0}, {CGP_PRECISION_TF32X3, 30, 1}};
+                {CGP_PRECISION_TF32, 19, 0},   {CGP_PRECISION_TF32, 20, 1},   {CGP_PRECISION_TF32, 39, 1},
+                {CGP_PRECISION_TF32X3, 0, 0},  {CGP_PRECISION_TF32X3, 21, 0}, {CGP_PRECISION_TF32X3, 29, 0},
+                {CGP_PRECISION_TF32X3, 30, 1}, {CGP_PRECISION_TF32X3, 40, 1}};
     const cgp_device_info dev = test_device_info();
     const int hopper_runs = CGP_WGMMA_BUILT && dev.cc_major == 9 && dev.cc_minor == 0;
     for (size_t v = 0; y && v < sizeof runs / sizeof runs[0]; ++v)

@@ -55,7 +55,8 @@ void roofline_floors_compute(const roofline_model *m, const roofline_ceilings *c
 double roofline_winograd_ffma_per_output(int m) { return (double)((m + 2) * (m + 2)) / (double)(m * m); }
 
 /* the numbered kernels, "<family>-v<first>" .. "<family>-v<last>" alike: the pipe of their products, Winograd's
- * output tile (0: direct) and products per product */
+ * output tile (0: direct) and products per product (tf32-v14 / 3xtf32-v14 name no kernel: docs/perf-log.md's
+ * rejected warp-specialised build) */
 static const struct {
     const char *family;
     int first, last;
@@ -68,8 +69,10 @@ static const struct {
     {"fp32", 11, 11, ROOFLINE_PIPE_FFMA, 2, 1},     {"fp32", 12, 12, ROOFLINE_PIPE_FFMA, 4, 1},
     {"tf32", 1, 3, ROOFLINE_PIPE_MMA_SYNC, 0, 1},  {"tf32", 4, 8, ROOFLINE_PIPE_WGMMA, 0, 1},
     {"tf32", 9, 9, ROOFLINE_PIPE_MMA_SYNC, 0, 1},  {"tf32", 10, 13, ROOFLINE_PIPE_WGMMA, 0, 1},
+    {"tf32", 15, 15, ROOFLINE_PIPE_WGMMA, 0, 1},
     {"3xtf32", 1, 2, ROOFLINE_PIPE_MMA_SYNC, 0, 3}, {"3xtf32", 3, 8, ROOFLINE_PIPE_WGMMA, 0, 3},
     {"3xtf32", 9, 9, ROOFLINE_PIPE_MMA_SYNC, 0, 3}, {"3xtf32", 10, 13, ROOFLINE_PIPE_WGMMA, 0, 3},
+    {"3xtf32", 15, 15, ROOFLINE_PIPE_WGMMA, 0, 3},
 };
 
 /* the version of a kernel name "<family>-v<N>" (N without leading zeros, below 1000), the family's length in

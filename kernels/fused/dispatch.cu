@@ -27,7 +27,7 @@
     /* tf32 */                                                                                                  \
     X(cgp_kernel_tf32_v8)    /* wgmma (sm_90a), 16-row tiles by TMA, one operand tile */                        \
     X(cgp_kernel_tf32_v12)   /* tf32-v11 with the input windows by TMA (W % 4 = 0) */                          \
-    X(cgp_kernel_tf32_v15)   /* tf32-v13 with the weights rounded once a launch (W % 4 = 0) */                 \
+    X(cgp_kernel_tf32_v15)   /* tf32-v13 with the weights rounded once a launch, any W */                     \
     X(cgp_kernel_tf32_v11)   /* tf32-v10 persistent, weights resident; defers where blocks get few tiles */      \
     X(cgp_kernel_tf32_v13)   /* tf32-v10 with the input windows by TMA (W % 4 = 0) */                          \
     X(cgp_kernel_tf32_v10)   /* implicit GEMM on wgmma (sm_90a), any channel count */                           \
@@ -42,7 +42,7 @@
     /* 3xtf32 */                                                                                                \
     X(cgp_kernel_tf32x3_v8)  /* wgmma, D transposed with the big weights in registers, 8-row tiles */           \
     X(cgp_kernel_tf32x3_v12) /* 3xtf32-v11 with the input windows by TMA (W % 4 = 0) */                        \
-    X(cgp_kernel_tf32x3_v15) /* 3xtf32-v13 with the weights split once a launch (W % 4 = 0) */                 \
+    X(cgp_kernel_tf32x3_v15) /* 3xtf32-v13 with the weights split once a launch, any W */                     \
     X(cgp_kernel_tf32x3_v11) /* 3xtf32-v10 persistent, weights resident; defers where blocks get few tiles */    \
     X(cgp_kernel_tf32x3_v13) /* 3xtf32-v10 with the input windows by TMA (W % 4 = 0) */                        \
     X(cgp_kernel_tf32x3_v10) /* implicit GEMM on wgmma with the 3xTF32 split, any channel count */             \

@@ -317,8 +317,8 @@ cudaError_t launch_blocks(const cgp_launch_args *a, TileSplit choice, cudaStream
 }
 
 /* The versions of this file: the windows and weights by cp.async (tf32-v10), the windows by TMA and the weights by
- * cp.async (tf32-v13), the weights rounded once a launch with the windows by TMA where it reads them (W % 4 = 0) and
- * the tile is wider than 8 pixels, else by cp.async (tf32-v15) */
+ * cp.async (tf32-v13), the weights rounded once a launch with the windows by TMA where it reads them (W % 4 = 0, on
+ * every tile), else by cp.async (tf32-v15) */
 enum IgemmStaging { kCpAsyncWindows, kTmaWindows, kRoundedWeights };
 
 /* tf32-v15 defers where fewer pixel tiles than this read each unit of its rounded weights (16 x 256->256 x 14x14,

@@ -2,8 +2,9 @@
  * gpu_large.c - a problem whose input has more than 2^31 elements, the fewest images that cross it
  * (N = 4097, Cin = 8, 256 x 256: 2^31 + 2^19 elements, 8.6 GB; the last image starts at element 2^31),
  * through every precision: fp32 kernel 0 (the best), fp32-v1 (generic), fp32-v6 (direct), fp32-v10 (the
- * FFMA implicit GEMM), fp32-v11 and fp32-v12 (the Winograd GEMMs); tf32 and 3xtf32 kernel 0, their v1 (mma.sync, any shape) and the implicit GEMMs v9
- * (mma.sync) and v10 (wgmma, where the GPU runs it); both reductions. Checked against the fp64 GPU
+ * FFMA implicit GEMM), fp32-v11 and fp32-v12 (the Winograd GEMMs); tf32 and 3xtf32 kernel 0, their v1 (mma.sync,
+ * any shape) and the implicit GEMMs v9 (mma.sync), v10 and v15 (wgmma, v15 with the weights rounded once a launch,
+ * where the GPU runs them); both reductions. Checked against the fp64 GPU
  * reference (tf32: of the tf32-rounded inputs) on sampled images on both sides of 2^30 and 2^31 elements
  * (2^32 and 2^33 bytes), bounds from tests/lib/tolerance.h, and every output finite.
  * Too little free device memory skips the rest of the program (a FAIL with CGP_TEST_REQUIRE_GPU=1).

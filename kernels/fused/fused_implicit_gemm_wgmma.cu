@@ -74,22 +74,12 @@ template <class B, bool kTma, bool kRounded> struct Landing {
     static_assert(B::kTh * B::kTw * B::kBn <= kStages * kStageFloats, "a K split's partials fit in the landing ring");
 };
 
-/* The path id a launch of block B with `split` blocks a cluster records (kernel_api.h) */
-template <class B, bool kTma, bool kRounded> __device__ __forceinline__ unsigned launch_path(int split)
-{
-    const unsigned whole = kRounded ? (kTma ? B::kRoundedTmaPath : B::kRoundedPath) : kTma ? B::kTmaPath : B::kPath;
-    const unsigned split_tile0 = kRounded ? (kTma ? B::kRoundedTmaSplitPath : B::kRoundedSplitPath)
-                                 : kTma   ? B::kTmaSplitPath
-                                          : B::kSplitPath;
-    return split == 1 ? whole : split_tile0 + (split == 2 ? 0u : 6u);
-}
-
 template <int P, class B, bool kWhole, bool kTma, bool kRounded>
 __global__ void __launch_bounds__(B::kThreads, 1)
     implicit_gemm_wgmma_conv_gelu_mean(const IgemmParams p, const __grid_constant__ CUtensorMap map)
 {
     const int split = (int)gridDim.z, rank = (int)blockIdx.z; /* a cluster of `split` blocks shares the chunks */
-    record_path(p.path_record, launch_path<B, kTma, kRounded>(split));
+    record_path(p.path_record, igemm_wgmma_path(kTma, kRounded, B::kIndex, split));
     using Land = typename B::Land;
     using L = Landing<B, kTma, kRounded>;
     using Src = typename L::Src;
@@ -389,17 +379,7 @@ template <int P, int kStaging> struct ImplicitGemmWgmmaVersion : NoStageSplit {
     static const char *path(const cgp_problem *p, const cgp_device_info *d)
     {
         const TileSplit c = choice(p, d);
-        const bool tma = tma_windows(p);
-        const unsigned whole = kRounded ? (tma ? CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_TILE0
-                                               : CGP_PATH_IGEMM_WGMMA_ROUNDED_TILE0)
-                               : tma    ? CGP_PATH_IGEMM_WGMMA_TMA_TILE0
-                                        : CGP_PATH_IGEMM_WGMMA_TILE0;
-        const unsigned split = kRounded ? (tma ? CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_SPLIT_TILE0
-                                               : CGP_PATH_IGEMM_WGMMA_ROUNDED_SPLIT_TILE0)
-                               : tma    ? CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0
-                                        : CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0;
-        return cgp_path_name(c.split == 1 ? whole + (unsigned)c.tile
-                                          : split + (unsigned)c.tile + (c.split == 2 ? 0u : 6u));
+        return cgp_path_name(igemm_wgmma_path(tma_windows(p), kRounded, (unsigned)c.tile, c.split));
     }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t stream)

@@ -56,18 +56,24 @@ template <int P, int WY, int WX, int BN> struct Blocks {
         sizeof(float) * ((size_t)kLandStages * kLandFloats + kBuffers * (size_t)kOpFloats);
     static_assert(kLandStages >= 3, "a landing ring of 3 stages at least");
     static_assert(kTh * kTw * BN <= kLandStages * kLandFloats, "a K split's partials fit in the landing ring");
-    /* the cgp_path_id a launch of this block records: CGP_PATH_IGEMM_WGMMA_TILE0 + its index in kTileShapes; with K
-     * split over 2 blocks CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0 + the index, over 4 that + 6 */
+    /* its index in kTileShapes, for the path id a launch records (igemm_wgmma_path) */
     static constexpr unsigned kIndex = (BN == 32 ? 3 : 0) + (WY == 2 ? 0 : WX == 2 ? 1 : 2);
-    static constexpr unsigned kPath = CGP_PATH_IGEMM_WGMMA_TILE0 + kIndex;
-    static constexpr unsigned kSplitPath = CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0 + kIndex;
-    static constexpr unsigned kTmaPath = CGP_PATH_IGEMM_WGMMA_TMA_TILE0 + kIndex; /* tf32-v13: windows by TMA */
-    static constexpr unsigned kTmaSplitPath = CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0 + kIndex;
-    static constexpr unsigned kRoundedPath = CGP_PATH_IGEMM_WGMMA_ROUNDED_TILE0 + kIndex; /* tf32-v15 */
-    static constexpr unsigned kRoundedSplitPath = CGP_PATH_IGEMM_WGMMA_ROUNDED_SPLIT_TILE0 + kIndex;
-    static constexpr unsigned kRoundedTmaPath = CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_TILE0 + kIndex;
-    static constexpr unsigned kRoundedTmaSplitPath = CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_SPLIT_TILE0 + kIndex;
 };
+
+/* The cgp_path_id (kernel_api.h) of the wgmma implicit GEMMs' tile `tile` (its index in kTileShapes; B::kIndex) with
+ * `split` blocks a cluster sharing its chunks, the windows by TMA or cp.async, the weights rounded once a launch or
+ * converted per block: what a launch records and what the versions' path hook names */
+__host__ __device__ constexpr unsigned igemm_wgmma_path(bool tma, bool rounded, unsigned tile, int split)
+{
+    const unsigned whole = rounded ? (tma ? CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_TILE0 : CGP_PATH_IGEMM_WGMMA_ROUNDED_TILE0)
+                           : tma   ? CGP_PATH_IGEMM_WGMMA_TMA_TILE0
+                                   : CGP_PATH_IGEMM_WGMMA_TILE0;
+    const unsigned split_tile0 = rounded ? (tma ? CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_SPLIT_TILE0
+                                                : CGP_PATH_IGEMM_WGMMA_ROUNDED_SPLIT_TILE0)
+                                 : tma   ? CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0
+                                         : CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0;
+    return split == 1 ? whole + tile : split_tile0 + tile + (split == 2 ? 0u : 6u);
+}
 
 /* The landing stage of an input window by TMA (tf32-v12, v13, 3xtf32-v12, v13): a box of 8 channels x TH + 2 rows x
  * kRowStride columns from column ox0 (padding 0; the window at its column 0) or ox0 - 4 (padding same, the window at

@@ -13,6 +13,7 @@
  *                    blocks claim them first (tf32-v15, 3xtf32-v15), and the wait until all are
  *   issue_chunk      the 9 (3xTF32: 27) wgmmas of a chunk, each tap's A the window moved by the tap
  *   kTileShapes      the tiles both versions choose from, in the order of their path ids
+ *   igemm_wgmma_path the path id of a tile, split and staging (the launch records it, the path hook names it)
  *   TileBlocks, with_tile_blocks    the Blocks of tile i, at compile time and (one switch for every hook that
  *                    launches or sizes a tile chosen at run time) at run time
  */

@@ -351,7 +351,13 @@ template <int P, int kStaging> struct ImplicitGemmWgmmaVersion : NoStageSplit {
         if (kRounded && ceil_div(p->cout, 32) * ceil_div(p->cin, kChunk) > (1 << 24))
             return "more than 2^24 units of rounded weights (blocks of output channels x chunks of 8 input channels)";
         const TileSplit c = choice(p, d);
-        return implicit_gemm_split_grid_unsupported(p, geometry(p, c), c.split);
+        const ImplicitGemmGeometry g = geometry(p, c);
+        if (const char *why = implicit_gemm_split_grid_unsupported(p, g, c.split))
+            return why;
+        /* the grid checked first: the product below stays far inside 64 bits */
+        if (kRounded && p->n * g.tiles_per_image * g.channel_blocks * c.split > 0x7fffffffLL)
+            return "more than 2^31-1 blocks (round_weights_once counts claims and blocks in 32 bits)";
+        return nullptr;
     }
 
     /* tf32-v13: where the tile is 8x8 pixels, whose box reads 16 columns a row for the window's 10, tf32-v10's copies

@@ -236,11 +236,12 @@ template <int P, class B> __device__ void round_weights_once(const IgemmParams &
                 }
             }
         }
-        fence_proxy_async_global(); /* for the bulk copies that read them */
-        __threadfence();
+        fence_proxy_async_global(); /* the thread's stores, for the bulk copies (async proxy) that read them */
         __syncthreads();
-        if (threadIdx.x == 0)
+        if (threadIdx.x == 0) {
+            __threadfence(); /* release: the block's stores, ordered before it by the barrier, before the count */
             atomicAdd(&words[kUnitsRounded], 1u);
+        }
     }
     if (threadIdx.x == 0) {
         while (load_acquire_gpu(&words[kUnitsRounded]) < (unsigned)units)

@@ -47,14 +47,15 @@ __device__ __forceinline__ void publish_image_sums(const ReduceArgs &r, int64_t 
         else
             r.partials[s.slot * r.cout + c0 + i] = sums[i];
     }
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0)
+    __syncthreads(); /* the block's publications are made */
+    if (threadIdx.x == 0) {
+        __threadfence(); /* release: the block's publications, ordered before it by the barrier, before the arrival */
         is_last_arrival = (atomicAdd(&r.counters[n], 1u) == s.arrivals - 1u);
+        __threadfence(); /* acquire: the publications of the blocks arrived before, before the block's reads below */
+    }
     __syncthreads();
     if (!is_last_arrival)
         return;
-    __threadfence();
     for (int64_t c = threadIdx.x; c < r.cout; c += blockDim.x) {
         double total = 0.0;
         if (r.atomic) {

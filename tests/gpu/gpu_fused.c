@@ -9,7 +9,9 @@
  * it must run fails, one that accepts a shape it must refuse fails; an expected refusal is a case too:
  * cgp_plan_create must refuse it with the version's reason. Kernel 0 ("best") must be the first version of
  * its precision in the table that accepts the shape, and cgp_plan_kernel must name it; a version that runs
- * none of the shapes fails.
+ * none of the shapes fails. tf32-v15 / 3xtf32-v15 also get their documented staging and deferral checked on
+ * every shape they run (test_rounded_staging: TMA windows exactly where W % 4 = 0; defers exactly below 16 pixel
+ * tiles a unit of rounded weights).
  */
 #include <string.h>
 
@@ -179,6 +181,38 @@ static void test_kernel_zero(const problem *pr, const cgp_problem *cp, const cgp
     }
 }
 
+/* tf32-v15 / 3xtf32-v15 (39, 40), read from their documented rules rather than from their hooks' code: the windows
+ * land by TMA exactly where W % 4 = 0 (every test shape is small enough for TMA's other limits), which the path
+ * names ("rounded weights, TMA ..."; test_version checks that the launch recorded that path), and the version
+ * defers exactly where fewer than 16 pixel tiles (N x the tiles of an image, the tile the path names) read each
+ * unit of rounded weights. */
+static void test_rounded_staging(const problem *pr, const cgp_problem *cp, const cgp_kernel_desc *k,
+                                 const cgp_device_info *dev)
+{
+    const cgp_shape *s = &pr->p.shape;
+    char name[160];
+    snprintf(name, sizeof name, "fused v%d staging and deferral %s %lldx%lldx%lldx%lldx%lld", k->version,
+             pr->p.padding ? "same" : "valid", (long long)s->n, (long long)s->cin, (long long)s->cout,
+             (long long)s->h, (long long)s->w);
+    const char *path = k->path(cp, dev), *digits = strpbrk(path, "0123456789");
+    int th = 0, tw = 0;
+    if (!digits || sscanf(digits, "%dx%d px", &th, &tw) != 2 || th < 1 || tw < 1) {
+        TEST_FAIL(name, "path \"%s\" names no tile (\"TH x TW px\")", path);
+        return;
+    }
+    const int tma = strncmp(path, "rounded weights, TMA ", 21) == 0;
+    const int64_t tiles = s->n * ((pr->p.hout + th - 1) / th) * ((pr->p.wout + tw - 1) / tw);
+    const char *deferral = k->defers ? k->defers(cp, dev) : NULL;
+    if (tma != (s->w % 4 == 0))
+        TEST_FAIL(name, "path \"%s\" with W = %lld: the windows must land by TMA exactly where W %% 4 = 0", path,
+                  (long long)s->w);
+    else if ((deferral != NULL) != (tiles < 16))
+        TEST_FAIL(name, "%lld pixel tiles of %dx%d read each unit, and the version %s (it must defer exactly below 16)",
+                  (long long)tiles, th, tw, deferral ? "defers" : "does not defer");
+    else
+        test_report("PASS", name, "%s, %lld tiles a unit%s", path, (long long)tiles, deferral ? ", defers" : "");
+}
+
 /* one kernel version, one reduction, on one problem (tf32 against ref_tf32, the others against ref) */
 static void test_version(const problem *pr, const double *ref, const double *ref_tf32, int version, int precision,
                          int reduce, float *y_host, float *y_first)
@@ -275,6 +309,8 @@ int main(void)
                         continue;
                     }
                     ran[k]++;
+                    if (table[k]->version == 39 || table[k]->version == 40)
+                        test_rounded_staging(&pr, &cp, table[k], &dev);
                     for (int reduce = 0; reduce <= 1; ++reduce)
                         test_version(&pr, ref, ref_tf32, table[k]->version, table[k]->precision, reduce, y_host,
                                      y_first);

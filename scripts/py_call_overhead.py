@@ -18,13 +18,18 @@ under torch.no_grad(), one table row:
                      around the loop, one synchronize at its end; median of --repeats loops
 
 Each row first checks that the rule sends the call to the fast path and that its output has the bits
-of the op's. --profile runs cProfile on --calls calls of the first shape and precision, on the fast
+of the op's. --breakdown prints instead, per shape and precision, the host microseconds of each step of
+a fast-path call, each in its own loop (no synchronize inside; median of --repeats loops of --loop): the
+whole call, the eager rule, the option lookup, prepare_own, the plan lookup, the output's allocation,
+the library call through ctypes (cgp_plan_run: the launch), a trivial ctypes call
+(cgp_plan_workspace_size), and the timer's two Event.record() calls with and without the stream given. --profile runs cProfile on --calls calls of the first shape and precision, on the fast
 path or through the op, and prints the --top functions by tottime instead of the table.
 
 Usage (from the repository root, after `make build/libcgp.so`):
     python3 scripts/py_call_overhead.py [--shape N,CIN,COUT,H,W,PADDING ...] [--precision all|fp32,tf32,...]
         [--iters 200 --warmup 20 --graph-calls 50 --replays 20 --loop 200 --repeats 5] [--lib build/libcgp.so]
     python3 scripts/py_call_overhead.py --profile [fast|op] [--calls 1000 --top 25] [--shape ...]
+    python3 scripts/py_call_overhead.py --breakdown [--shape ...] [--precision ...] [--loop 200 --repeats 5]
 
 Without PyTorch or without a GPU it says so and exits 0. Exit 1 when a call (or --profile fast) does not
 take the fast path or its output differs from the op's; exit 2 on bad arguments or a missing library.
@@ -79,6 +84,8 @@ def parse_args(argv):
     ap.add_argument("--profile", nargs="?", const="fast", choices=["fast", "op"],
                     help="cProfile of --calls calls of the first shape and precision, on the fast path (default) "
                     "or through torch.ops, instead of the table")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="host microseconds of each step of a fast-path call instead of the table")
     ap.add_argument("--calls", type=int, default=1000, help="--profile: calls profiled")
     ap.add_argument("--top", type=int, default=25, help="--profile: functions printed, by tottime")
     args = ap.parse_args(argv)
@@ -156,6 +163,72 @@ def measure(torch, cgp, shape, precision, args):
     return row
 
 
+def host_us(torch, fn, loop, repeats):
+    """Host microseconds a call of fn in a loop of `loop` calls, without a synchronize inside the timing (the
+    launches queue up; the GPU drains them after each loop); median of repeats."""
+    per_call = []
+    for _ in range(repeats):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(loop):
+            fn()
+        per_call.append((time.perf_counter() - start) / loop * 1e6)
+    torch.cuda.synchronize()
+    return statistics.median(per_call)
+
+
+def breakdown(torch, cgp, shape, precision, args):
+    """(kernel name, [(step, host us)]) of a fast-path call's steps, each timed alone (host_us)."""
+    import ctypes
+    from cgp import _arrays, _lib
+    x, w, b = torch_compare.make_inputs(torch, shape, args.seed)
+    if not cgp.torch._fast(x, w, b):
+        raise RuntimeError("the eager fast path's rule sends the call through torch.ops")
+    call = calls(torch, cgp, shape, precision, x, w, b)["fast"]
+    call()
+    tensors, cache = cgp.torch._tensors, cgp._cache
+    options = _lib.option_values(shape.padding, precision, "det", "measured")
+    ptrs, dims, device = _arrays.prepare_own(tensors, x, w, b, options.padding)
+    plan, stream = cache.plan(tensors, ptrs, dims, device, options)
+    y = tensors.empty((dims[0], dims[2]), device)
+    run, size, nbytes = cache._run_plan, cache._lib.fn("cgp_plan_workspace_size"), ctypes.c_size_t()
+    start, end, current = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True), \
+        torch.cuda.current_stream()
+
+    def record_events():
+        start.record()
+        end.record()
+
+    def record_events_on_stream():
+        start.record(current)
+        end.record(current)
+
+    steps = [
+        ("call", call),
+        ("eager rule", lambda: cgp.torch._fast(x, w, b)),
+        ("options", lambda: _lib.option_values(shape.padding, precision, "det", "measured")),
+        ("prepare_own", lambda: _arrays.prepare_own(tensors, x, w, b, options.padding)),
+        ("plan lookup", lambda: cache.plan(tensors, ptrs, dims, device, options)),
+        ("output", lambda: tensors.empty((dims[0], dims[2]), device)),
+        ("cgp_plan_run", lambda: run(plan.handle, ptrs[0], ptrs[1], ptrs[2], y.data_ptr(), plan.workspace_ptr,
+                                     plan.workspace_bytes, stream)),
+        ("trivial ctypes call", lambda: size(plan.handle, ctypes.byref(nbytes))),
+        ("2 Event.record()", record_events),
+        ("2 Event.record(stream)", record_events_on_stream),
+    ]
+    return plan.name, [(name, host_us(torch, fn, args.loop, args.repeats)) for name, fn in steps]
+
+
+def print_breakdown(rows):
+    names = [name for name, _ in rows[0][2]]
+    print("| N, Cin -> Cout, H x W, padding | precision | kernel | %s |" % " | ".join(names))
+    print("|---|---|---|%s" % "---:|" * len(names))
+    for (shape, precision), kernel, steps in rows:
+        where = "%d, %d -> %d, %dx%d, %s" % (shape.n, shape.cin, shape.cout, shape.h, shape.w, shape.padding)
+        print("| %s | %s | %s | %s |" % (where, precision, kernel, " | ".join("%.1f" % us for _, us in steps)))
+    print("\nhost microseconds a call of each step, in a loop of its own without a synchronize (median of loops)")
+
+
 def print_table(rows):
     print("| N, Cin -> Cout, H x W, padding | precision | kernel | kernel ms | fast ms | op ms | torch ms | "
           "fast us | op us | torch us |")
@@ -213,6 +286,15 @@ def main(argv):
     with torch.no_grad():
         if args.profile:
             return profile(torch, cgp, args.shapes[0], args.precisions[0], args)
+        if args.breakdown:
+            rows = []
+            for shape in args.shapes:
+                for precision in args.precisions:
+                    rows.append(((shape, precision),) + breakdown(torch, cgp, shape, precision, args))
+                cgp.clear_cache()
+            print()
+            print_breakdown(rows)
+            return 0
         rows = []
         for shape in args.shapes:
             for precision in args.precisions:

@@ -22,8 +22,9 @@ of the op's. --breakdown prints instead, per shape and precision, the host micro
 a fast-path call, each in its own loop (no synchronize inside; median of --repeats loops of --loop): the
 whole call, the eager rule, the option lookup, prepare_own, the plan lookup, the output's allocation,
 the library call through ctypes (cgp_plan_run: the launch), a trivial ctypes call
-(cgp_plan_workspace_size), and the timer's two Event.record() calls with and without the stream given. --profile runs cProfile on --calls calls of the first shape and precision, on the fast
-path or through the op, and prints the --top functions by tottime instead of the table.
+(cgp_plan_workspace_size), and the timer's two Event.record() calls with and without the stream given.
+--profile runs cProfile on --calls calls of the first shape and precision, on the fast path or through
+the op, and prints the --top functions by tottime instead of the table.
 
 Usage (from the repository root, after `make build/libcgp.so`):
     python3 scripts/py_call_overhead.py [--shape N,CIN,COUT,H,W,PADDING ...] [--precision all|fp32,tf32,...]

@@ -147,7 +147,7 @@ class Tf32:
 def time_ms(torch, fn, warmup, iters):
     """Per-run times (ms) from CUDA events on the current stream, after `warmup` untimed runs. The events are
     recorded on that stream as an object fetched once: Event.record() without one looks it up each time
-    (torch.cuda.current_stream(), 4-8 us of Python a record on an H200's host), and where a call is shorter on
+    (torch.cuda.current_stream(), 4-9 us of Python a record on an H200's host), and where a call is shorter on
     the GPU than on the host (a few small shapes, both cgp's rows and PyTorch's) the end event's lookup fell
     inside the timed interval (docs/perf-log.md, "The timer's own host time")."""
     for _ in range(warmup):

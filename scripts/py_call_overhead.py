@@ -223,7 +223,7 @@ def breakdown(torch, cgp, shape, precision, args):
 def print_breakdown(rows):
     names = [name for name, _ in rows[0][2]]
     print("| N, Cin -> Cout, H x W, padding | precision | kernel | %s |" % " | ".join(names))
-    print("|---|---|---|%s" % "---:|" * len(names))
+    print("|---|---|---|" + "---:|" * len(names))
     for (shape, precision), kernel, steps in rows:
         where = "%d, %d -> %d, %dx%d, %s" % (shape.n, shape.cin, shape.cout, shape.h, shape.w, shape.padding)
         print("| %s | %s | %s | %s |" % (where, precision, kernel, " | ".join("%.1f" % us for _, us in steps)))

@@ -129,16 +129,20 @@ def graph_ms(torch, fn, count, replays):
     return statistics.median(torch_compare.time_ms(torch, graph.replay, 2, replays)) / count
 
 
-def wall_us(torch, fn, loop, repeats):
-    """Host microseconds a call of fn in a loop of `loop` calls, one synchronize at the end; median of repeats."""
+def loop_us(torch, fn, loop, repeats, drained=True):
+    """Microseconds a call of fn in a loop of `loop` calls, median of repeats: with `drained`, host wall time up to
+    the end of the loop's GPU work (one synchronize at the loop's end, inside the timing); without, the host's
+    time alone (the launches queue up, and the GPU drains them after the timing)."""
     per_call = []
     for _ in range(repeats):
         torch.cuda.synchronize()
         start = time.perf_counter()
         for _ in range(loop):
             fn()
-        torch.cuda.synchronize()
+        if drained:
+            torch.cuda.synchronize()
         per_call.append((time.perf_counter() - start) / loop * 1e6)
+        torch.cuda.synchronize()
     return statistics.median(per_call)
 
 
@@ -160,26 +164,12 @@ def measure(torch, cgp, shape, precision, args):
     with torch_compare.Tf32(torch, precision == "tf32"):
         for name, fn in fns.items():
             row[name + "_ms"] = statistics.median(torch_compare.time_ms(torch, fn, args.warmup, args.iters))
-            row[name + "_us"] = wall_us(torch, fn, args.loop, args.repeats)
+            row[name + "_us"] = loop_us(torch, fn, args.loop, args.repeats)
     return row
 
 
-def host_us(torch, fn, loop, repeats):
-    """Host microseconds a call of fn in a loop of `loop` calls, without a synchronize inside the timing (the
-    launches queue up; the GPU drains them after each loop); median of repeats."""
-    per_call = []
-    for _ in range(repeats):
-        torch.cuda.synchronize()
-        start = time.perf_counter()
-        for _ in range(loop):
-            fn()
-        per_call.append((time.perf_counter() - start) / loop * 1e6)
-    torch.cuda.synchronize()
-    return statistics.median(per_call)
-
-
 def breakdown(torch, cgp, shape, precision, args):
-    """(kernel name, [(step, host us)]) of a fast-path call's steps, each timed alone (host_us)."""
+    """(kernel name, [(step, host us)]) of a fast-path call's steps, each timed alone (loop_us, not drained)."""
     import ctypes
     from cgp import _arrays, _lib
     x, w, b = torch_compare.make_inputs(torch, shape, args.seed)
@@ -217,7 +207,7 @@ def breakdown(torch, cgp, shape, precision, args):
         ("2 Event.record()", record_events),
         ("2 Event.record(stream)", record_events_on_stream),
     ]
-    return plan.name, [(name, host_us(torch, fn, args.loop, args.repeats)) for name, fn in steps]
+    return plan.name, [(name, loop_us(torch, fn, args.loop, args.repeats, drained=False)) for name, fn in steps]
 
 
 def print_breakdown(rows):

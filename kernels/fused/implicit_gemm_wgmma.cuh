@@ -41,6 +41,11 @@ template <int P, int WY, int WX, int BN> struct Blocks {
     static constexpr int kThreads = 128 * WY * WX, kWarps = kThreads / 32;
     static constexpr int kBTapFloats = 2 * BN * 4; /* B of one tap: [half][channel][4] */
     static constexpr int kBFloats = kTaps * kBTapFloats;
+    /* B's 16-byte unit (4 input channels) of tap `tap`, input-channel half `half` and output channel `channel` */
+    static __host__ __device__ constexpr int b_unit(int tap, int half, int channel)
+    {
+        return (tap * 2 + half) * BN + channel;
+    }
     using Land = Window<kTh, kTw, BN, kThreads>;
     static constexpr int kLandFloats = Land::kInFloats + Land::kWFloats; /* a landing stage */
     static constexpr int kWinPixels = Land::kArea;
@@ -141,7 +146,7 @@ template <int P, class B, class Src = typename B::Land> struct ChunkConversion {
         for (int s = 0; s < kWSlots; ++s) {
             const int t = (int)threadIdx.x + s * kThreads;
             const int c = t / (8 * 2 * kTaps) * 8 + t % 8, k = t / 8 % (2 * kTaps), half = k / kTaps, tap = k % kTaps;
-            w[s] = (uint32_t)(c * Land::kWStride + 4 * half * kTaps + tap) | (uint32_t)((tap * 2 + half) * kBn + c) << 16;
+            w[s] = (uint32_t)(c * Land::kWStride + 4 * half * kTaps + tap) | (uint32_t)B::b_unit(tap, half, c) << 16;
         }
     }
 
@@ -223,7 +228,7 @@ template <int P, class B> __device__ void round_weights_once(const IgemmParams &
 #pragma unroll
             for (int u = 0; u < kBatch; ++u) {
                 const int e = e0 + u * B::kThreads, c = e / kChunkK, k = e % kChunkK, ci = k / kTaps, tap = k % kTaps;
-                const int at = ((tap * 2 + ci / 4) * kBn + c) * 4 + ci % 4; /* B: [tap][half][channel][4] */
+                const int at = B::b_unit(tap, ci / 4, c) * 4 + ci % 4;
                 if (e >= kElems)
                     break;
                 if (P == kTf32) {

@@ -12,7 +12,8 @@
  *   cp_async_wait<N>      waits until at most N of this thread's groups are pending
  *   cp_async_wait_all     waits for all of this thread's copies, committed or not
  *   mbarrier_init, mbarrier_arrive_expect, mbarrier_wait    a shared-memory barrier for one arrival a phase
- *                         plus the bytes of the copies that complete on it
+ *                         plus the bytes of the copies that complete on it (mbarrier_init<kCount>: kCount
+ *                         arrivals a phase, each mbarrier_arrive's: a stage's readers releasing it)
  *   tma_load_4d           one box of a 4D tensor map into shared memory (TMA), completing on an mbarrier
  *   bulk_load             contiguous bytes global -> shared (cp.async.bulk), completing on an mbarrier
  *   fence_proxy_async_global   this thread's global-memory accesses ordered with later async-proxy ones (a bulk
@@ -81,9 +82,16 @@ template <int N> __device__ __forceinline__ void cp_async_wait()
 
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
 
-__device__ __forceinline__ void mbarrier_init(uint32_t bar)
+template <unsigned kCount = 1> __device__ __forceinline__ void mbarrier_init(uint32_t bar)
 {
-    SM90_ASM("mbarrier.init.shared::cta.b64 [%0], 1;\nfence.mbarrier_init.release.cluster;" ::"r"(bar) : "memory");
+    SM90_ASM("mbarrier.init.shared::cta.b64 [%0], %1;\nfence.mbarrier_init.release.cluster;" ::"r"(bar), "n"(kCount)
+             : "memory");
+}
+
+/* One arrival of this phase (release: this thread's reads and writes before it happen before the phase completes) */
+__device__ __forceinline__ void mbarrier_arrive(uint32_t bar)
+{
+    SM90_ASM("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
 
 /* The one arrival of this phase, expecting `bytes` from the copies that complete on it */

@@ -7,8 +7,11 @@
  * W % 4 = 0); tf32-v15 (39) and 3xtf32-v15 (40) round (split) the weights once a launch instead of once a block and
  * chunk (implicit_gemm_wgmma.cuh's round_weights_once, into the workspace) and land each chunk's B by one bulk copy
  * onto the stage's mbarrier, where the wgmmas read it (template parameter kRounded; the windows by TMA where W % 4 =
- * 0, else by cp.async). The block, the conversion and the wgmmas of a chunk are implicit_gemm_wgmma.cuh's (tf32-v11
- * shares them).
+ * 0, else by cp.async). tf32-v17 (42) is tf32-v15 with its windows by TMA alone (W % 4 = 0) and chunk k + 1's
+ * wgmmas issued before chunk k's wait (template parameter kOverlap: two accumulator sets, three A buffers), so the
+ * tensor cores always have a chunk queued while the warps convert the next; tf32 only (3xTF32's 27 wgmmas a chunk
+ * with two accumulator sets spilled and ran 10-12% slower: docs/perf-log.md). The block, the conversion and the
+ * wgmmas of a chunk are implicit_gemm_wgmma.cuh's (tf32-v11 shares them).
  *
  *   block         WY x WX warpgroups (2 x 2, 1 x 2 or 1 x 1), a tile of 8 WY x 8 WX output pixels x BN = 64 or 32
  *                 channels; each warpgroup computes one 8 x 8 pixel block as one m64nBN accumulator (D = X W).
@@ -32,14 +35,15 @@
  *                 (fused_implicit_gemm.cu says why); 3xTF32 chains the 18 corrections first, then the 9 big * big.
  *   pipeline      per chunk c: issue its wgmmas, commit; convert chunk c + 1; issue the copies of chunk
  *                 c + kLandStages - 1; wait for the wgmmas, add the chain; wait for chunk c + 2's copies; one
- *                 barrier.
+ *                 barrier. tf32-v17, chunk c's wgmmas in flight: convert chunk c + 1; one barrier; land chunk
+ *                 c + kStages - 1; issue chunk c + 1's wgmmas; wait for all but those; add chunk c's chain.
  *   epilogue      implicit_gemm.cuh: bias, GELU, masked sums per channel, the warps in order (or, with K split, the
  *                 cluster's sum first), reduction.cuh.
  * tf32-v10 and 3xtf32-v10 run every shape on an sm_90 GPU with a build for sm_90a (SM=90) and refuse other GPUs and
  * builds with the reason; version 0 then takes tf32-v9 / 3xtf32-v9 (fused_implicit_gemm.cu). tf32-v13 and 3xtf32-v13
  * also refuse W % 4 != 0 (and what else TMA cannot read, tensor_map.cuh) and defer to them on 8x8-pixel tiles;
  * tf32-v15 and 3xtf32-v15 run every shape tf32-v10 runs (below 2^24 units of rounded weights) and defer where fewer
- * than 16 pixel tiles read each unit.
+ * than 16 pixel tiles read each unit; tf32-v17 the same where W % 4 = 0, refusing the rest with the reason.
  */
 #include <stdint.h>
 
@@ -54,34 +58,36 @@ namespace {
  * (kTma: tf32-v13), TmaWindow's box then the weights, 128-byte aligned; kRounded (tf32-v15): the window (either way)
  * then the weights rounded once a launch (round_weights_once) in B's layout, landed by one bulk copy onto the stage's
  * mbarrier, where the wgmmas read them. As many stages as fit beside the operand buffers (kRounded: A alone), up
- * to 4 */
-template <class B, bool kTma, bool kRounded> struct Landing {
+ * to 4; kOverlap (tf32-v17: chunk k + 1's wgmmas issued before chunk k's wait) 3 operand buffers */
+template <class B, bool kTma, bool kRounded, bool kOverlap = false> struct Landing {
     static constexpr bool kMbarrier = kTma || kRounded; /* a stage's bulk copies complete on its mbarrier */
     using Land = typename B::Land;
     using Src = std::conditional_t<kTma, TmaWindow<B>, Land>;
     static constexpr int kWeightFloats = kRounded ? B::kRoundedUnitFloats : Land::kWFloats;
     static constexpr int kStageFloats = kMbarrier ? Src::kInFloats + kWeightFloats : B::kLandFloats;
     static constexpr int kOpFloats = kRounded ? B::kPlanes * B::kAFloats : B::kOpFloats; /* an operand buffer */
+    static_assert(!kOverlap || (kTma && kRounded), "the overlapped chunk loop: TMA windows and rounded weights");
+    static constexpr int kBuffers = kOverlap ? 3 : B::kBuffers;
     static constexpr size_t kAlignBytes = kMbarrier ? 128 : 0;
     static constexpr int kFit = (int)(((kSmemBudget - kAlignBytes) / sizeof(float) -
-                                       (size_t)B::kBuffers * kOpFloats) / kStageFloats);
+                                       (size_t)kBuffers * kOpFloats) / kStageFloats);
     static constexpr int kStages = kMbarrier ? (kFit < 4 ? kFit : 4) : B::kLandStages;
     static constexpr size_t kSmemBytes =
-        kMbarrier ? kAlignBytes + sizeof(float) * ((size_t)kStages * kStageFloats + (size_t)B::kBuffers * kOpFloats)
+        kMbarrier ? kAlignBytes + sizeof(float) * ((size_t)kStages * kStageFloats + (size_t)kBuffers * kOpFloats)
                   : B::kSmemBytes;
     static_assert(kStages >= 3, "a landing ring of 3 stages at least");
     static_assert(kStageFloats % 32 == 0, "bulk copies 128 bytes apart");
     static_assert(B::kTh * B::kTw * B::kBn <= kStages * kStageFloats, "a K split's partials fit in the landing ring");
 };
 
-template <int P, class B, bool kWhole, bool kTma, bool kRounded>
+template <int P, class B, bool kWhole, bool kTma, bool kRounded, bool kOverlap = false>
 __global__ void __launch_bounds__(B::kThreads, 1)
     implicit_gemm_wgmma_conv_gelu_mean(const IgemmParams p, const __grid_constant__ CUtensorMap map)
 {
     const int split = (int)gridDim.z, rank = (int)blockIdx.z; /* a cluster of `split` blocks shares the chunks */
     record_path(p.path_record, igemm_wgmma_path(kTma, kRounded, B::kIndex, split));
     using Land = typename B::Land;
-    using L = Landing<B, kTma, kRounded>;
+    using L = Landing<B, kTma, kRounded, kOverlap>;
     using Src = typename L::Src;
     constexpr bool kMbarrier = L::kMbarrier;
     if constexpr (kRounded)
@@ -93,7 +99,7 @@ __global__ void __launch_bounds__(B::kThreads, 1)
     float *smem = reinterpret_cast<float *>(dynamic_smem());
     if constexpr (kMbarrier)
         smem += (L::kAlignBytes - shared_address(smem) % L::kAlignBytes) % L::kAlignBytes / sizeof(float);
-    constexpr int kStages = L::kStages, kBuffers = B::kBuffers, kOpFloats = L::kOpFloats;
+    constexpr int kStages = L::kStages, kBuffers = L::kBuffers, kOpFloats = L::kOpFloats;
     constexpr uint32_t kLandBytes = 4u * kLandFloats, kOpBytes = 4u * kOpFloats;
     float *land = smem, *ops = smem + kStages * kLandFloats;
     const uint32_t land_base = shared_address(land), ops_base = shared_address(ops);
@@ -167,26 +173,71 @@ __global__ void __launch_bounds__(B::kThreads, 1)
 
     float acc[kBn / 2], part[kBn / 2];
     zero_fill(acc);
-    for (int k = 0; k < count; ++k) {
-        wgmma_fence();
-        const uint32_t op = ops_base + k % kBuffers * kOpBytes;
-        const uint32_t b_op = kRounded ? land_base + k % kStages * kLandBytes + 4u * Src::kInFloats
-                                       : op + 4u * B::kPlanes * B::kAFloats;
-        issue_chunk<P, B>(op, b_op, wg, part);
-        wgmma_commit();
-        if (k + 1 < count) { /* while the tensor cores run */
+    if constexpr (kOverlap) {
+        /* tf32-v17, per chunk k (its wgmmas in flight into cur): convert chunk k + 1 into A buffer (k + 1) % 3 (that
+         * of chunk k - 2, done in every warpgroup before the barrier of step k - 1); a barrier (chunk k + 1's A ready;
+         * chunk k - 1 done in every warpgroup); land chunk k + kStages - 1 in chunk k - 1's stage; issue chunk k + 1's
+         * wgmmas into nxt; wait for all but those; add cur. Two steps a loop trip, the accumulators swapping, and the
+         * last chunk's wait outside it: with a wait in the loop's last step ptxas serialized the wgmmas (C7514). */
+        float part2[kBn / 2];
+        auto issue = [&](int k, float(&into)[kBn / 2]) {
+            wgmma_fence();
+            issue_chunk<P, B>(ops_base + k % kBuffers * kOpBytes,
+                              land_base + k % kStages * kLandBytes + 4u * Src::kInFloats, wg, into);
+            wgmma_commit();
+        };
+        /* chunk k's wgmmas in flight into cur, k + 1 < count */
+        auto steady = [&](int k, float(&cur)[kBn / 2], float(&nxt)[kBn / 2]) {
             wait_landed(k + 1);
             convert(land + (k + 1) % kStages * kLandFloats, ops + (k + 1) % kBuffers * kOpFloats);
             fence_proxy_async();
+            __syncthreads();
+            if (k + kStages - 1 < count)
+                issue_copies(k + kStages - 1);
+            issue(k + 1, nxt);
+            wgmma_wait<1>();
+            add_chain(acc, cur);
+        };
+        auto last = [&](float(&cur)[kBn / 2]) {
+            wgmma_wait<0>();
+            add_chain(acc, cur);
+        };
+        if (count > 0) {
+            issue(0, part);
+            int k = 0;
+            for (; k + 2 < count; k += 2) {
+                steady(k, part, part2);
+                steady(k + 1, part2, part);
+            }
+            if (k + 1 < count) {
+                steady(k, part, part2);
+                last(part2);
+            } else {
+                last(part);
+            }
         }
-        const int next = k + kStages - 1;
-        if (next < count)
-            issue_copies(next);
-        cp_async_commit();
-        wgmma_wait<0>();
-        add_chain(acc, part);
-        cp_async_wait<kStages - 3>();
-        __syncthreads(); /* the next operand buffer is ready and the one just read is free; k + 2 landed */
+    } else {
+        for (int k = 0; k < count; ++k) {
+            wgmma_fence();
+            const uint32_t op = ops_base + k % kBuffers * kOpBytes;
+            const uint32_t b_op = kRounded ? land_base + k % kStages * kLandBytes + 4u * Src::kInFloats
+                                           : op + 4u * B::kPlanes * B::kAFloats;
+            issue_chunk<P, B>(op, b_op, wg, part);
+            wgmma_commit();
+            if (k + 1 < count) { /* while the tensor cores run */
+                wait_landed(k + 1);
+                convert(land + (k + 1) % kStages * kLandFloats, ops + (k + 1) % kBuffers * kOpFloats);
+                fence_proxy_async();
+            }
+            const int next = k + kStages - 1;
+            if (next < count)
+                issue_copies(next);
+            cp_async_commit();
+            wgmma_wait<0>();
+            add_chain(acc, part);
+            cp_async_wait<kStages - 3>();
+            __syncthreads(); /* the next operand buffer is ready and the one just read is free; k + 2 landed */
+        }
     }
 
     const int lane = threadIdx.x % 32, group = lane / 4, tig = lane % 4;
@@ -219,14 +270,16 @@ constexpr int kSplits[] = {1, 2, 4};
 
 /* A block's shared memory, tile i of kTileShapes: the landing ring and operand buffers, and the kernel's static
  * arrays (warp sums, block sums, mbarriers, publish_image_sums' flag and round_weights_once's unit) */
-template <int P, bool kTma, bool kRounded, int I> constexpr size_t tile_smem_bytes()
+template <int P, bool kTma, bool kRounded, bool kOverlap, int I> constexpr size_t tile_smem_bytes()
 {
     using B = TileBlocks<P, I>;
-    return Landing<B, kTma, kRounded>::kSmemBytes + sizeof(float) * B::kWarps * B::kBn + sizeof(double) * B::kBn + 64;
+    return Landing<B, kTma, kRounded, kOverlap>::kSmemBytes + sizeof(float) * B::kWarps * B::kBn +
+           sizeof(double) * B::kBn + 64;
 }
-template <int P, bool kTma, bool kRounded, class Indices = TileIndices> struct TileSmem;
-template <int P, bool kTma, bool kRounded, size_t... I> struct TileSmem<P, kTma, kRounded, std::index_sequence<I...>> {
-    static constexpr size_t bytes[] = {tile_smem_bytes<P, kTma, kRounded, I>()...};
+template <int P, bool kTma, bool kRounded, bool kOverlap = false, class Indices = TileIndices> struct TileSmem;
+template <int P, bool kTma, bool kRounded, bool kOverlap, size_t... I>
+struct TileSmem<P, kTma, kRounded, kOverlap, std::index_sequence<I...>> {
+    static constexpr size_t bytes[] = {tile_smem_bytes<P, kTma, kRounded, kOverlap, I>()...};
     static constexpr size_t most = largest({bytes[I]...});
 };
 
@@ -285,7 +338,7 @@ template <int P> size_t rounded_workspace_bytes(const cgp_problem *p, TileSplit 
     return rounded_weights_offset(p, c) + (size_t)units * unit_bytes;
 }
 
-template <int P, class B, bool kTma, bool kRounded>
+template <int P, class B, bool kTma, bool kRounded, bool kOverlap = false>
 cudaError_t launch_blocks(const cgp_launch_args *a, TileSplit choice, cudaStream_t stream)
 {
     const ImplicitGemmGeometry g = geometry(&a->p, choice);
@@ -297,36 +350,40 @@ cudaError_t launch_blocks(const cgp_launch_args *a, TileSplit choice, cudaStream
     if (!tma_window_map<B, kTma>(&map, a))
         return cudaErrorInvalidValue;
     const void *kernel = reinterpret_cast<const void *>(&implicit_gemm_wgmma_conv_gelu_mean<P, B, true, kTma,
-                                                                                             kRounded>);
+                                                                                             kRounded, kOverlap>);
     if constexpr (!(kTma && kRounded)) /* with both, no copy of a thread depends on Cin: one kernel */
         if (!implicit_gemm_whole_chunks(a))
             kernel = reinterpret_cast<const void *>(&implicit_gemm_wgmma_conv_gelu_mean<P, B, false, kTma,
                                                                                          kRounded>);
     return launch_implicit_gemm(kernel, p, g, a->p.n, choice.split, B::kThreads,
-                                Landing<B, kTma, kRounded>::kSmemBytes, stream, &map);
+                                Landing<B, kTma, kRounded, kOverlap>::kSmemBytes, stream, &map);
 }
 
 /* The versions of this file: the windows and weights by cp.async (tf32-v10), the windows by TMA and the weights by
  * cp.async (tf32-v13), the weights rounded once a launch with the windows by TMA where it reads them (W % 4 = 0, on
- * every tile), else by cp.async (tf32-v15) */
-enum IgemmStaging { kCpAsyncWindows, kTmaWindows, kRoundedWeights };
+ * every tile), else by cp.async (tf32-v15), and the same by TMA alone with chunk k + 1's wgmmas issued before chunk
+ * k's wait (tf32-v17) */
+enum IgemmStaging { kCpAsyncWindows, kTmaWindows, kRoundedWeights, kRoundedOverlapped };
 
 /* tf32-v15 defers where fewer pixel tiles than this read each unit of its rounded weights (16 x 256->256 x 14x14,
  * 16 tiles a unit, measured even with tf32-v10; 8 x 512->512 x 7x7, 8, slower) */
 constexpr int64_t kMinTilesPerUnit = 16;
 
-/* The hooks (kernel_desc.cuh) of tf32-v10, 3xtf32-v10, tf32-v13, 3xtf32-v13, tf32-v15 and 3xtf32-v15 */
+/* The hooks (kernel_desc.cuh) of tf32-v10, 3xtf32-v10, tf32-v13, 3xtf32-v13, tf32-v15, 3xtf32-v15 and tf32-v17 */
 template <int P, int kStaging> struct ImplicitGemmWgmmaVersion : NoStageSplit {
     static constexpr cgp_precision precision = (cgp_precision)P;
-    static constexpr bool kRounded = kStaging == kRoundedWeights;
+    static constexpr bool kOverlap = kStaging == kRoundedOverlapped;
+    static constexpr bool kRounded = kStaging == kRoundedWeights || kOverlap;
     using CpAsyncSmem = TileSmem<P, false, kRounded>;
-    using TmaSmem = TileSmem<P, true, kRounded>;
+    using TmaSmem = TileSmem<P, true, kRounded, kOverlap>;
 
     /* Whether the windows of this problem land by TMA (tf32-v15: wherever TMA reads them; on 8x8-pixel tiles too,
-     * where it measured faster than cp.async, unlike tf32-v13's: docs/perf-log.md, "tf32-v15") */
+     * where it measured faster than cp.async, unlike tf32-v13's: docs/perf-log.md, "tf32-v15"; tf32-v13 and
+     * tf32-v17 always, refusing what TMA cannot read) */
     static bool tma_windows(const cgp_problem *p)
     {
-        return kStaging == kTmaWindows || (kStaging == kRoundedWeights && input_tensor_map_unsupported(p) == NULL);
+        return kStaging == kTmaWindows || kOverlap ||
+               (kStaging == kRoundedWeights && input_tensor_map_unsupported(p) == NULL);
     }
 
     static TileSplit choice(const cgp_problem *p, const cgp_device_info *d)
@@ -336,14 +393,14 @@ template <int P, int kStaging> struct ImplicitGemmWgmmaVersion : NoStageSplit {
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
-        constexpr size_t kSmem = kStaging == kCpAsyncWindows ? CpAsyncSmem::most
-                                 : kStaging == kTmaWindows   ? TmaSmem::most
-                                                             : largest({CpAsyncSmem::most, TmaSmem::most});
+        constexpr size_t kSmem = kStaging == kCpAsyncWindows                ? CpAsyncSmem::most
+                                 : kStaging == kTmaWindows || kOverlap ? TmaSmem::most
+                                                                       : largest({CpAsyncSmem::most, TmaSmem::most});
         if (const char *why = wgmma_gpu_unsupported(d))
             return why;
         if (kSmem > d->smem_per_block_optin)
             return kSharedMemoryNeed<kSmem>.text;
-        if (kStaging == kTmaWindows) {
+        if (kStaging == kTmaWindows || kOverlap) {
             const char *why = input_tensor_map_unsupported(p);
             if (why != NULL)
                 return why;
@@ -398,6 +455,8 @@ template <int P, int kStaging> struct ImplicitGemmWgmmaVersion : NoStageSplit {
                 return launch_blocks<P, B, false, false>(a, c, stream);
             else if constexpr (kStaging == kTmaWindows)
                 return launch_blocks<P, B, true, false>(a, c, stream);
+            else if constexpr (kOverlap)
+                return launch_blocks<P, B, true, true, true>(a, c, stream);
             else
                 return tma ? launch_blocks<P, B, true, true>(a, c, stream)
                            : launch_blocks<P, B, false, true>(a, c, stream);
@@ -411,6 +470,7 @@ using Tf32ByTma = ImplicitGemmWgmmaVersion<kTf32, kTmaWindows>;
 using Tf32x3ByTma = ImplicitGemmWgmmaVersion<kTf32x3, kTmaWindows>;
 using Tf32RoundedWeights = ImplicitGemmWgmmaVersion<kTf32, kRoundedWeights>;
 using Tf32x3RoundedWeights = ImplicitGemmWgmmaVersion<kTf32x3, kRoundedWeights>;
+using Tf32RoundedOverlapped = ImplicitGemmWgmmaVersion<kTf32, kRoundedOverlapped>;
 
 } // namespace
 
@@ -436,6 +496,9 @@ using Tf32x3RoundedWeights = ImplicitGemmWgmmaVersion<kTf32x3, kRoundedWeights>;
       "by cp.async (the heuristic passes it over where fewer than 16 tiles read each unit)")                          \
     X(cgp_kernel_tf32x3_v15, Tf32x3RoundedWeights, 40, "3xtf32-v15",                                                   \
       "3xtf32-v13 with the weights split once a launch into the workspace and landed by one bulk copy a chunk; the " \
-      "windows by TMA where W % 4 = 0, else by cp.async")
+      "windows by TMA where W % 4 = 0, else by cp.async")                                                             \
+    X(cgp_kernel_tf32_v17, Tf32RoundedOverlapped, 42, "tf32-v17",                                                     \
+      "tf32-v15 with chunk k + 1's wgmmas issued before chunk k's wait (two accumulator sets, three A buffers, "      \
+      "one barrier a chunk): the tensor cores always have a chunk queued; the windows by TMA (W % 4 = 0)")
 
 IMPLICIT_GEMM_WGMMA_VERSIONS(CGP_DEFINE_KERNEL_DESC)

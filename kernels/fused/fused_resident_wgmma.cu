@@ -35,6 +35,18 @@
  * converting the window; the copies of every thread, their addresses and the proxy fence's wait for them are gone
  * (docs/perf-log.md, "TMA windows"). They refuse what TMA cannot read (W % 4 != 0, tensor_map.cuh), where
  * tf32-v11 / 3xtf32-v11 run; 3xTF32's bigger stages leave Cin <= 56 on the 32-channel tiles.
+ *
+ * tf32-v16 (version 41) is tf32-v12 with A from registers (wgmma's register-A form), its own kernel
+ * (resident_fragment_wgmma_conv_gelu_mean): m64n64k8 with both operands from shared memory reads 4 KB a 32-cycle
+ * wgmma, all of an SM's 128 bytes a cycle, beside which tf32-v12's window conversion (loads, stores, a barrier a
+ * chunk) held the tensor pipe at 39%. Here the window lands by TMA in a FragmentWindow stage (rows added so that a
+ * warp's fragment loads hit 32 banks), each thread loads and rounds its 24 values of a chunk (load_fragments) and
+ * the 9 wgmmas read A from its registers and B from the resident weights (2 KB a wgmma). A stage is released by an
+ * mbarrier arrival of each warp once it holds its fragments, and thread 0 refills it (chunk k + 3 into chunk
+ * k - 1's stage at iteration k, 4 stages): no block barrier in the chunk loop, so a warpgroup waiting for its
+ * wgmmas leaves the tensor cores to the others'. The epilogue (finish_tile) is tf32-v12's, after a tile's last
+ * chunk; each warp zeroes its own slots. tf32 only (3xTF32's big and small fragments would not fit 128 registers
+ * with the accumulators); W % 4 = 0 and the resident weights' Cin as tf32-v12's.
  */
 #include <stdint.h>
 
@@ -46,18 +58,26 @@
 
 namespace {
 
+/* How a resident kernel's input windows land and reach the tensor cores: by cp.async (tf32-v11) or TMA (tf32-v12),
+ * converted into A buffers that the wgmmas read; or by TMA into FragmentWindow stages that each thread reads its A
+ * fragments from (tf32-v16) */
+enum ResidentStaging { kCpAsyncWindows, kTmaWindows, kRegisterFragments };
+
 /* The shared memory of block B: the static doubles (a slot per warp and channel, the block's sums) and with TMA the
- * stages' mbarriers, then, dynamic (with TMA from a 128-byte boundary), two A buffers ([big][small]), kStages landing
- * stages of input windows (Src's layout), and the resident B of every chunk ([big][small] each) */
-template <int P, class B, bool kTma> struct Resident {
+ * stages' mbarriers (with register fragments also their release mbarriers), then, dynamic (with TMA from a 128-byte
+ * boundary), two A buffers ([big][small]; none with register fragments), kStages landing stages of input windows
+ * (Src's layout), and the resident B of every chunk ([big][small] each) */
+template <int P, class B, int kStaging> struct Resident {
+    static constexpr bool kTma = kStaging != kCpAsyncWindows;
+    static constexpr bool kFragments = kStaging == kRegisterFragments;
     using Land = typename B::Land;
-    using Src = std::conditional_t<kTma, TmaWindow<B>, Land>;
-    static constexpr int kStages = kTma || P == kTf32x3 ? 3 : 4;
-    static constexpr int kAOpFloats = B::kPlanes * B::kAFloats;
+    using Src = std::conditional_t<kFragments, FragmentWindow<B>, std::conditional_t<kTma, TmaWindow<B>, Land>>;
+    static constexpr int kStages = kFragments ? 4 : kTma || P == kTf32x3 ? 3 : 4;
+    static constexpr int kAOpFloats = kFragments ? 0 : B::kPlanes * B::kAFloats;
     static constexpr int kChunkBFloats = B::kPlanes * B::kBFloats;
     static constexpr int kFixedFloats = 2 * kAOpFloats + kStages * Src::kInFloats;
-    static constexpr size_t kStaticBytes =
-        sizeof(double) * (B::kWarps * B::kBn + B::kBn) + 16 + (kTma ? sizeof(uint64_t) * kStages : 0);
+    static constexpr size_t kStaticBytes = sizeof(double) * (B::kWarps * B::kBn + B::kBn) + 16 +
+                                           (kTma ? sizeof(uint64_t) * kStages * (kFragments ? 2 : 1) : 0);
     static constexpr size_t kAlignBytes = kTma ? 128 : 0; /* the dynamic memory aligned up to 128 bytes for TMA */
     static size_t dynamic_bytes(int chunks)
     {
@@ -65,6 +85,7 @@ template <int P, class B, bool kTma> struct Resident {
     }
     static_assert(kStages >= 2, "the stage a chunk lands in is free: its chunk was converted an iteration before");
     static_assert(kAOpFloats % 32 == 0, "the landing stages 128 bytes apart from the dynamic memory's start");
+    static_assert(!kFragments || P == kTf32, "register fragments: tf32 alone");
 };
 
 /* The block's weights into the resident B of every chunk at wres (chunk c at c x kChunkBFloats, zero past Cin and
@@ -135,12 +156,44 @@ struct TileCursor {
     }
 };
 
+/* The epilogue of the tile at `at`, whose sum acc holds, by every thread of the block: bias, GELU and masked sums per
+ * channel in each lane, added over the warp's lanes into the warp's double slot of each channel (warp_sums,
+ * [warp][channel]); at the block's last tile of an image the slots are added in warp order and published once
+ * (reduction.cuh, the persistent schedule's slots), and each warp zeroes its own slots again (another warp may be
+ * on its next tile already: tf32-v16). acc is zeroed, and at and tile move to the next tile. */
+template <int P, class B>
+__device__ __forceinline__ void finish_tile(const IgemmParams &p, const PersistentSchedule &g, float (&acc)[B::kBn / 2],
+                                            TileCursor &at, int64_t &tile, int64_t t_end, int64_t c0,
+                                            double *warp_sums, double *block_sums)
+{
+    constexpr int kBn = B::kBn;
+    const int warp = threadIdx.x / 32, wg = warp / 4, lane = threadIdx.x % 32, group = lane / 4, n = at.n;
+    float sum[kBn / 8][2];
+    lane_gelu_sums<P, B::kTw>(
+        p, reinterpret_cast<const float(&)[1][kBn / 8][4]>(acc),
+        [&](int, int h) { return tile_pixel<B>(wg, 16 * (warp % 4) + group + 8 * h); }, /* m64 row */
+        at.oy0, at.ox0, c0, sum);
+    zero_fill(acc);
+    warp_channel_sums(sum, [&](int c, float channel_sum) { warp_sums[warp * kBn + c] += (double)channel_sum; });
+    ++tile;
+    at.next(p, B::kTh, B::kTw);
+    if (tile == t_end || at.n != n) { /* the block's last tile of image n */
+        sum_slots<kBn, B::kWarps, kBn>([&](int c) { return &warp_sums[c]; }, block_sums);
+        for (int c = lane; c < kBn; c += 32) /* sum_slots' last barrier: every slot is read */
+            warp_sums[warp * kBn + c] = 0.0;
+        __syncwarp();
+        ImageSlots slots = persistent_image_slots(g, n);
+        slots.arrivals *= gridDim.y; /* every channel block publishes */
+        publish_image_sums(p.red, n, c0, (int)(p.cout - c0 < kBn ? p.cout - c0 : kBn), block_sums, slots);
+    }
+}
+
 template <int P, class B, bool kWhole, bool kTma>
 __global__ void __launch_bounds__(B::kThreads, 1) resident_wgmma_conv_gelu_mean(
     const IgemmParams p, const PersistentSchedule g, const __grid_constant__ CUtensorMap map)
 {
     record_path(p.path_record, (kTma ? CGP_PATH_RESIDENT_TMA_TILE0 : CGP_PATH_RESIDENT_TILE0) + B::kIndex);
-    using R = Resident<P, B, kTma>;
+    using R = Resident<P, B, kTma ? kTmaWindows : kCpAsyncWindows>;
     using Land = typename B::Land;
     using Src = typename R::Src;
     constexpr int kTh = B::kTh, kTw = B::kTw, kWarps = B::kWarps, kBn = B::kBn, kStages = R::kStages;
@@ -158,7 +211,7 @@ __global__ void __launch_bounds__(B::kThreads, 1) resident_wgmma_conv_gelu_mean(
     const int64_t c0 = (int64_t)blockIdx.y * kBn;
     const int64_t t_begin = persistent_tile_begin(g), t_end = persistent_tile_end(g);
     const int chunks = p.chunks, total = (int)(t_end - t_begin) * chunks; /* 32-bit: the host checks */
-    const int warp = threadIdx.x / 32, wg = warp / 4, group = threadIdx.x % 32 / 4;
+    const int wg = threadIdx.x / 128;
 
     /* The copies: the block's (tile, chunk) pairs in order, pair j = (tile t_begin + j / chunks, chunk j % chunks),
      * by cp.async (every thread) or TMA (thread 0, one box a chunk) */
@@ -242,24 +295,7 @@ __global__ void __launch_bounds__(B::kThreads, 1) resident_wgmma_conv_gelu_mean(
         add_chain(acc, part);
         if (++chunk == chunks) { /* the tile's sum is whole: its epilogue */
             chunk = 0;
-            const int n = at.n;
-            float sum[kBn / 8][2];
-            lane_gelu_sums<P, kTw>(
-                p, reinterpret_cast<const float(&)[1][kBn / 8][4]>(acc),
-                [&](int, int h) { return tile_pixel<B>(wg, 16 * (warp % 4) + group + 8 * h); }, /* m64 row */
-                at.oy0, at.ox0, c0, sum);
-            zero_fill(acc);
-            warp_channel_sums(sum, [&](int c, float channel_sum) { warp_sums[warp * kBn + c] += (double)channel_sum; });
-            ++tile;
-            at.next(p, kTh, kTw);
-            if (tile == t_end || at.n != n) { /* the block's last tile of image n */
-                sum_slots<kBn, kWarps, kBn>([&](int c) { return &warp_sums[c]; }, block_sums);
-                for (int i = threadIdx.x; i < kWarps * kBn; i += B::kThreads)
-                    warp_sums[i] = 0.0; /* sum_slots' last barrier: every slot is read */
-                ImageSlots slots = persistent_image_slots(g, n);
-                slots.arrivals *= gridDim.y; /* every channel block publishes */
-                publish_image_sums(p.red, n, c0, (int)(p.cout - c0 < kBn ? p.cout - c0 : kBn), block_sums, slots);
-            }
+            finish_tile<P, B>(p, g, acc, at, tile, t_end, c0, warp_sums, block_sums);
         }
         if (!kTma)
             cp_async_wait<kStages - 2>();
@@ -267,18 +303,109 @@ __global__ void __launch_bounds__(B::kThreads, 1) resident_wgmma_conv_gelu_mean(
     }
 }
 
+/* tf32-v16: tf32-v12 with A from registers. No A buffers and no conversion of the windows: each thread loads its
+ * fragments of a landed window (load_fragments: 24 values, rounded) and the wgmmas take them from its registers, B
+ * from the resident weights. A stage is free again once every warp has its fragments (the stage's release mbarrier,
+ * an arrival a warp), so the warpgroups run their chunks without a block barrier, each waiting only for its own
+ * wgmmas; while one waits, the others' wgmmas keep the tensor cores busy. Thread 0 lands the windows, 4 stages,
+ * refilling the stage of chunk k - 1 with chunk k + 3 at iteration k once all warps released it. */
+template <class B, bool kWhole>
+__global__ void __launch_bounds__(B::kThreads, 1) resident_fragment_wgmma_conv_gelu_mean(
+    const IgemmParams p, const PersistentSchedule g, const __grid_constant__ CUtensorMap map)
+{
+    record_path(p.path_record, CGP_PATH_RESIDENT_FRAGMENT_TILE0 + B::kIndex);
+    using R = Resident<kTf32, B, kRegisterFragments>;
+    using Win = typename R::Src;
+    constexpr int kTh = B::kTh, kTw = B::kTw, kWarps = B::kWarps, kBn = B::kBn, kStages = R::kStages;
+    constexpr uint32_t kInBytes = 4u * Win::kInFloats, kChunkBBytes = 4u * R::kChunkBFloats;
+    __shared__ double warp_sums[kWarps * kBn]; /* [warp][channel]: the warp's sums over the image's tiles so far */
+    __shared__ double block_sums[kBn];
+    __shared__ uint64_t landed[kStages];   /* stage s's window landed (a phase a chunk) */
+    __shared__ uint64_t released[kStages]; /* every warp has its fragments of stage s (a phase a chunk) */
+    float *ring = reinterpret_cast<float *>(dynamic_smem());
+    ring += (R::kAlignBytes - shared_address(ring) % R::kAlignBytes) % R::kAlignBytes / sizeof(float);
+    float *wres = ring + kStages * Win::kInFloats;
+    const uint32_t ring_base = shared_address(ring), wres_base = shared_address(wres);
+
+    const int64_t c0 = (int64_t)blockIdx.y * kBn;
+    const int64_t t_begin = persistent_tile_begin(g), t_end = persistent_tile_end(g);
+    const int chunks = p.chunks, total = (int)(t_end - t_begin) * chunks; /* 32-bit: the host checks */
+    const int warp = threadIdx.x / 32, wg = warp / 4, lane = threadIdx.x % 32, group = lane / 4;
+
+    /* Thread 0's copies: the block's (tile, chunk) pairs in order, one box a pair */
+    TileCursor copy_at(g, t_begin, kTh, kTw);
+    int copy_chunk = 0;
+    auto copy_next = [&](int stage) {
+        const uint32_t bar = shared_address(&landed[stage]);
+        mbarrier_arrive_expect(bar, 4u * Win::kBoxFloats);
+        tma_load_4d(ring_base + stage * kInBytes, &map, Win::box_x(copy_at.ox0, p.pad), copy_at.oy0 - p.pad,
+                    copy_chunk * kChunk, copy_at.n, bar);
+        if (++copy_chunk == chunks) {
+            copy_chunk = 0;
+            copy_at.next(p, kTh, kTw);
+        }
+    };
+    for (int i = threadIdx.x; i < kWarps * kBn; i += B::kThreads)
+        warp_sums[i] = 0.0;
+    if (threadIdx.x == 0)
+#pragma unroll
+        for (int s = 0; s < kStages; ++s) {
+            mbarrier_init(shared_address(&landed[s]));
+            mbarrier_init<kWarps>(shared_address(&released[s]));
+        }
+    ChunkConversion<kTf32, B, Win> conversion; /* the weights' tasks alone */
+    conversion.init();
+    stage_resident_weights<kTf32, B, R, kWhole>(p, c0, ring, wres, conversion); /* ends with a barrier */
+    if (threadIdx.x == 0)
+        for (int s = 0; s < kStages && s < total; ++s)
+            copy_next(s);
+
+    /* the thread's first window value: channel lane % 4, the row and column of its fragments' first pixel */
+    const int first = lane % 4 * Win::kPlane + (8 * (wg / B::kWx) + 2 * (warp % 4)) * Win::kRowStride +
+                      8 * (wg % B::kWx) + group;
+    const float *fragments = ring + first + Win::lead(p.pad);
+    float acc[kBn / 2], part[kBn / 2];
+    zero_fill(acc);
+    int64_t tile = t_begin;
+    TileCursor at(g, t_begin, kTh, kTw);
+    int chunk = 0;
+    for (int k = 0; k < total; ++k) {
+        const int stage = k % kStages;
+        mbarrier_wait(shared_address(&landed[stage]), (uint32_t)(k / kStages) & 1u);
+        uint32_t a[kTaps][4];
+        load_fragments<Win>(fragments + stage * Win::kInFloats, a);
+        __syncwarp();
+        if (lane == 0)
+            mbarrier_arrive(shared_address(&released[stage]));
+        wgmma_fence();
+        issue_chunk_fragments<B>(a, wres_base + chunk * kChunkBBytes, part);
+        wgmma_commit();
+        if (threadIdx.x == 0 && k >= 1 && k - 1 + kStages < total) { /* chunk k + 3 into chunk k - 1's stage */
+            const int prior = (k - 1) % kStages;
+            mbarrier_wait(shared_address(&released[prior]), (uint32_t)((k - 1) / kStages) & 1u);
+            copy_next(prior);
+        }
+        wgmma_wait<0>();
+        add_chain(acc, part);
+        if (++chunk == chunks) { /* the tile's sum is whole: its epilogue */
+            chunk = 0;
+            finish_tile<kTf32, B>(p, g, acc, at, tile, t_end, c0, warp_sums, block_sums);
+        }
+    }
+}
+
 /* ---- host ---- */
 
 /* Whether block B's shared memory, with the resident weights of Cin input channels, fits the GPU's */
-template <int P, class B, bool kTma> bool fits(const cgp_problem *p, const cgp_device_info *d)
+template <int P, class B, int kStaging> bool fits(const cgp_problem *p, const cgp_device_info *d)
 {
-    using R = Resident<P, B, kTma>;
+    using R = Resident<P, B, kStaging>;
     return R::dynamic_bytes((int)ceil_div(p->cin, kChunk)) + R::kStaticBytes <= d->smem_per_block_optin;
 }
 
-template <int P, bool kTma> bool tile_fits(int tile, const cgp_problem *p, const cgp_device_info *d)
+template <int P, int kStaging> bool tile_fits(int tile, const cgp_problem *p, const cgp_device_info *d)
 {
-    return with_tile_blocks<P>(tile, [&](auto t) { return fits<P, typename decltype(t)::Block, kTma>(p, d); });
+    return with_tile_blocks<P>(tile, [&](auto t) { return fits<P, typename decltype(t)::Block, kStaging>(p, d); });
 }
 
 /* The persistent schedule of tile shape t: X blocks along x, at least 1, at most the tiles */
@@ -298,13 +425,13 @@ PersistentSchedule schedule(const cgp_problem *p, const cgp_device_info *d, cons
  * block where Cout needs no more. Time: the block's tiles (its share of the T tiles) x chunks x the tile's pixels x
  * (BN + 64) (the products, and the input conversion, which a block of 32 channels pays for half as many products)
  * over tf32-v10's measured rate of the tile's kind (fused_implicit_gemm_wgmma.cu). */
-template <int P, bool kTma> TileSplit choose(const cgp_problem *p, const cgp_device_info *d)
+template <int P, int kStaging> TileSplit choose(const cgp_problem *p, const cgp_device_info *d)
 {
     static const double kRate[] = {1.0, 0.72, 0.5};
     static const int kOneSplit[] = {1};
     const int64_t chunks = ceil_div(p->cin, kChunk);
     return least_cost(p->cout <= 32 ? 3 : 0, kTileCount, kOneSplit, [&](int i, int) {
-        if (!tile_fits<P, kTma>(i, p, d))
+        if (!tile_fits<P, kStaging>(i, p, d))
             return -1.0;
         const TileShape &t = kTileShapes[i];
         const PersistentSchedule g = schedule(p, d, t);
@@ -313,20 +440,31 @@ template <int P, bool kTma> TileSplit choose(const cgp_problem *p, const cgp_dev
     });
 }
 
-template <int P, class B, bool kTma>
+template <int P, class B, int kStaging>
 cudaError_t launch_blocks(const cgp_launch_args *a, const cgp_device_info *d, int tile, cudaStream_t stream)
 {
-    using R = Resident<P, B, kTma>;
+    using R = Resident<P, B, kStaging>;
+    constexpr bool kTma = R::kTma;
     const TileShape &t = kTileShapes[tile];
     const ImplicitGemmGeometry geo = implicit_gemm_geometry(&a->p, 8 * t.wy, 8 * t.wx, t.bn);
     PersistentSchedule g = schedule(&a->p, d, t);
     IgemmParams p = implicit_gemm_params(a, geo);
     CUtensorMap map;
-    if (!tma_window_map<B, kTma>(&map, a))
-        return cudaErrorInvalidValue;
-    const void *kernel = implicit_gemm_whole_chunks(a)
-                             ? reinterpret_cast<const void *>(&resident_wgmma_conv_gelu_mean<P, B, true, kTma>)
-                             : reinterpret_cast<const void *>(&resident_wgmma_conv_gelu_mean<P, B, false, kTma>);
+    const void *kernel;
+    if constexpr (R::kFragments) {
+        using Win = typename R::Src;
+        if (!input_tensor_map(&map, a->p, a->x, Win::kRowStride, Win::kRows, kChunk))
+            return cudaErrorInvalidValue;
+        kernel = implicit_gemm_whole_chunks(a)
+                     ? reinterpret_cast<const void *>(&resident_fragment_wgmma_conv_gelu_mean<B, true>)
+                     : reinterpret_cast<const void *>(&resident_fragment_wgmma_conv_gelu_mean<B, false>);
+    } else {
+        if (!tma_window_map<B, kTma>(&map, a))
+            return cudaErrorInvalidValue;
+        kernel = implicit_gemm_whole_chunks(a)
+                     ? reinterpret_cast<const void *>(&resident_wgmma_conv_gelu_mean<P, B, true, kTma>)
+                     : reinterpret_cast<const void *>(&resident_wgmma_conv_gelu_mean<P, B, false, kTma>);
+    }
     const size_t smem = R::dynamic_bytes(p.chunks);
     const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (err != cudaSuccess)
@@ -337,11 +475,14 @@ cudaError_t launch_blocks(const cgp_launch_args *a, const cgp_device_info *d, in
                             smem, stream);
 }
 
-/* The hooks (kernel_desc.cuh) of tf32-v11 and 3xtf32-v11 (input windows by cp.async) and of tf32-v12 and 3xtf32-v12
- * (by TMA) */
-template <int P, bool kTma> struct ResidentWgmmaVersion : NoStageSplit {
+/* The hooks (kernel_desc.cuh) of tf32-v11 and 3xtf32-v11 (input windows by cp.async), of tf32-v12 and 3xtf32-v12
+ * (by TMA) and of tf32-v16 (by TMA, A from registers) */
+template <int P, int kStaging> struct ResidentWgmmaVersion : NoStageSplit {
     static constexpr cgp_precision precision = (cgp_precision)P;
-    static constexpr unsigned kPath0 = kTma ? CGP_PATH_RESIDENT_TMA_TILE0 : CGP_PATH_RESIDENT_TILE0;
+    static constexpr bool kTma = kStaging != kCpAsyncWindows;
+    static constexpr unsigned kPath0 = kStaging == kRegisterFragments ? CGP_PATH_RESIDENT_FRAGMENT_TILE0
+                                       : kTma                         ? CGP_PATH_RESIDENT_TMA_TILE0
+                                                                      : CGP_PATH_RESIDENT_TILE0;
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
@@ -352,7 +493,7 @@ template <int P, bool kTma> struct ResidentWgmmaVersion : NoStageSplit {
             if (why != NULL)
                 return why;
         }
-        const TileSplit c = choose<P, kTma>(p, d);
+        const TileSplit c = choose<P, kStaging>(p, d);
         if (c.tile < 0)
             return P == kTf32 ? "needs a block's converted weights in shared memory, 9 KiB per 8 input channels "
                                 "and 32 output channels: too many input channels (tf32-v10 runs any Cin)"
@@ -375,7 +516,7 @@ template <int P, bool kTma> struct ResidentWgmmaVersion : NoStageSplit {
      * blocks its clusters split K) */
     static const char *defers(const cgp_problem *p, const cgp_device_info *d)
     {
-        const TileSplit c = choose<P, kTma>(p, d);
+        const TileSplit c = choose<P, kStaging>(p, d);
         if (c.tile < 0)
             return nullptr; /* unsupported says why */
         const TileShape &t = kTileShapes[c.tile];
@@ -390,29 +531,30 @@ template <int P, bool kTma> struct ResidentWgmmaVersion : NoStageSplit {
 
     static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
     {
-        const TileSplit c = choose<P, kTma>(p, d);
+        const TileSplit c = choose<P, kStaging>(p, d);
         return c.tile < 0 ? 0 : persistent_workspace_bytes(p, schedule(p, d, kTileShapes[c.tile]));
     }
 
     static const char *path(const cgp_problem *p, const cgp_device_info *d)
     {
-        const TileSplit c = choose<P, kTma>(p, d);
+        const TileSplit c = choose<P, kStaging>(p, d);
         return c.tile < 0 ? NULL : cgp_path_name(kPath0 + (unsigned)c.tile);
     }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t stream)
     {
-        const int tile = choose<P, kTma>(&a->p, d).tile;
+        const int tile = choose<P, kStaging>(&a->p, d).tile;
         return with_tile_blocks<P>(tile, [&](auto t) {
-            return launch_blocks<P, typename decltype(t)::Block, kTma>(a, d, tile, stream);
+            return launch_blocks<P, typename decltype(t)::Block, kStaging>(a, d, tile, stream);
         });
     }
 };
 
-using Tf32ByCpAsync = ResidentWgmmaVersion<kTf32, false>;
-using Tf32x3ByCpAsync = ResidentWgmmaVersion<kTf32x3, false>;
-using Tf32ByTma = ResidentWgmmaVersion<kTf32, true>;
-using Tf32x3ByTma = ResidentWgmmaVersion<kTf32x3, true>;
+using Tf32ByCpAsync = ResidentWgmmaVersion<kTf32, kCpAsyncWindows>;
+using Tf32x3ByCpAsync = ResidentWgmmaVersion<kTf32x3, kCpAsyncWindows>;
+using Tf32ByTma = ResidentWgmmaVersion<kTf32, kTmaWindows>;
+using Tf32x3ByTma = ResidentWgmmaVersion<kTf32x3, kTmaWindows>;
+using Tf32RegisterFragments = ResidentWgmmaVersion<kTf32, kRegisterFragments>;
 
 } // namespace
 
@@ -431,6 +573,10 @@ using Tf32x3ByTma = ResidentWgmmaVersion<kTf32x3, true>;
       "to 176 on the smaller ones)")                                                                                   \
     X(cgp_kernel_tf32x3_v12, Tf32x3ByTma, 35, "3xtf32-v12",                                                            \
       "3xtf32-v11 with each input window landed by TMA, one box copy a chunk, 3 chunks ahead (W % 4 = 0; Cin <= 56 "   \
-      "on the 32-channel tiles, up to 88 on the smaller ones)")
+      "on the 32-channel tiles, up to 88 on the smaller ones)")                                                      \
+    X(cgp_kernel_tf32_v16, Tf32RegisterFragments, 41, "tf32-v16",                                                     \
+      "tf32-v12 with A from registers (wgmma's register-A form): each thread loads and rounds its fragments of the "   \
+      "landed window, no window conversion or A buffers; a stage is released by an mbarrier arrival a warp, so "      \
+      "the warpgroups run their chunks without a block barrier; 4 stages (W % 4 = 0; Cin <= 64 on every tile)")
 
 RESIDENT_WGMMA_VERSIONS(CGP_DEFINE_KERNEL_DESC)

@@ -6,12 +6,15 @@
  *                    accumulator), its landing stage (implicit_gemm.cuh's Window) and operand buffers
  *   TmaWindow        the landing stage of an input window by TMA (tf32-v12, v13), and tma_window_map, the tensor
  *                    map of x its boxes read (host)
+ *   FragmentWindow   the same box with its channel planes placed for the register fragments (tf32-v16), and
+ *                    load_fragments, a thread's fragments of a chunk's 9 taps from it
  *   ChunkConversion  a landed chunk into wgmma's operand layouts, rounded only as far as the tensor cores read:
  *                    A = the input window [channel half][pixel][4 channels], B = per tap [half][BN output
  *                    channels][4 input channels]
  *   round_weights_once   the weights in B's layout, rounded, once a launch into the workspace by whichever
  *                    blocks claim them first (tf32-v15, 3xtf32-v15), and the wait until all are
  *   issue_chunk      the 9 (3xTF32: 27) wgmmas of a chunk, each tap's A the window moved by the tap
+ *                    (issue_chunk_fragments: tf32-v16's, A from the registers load_fragments filled)
  *   kTileShapes      the tiles both versions choose from, in the order of their path ids
  *   igemm_wgmma_path the path id of a tile, split and staging (the launch records it, the path hook names it)
  *   TileBlocks, with_tile_blocks    the Blocks of tile i, at compile time and (one switch for every hook that
@@ -94,6 +97,53 @@ template <class B> struct TmaWindow {
     static __device__ __forceinline__ int lead(int pad) { return pad ? 3 : 0; }
     static __device__ __forceinline__ int box_x(int ox0, int pad) { return pad ? ox0 - 4 : ox0; }
 };
+
+/* tf32-v16's landing stage: TmaWindow's box with rows added (and, where a row is a multiple of 16 floats, 4 columns)
+ * until a channel plane lies 8 or 24 banks apart modulo 32. A fragment load of a warp reads 4 channels (t = lane % 4)
+ * x 8 consecutive columns (lane / 4) of one row: 32 different banks (load_fragments). The rows added read image rows
+ * below the window or TMA's zeros; no fragment reads them. */
+template <class B> struct FragmentWindow {
+    static constexpr int kRowStride = TmaWindow<B>::kRowStride % 16 == 0 ? TmaWindow<B>::kRowStride + 4
+                                                                          : TmaWindow<B>::kRowStride;
+    static constexpr bool banks_apart(int rows) { return rows * kRowStride % 32 == 8 || rows * kRowStride % 32 == 24; }
+    static constexpr int rows_from(int rows) { return banks_apart(rows) ? rows : rows_from(rows + 1); }
+    static constexpr int kRows = rows_from(B::kTh + 2);
+    static constexpr int kPlane = kRows * kRowStride;
+    static constexpr int kBoxFloats = kChunk * kPlane;
+    static constexpr int kInFloats = (kBoxFloats + 31) / 32 * 32;
+    static __device__ __forceinline__ int lead(int pad) { return TmaWindow<B>::lead(pad); }
+    static __device__ __forceinline__ int box_x(int ox0, int pad) { return TmaWindow<B>::box_x(ox0, pad); }
+    static_assert(kRows <= 256 && kRowStride <= 256, "a TMA box of at most 256 rows and columns");
+};
+
+/* A thread's A fragments of a chunk's 9 taps (wgmma's register-A form, wgmma_ops.cuh), rounded as the tensor cores
+ * read them. The thread's rows of the m64 block (tile_pixel: pixel rows 2 (warp % 4) and 2 (warp % 4) + 1, column
+ * lane / 4) moved by any tap cover 4 window rows x 3 columns of channels lane % 4 and lane % 4 + 4 from `at`, the
+ * thread's first value (Win's layout, FragmentWindow): 24 loads. Tap (ky, kx)'s fragment is rows ky and ky + 1,
+ * column kx, both channels. The fragments are complete here (each wgmma reads 4 registers in a row, so the values
+ * two taps share are copied), before the caller's wgmma_fence: no register write between its wgmmas. */
+template <class Win> __device__ __forceinline__ void load_fragments(const float *at, uint32_t (&fragment)[kTaps][4])
+{
+    uint32_t v[2][4][3];
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+#pragma unroll
+            for (int c = 0; c < 3; ++c)
+                v[h][r][c] = tf32_round_for_mma(at[4 * h * Win::kPlane + r * Win::kRowStride + c]);
+#pragma unroll
+    for (int tap = 0; tap < kTaps; ++tap) {
+        const int ky = tap / 3, kx = tap % 3;
+        fragment[tap][0] = v[0][ky][kx];
+        fragment[tap][1] = v[0][ky + 1][kx];
+        fragment[tap][2] = v[1][ky][kx];
+        fragment[tap][3] = v[1][ky + 1][kx];
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+            asm volatile("" : "+r"(fragment[tap][i]));
+    }
+}
 
 /* The tensor map of x read in block B's TmaWindow boxes where kTma (else a zero map, which a kernel landing its
  * windows by cp.async never reads); false where the encoder refuses it (the version's unsupported checked what TMA
@@ -291,6 +341,23 @@ __device__ __forceinline__ void issue_chunk(uint32_t a_op, uint32_t b_op, int wg
             wgmma_tf32<0>(part, a_tap(tap), b_tap(tap));
         else
             wgmma_tf32<1>(part, a_tap(tap), b_tap(tap));
+    }
+}
+
+/* The 9 wgmmas of a chunk with A from registers (tf32-v16): tap t's fragment from load_fragments, B at b_op as
+ * issue_chunk's */
+template <class B>
+__device__ __forceinline__ void issue_chunk_fragments(const uint32_t (&fragment)[kTaps][4], uint32_t b_op,
+                                                      float (&part)[B::kBn / 2])
+{
+    const uint64_t b = kmajor_desc(b_op, B::kBn * 16u);
+#pragma unroll
+    for (int tap = 0; tap < kTaps; ++tap) {
+        const uint64_t b_tap = desc_add(b, 4u * B::kBTapFloats * tap);
+        if (tap == 0)
+            wgmma_tf32<0>(part, fragment[tap], b_tap);
+        else
+            wgmma_tf32<1>(part, fragment[tap], b_tap);
     }
 }
 

@@ -6,7 +6,8 @@
  *   fence_proxy_async            this thread's shared-memory stores made visible to later wgmma reads
  *   hold                         accumulators tied to a point in the program
  *   wgmma_tf32<kAccumulate>      m64n64k8 tf32, both operands from shared memory, fp32 accumulators (32 a
- *                                thread); the same with 16 accumulators is m64n32k8
+ *                                thread); the same with 16 accumulators is m64n32k8; with A a thread's 4
+ *                                registers (wgmma's register-A form), the same with B alone from shared memory
  * sm_90a only: SM90A_ASM (async_copy.cuh) makes each a trap in a build for anything else, and the host never
  * launches those kernels there: wgmma_gpu_unsupported, the host's check every wgmma version makes first, says why
  * (CGP_HAVE_WGMMA: whether this build has the sm_90a code).
@@ -73,6 +74,11 @@ template <int N> __device__ __forceinline__ void hold(float (&d)[N])
         "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),   \
         "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
 
+/* the 16 accumulator operands of an m64n32 wgmma, %0..%15 */
+#define WGMMA_ACCUMULATORS_N32(d)                                                                               \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),   \
+        "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+
 /* d = A * B (+ d if kAccumulate): m64n64k8, tf32 operands from shared memory, fp32 accumulators */
 template <int kAccumulate> __device__ __forceinline__ void wgmma_tf32(float (&d)[32], uint64_t a, uint64_t b)
 {
@@ -92,9 +98,35 @@ template <int kAccumulate> __device__ __forceinline__ void wgmma_tf32(float (&d)
               "wgmma.mma_async.sync.aligned.m64n32k8.f32.tf32.tf32 "
               "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, "
               "%16, %17, acc, 1, 1;\n}\n"
-              : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-                "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+              : WGMMA_ACCUMULATORS_N32(d)
               : "l"(a), "l"(b), "n"(kAccumulate));
+}
+
+/* d = A * B (+ d if kAccumulate): m64n64k8, A from registers (a thread's fragment of its warp's 16 rows x 8 tf32:
+ * a[0] = (row g, k t), a[1] = (g + 8, t), a[2] = (g, t + 4), a[3] = (g + 8, t + 4), g = lane / 4, t = lane % 4),
+ * B from shared memory, fp32 accumulators */
+template <int kAccumulate>
+__device__ __forceinline__ void wgmma_tf32(float (&d)[32], const uint32_t (&a)[4], uint64_t b)
+{
+    SM90A_ASM("{\n.reg .pred acc;\nsetp.ne.b32 acc, %37, 0;\n"
+              "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
+              "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+              "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+              "{%32, %33, %34, %35}, %36, acc, 1, 1;\n}\n"
+              : WGMMA_ACCUMULATORS(d)
+              : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(kAccumulate));
+}
+
+/* d = A * B (+ d if kAccumulate): m64n32k8, A from registers as above, B from shared memory */
+template <int kAccumulate>
+__device__ __forceinline__ void wgmma_tf32(float (&d)[16], const uint32_t (&a)[4], uint64_t b)
+{
+    SM90A_ASM("{\n.reg .pred acc;\nsetp.ne.b32 acc, %21, 0;\n"
+              "wgmma.mma_async.sync.aligned.m64n32k8.f32.tf32.tf32 "
+              "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, "
+              "{%16, %17, %18, %19}, %20, acc, 1, 1;\n}\n"
+              : WGMMA_ACCUMULATORS_N32(d)
+              : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(kAccumulate));
 }
 
 #endif

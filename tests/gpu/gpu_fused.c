@@ -75,8 +75,9 @@ enum { MUST_REFUSE, MUST_RUN, MAY_RUN };
  * fp32-v11 (31) there with the 160272 bytes its 64-channel tile needs; the wgmma implicit GEMMs with resident
  * weights (32, 33) there every shape of Cin <= 64 (an H100/H200's 227 KiB a block), none of Cin above 176
  * (tf32-v11's largest resident weights, on its smallest tile) or 88 (3xtf32-v11's), and so those with the input
- * windows by TMA (34, 35) where W % 4 = 0, none where it is not, and the wgmma implicit GEMMs by TMA (36, 37) every
- * shape of W % 4 = 0, none other, and with rounded weights (39, 40) every shape (TMA windows or cp.async ones);
+ * windows by TMA (34, 35, and tf32-v16, 41, with A from registers) where W % 4 = 0, none where it is not, and the wgmma implicit GEMMs by TMA (36, 37) every
+ * shape of W % 4 = 0, none other, and with rounded weights (39, 40) every shape (TMA windows or cp.async ones),
+ * tf32-v17 (42) every shape of W % 4 = 0, none other;
  * fp32-v12 (38) on compute capability 9.0 or newer (TMA) with a build for sm_90 or
  * newer and the 224928 bytes its tile needs every shape of W % 4 = 0 and 4 Cin <= Hout x Wout (its bound on F(4x4)'s
  * error), none other; fp32-v2..v9
@@ -99,13 +100,15 @@ static int expected_support(int version, const cgp_shape *s, cgp_padding padding
                    ? MUST_RUN
                    : MUST_REFUSE;
     }
-    if (version == 20 || version == 30 || version == 36 || version == 37 || version == 39 || version == 40)
+    if (version == 20 || version == 30 || version == 36 || version == 37 || version == 39 || version == 40 ||
+        version == 42)
         return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 &&
-                       ((version != 36 && version != 37) || s->w % 4 == 0)
+                       ((version != 36 && version != 37 && version != 42) || s->w % 4 == 0)
                    ? MUST_RUN
                    : MUST_REFUSE;
-    if (version >= 32 && version <= 35) { /* resident weights: Cin <= 64 on any tile, up to 176 / 88 on some */
-        const int tf32 = version % 2 == 0, tma = version >= 34;
+    if ((version >= 32 && version <= 35) || version == 41) { /* resident weights: Cin <= 64 on any tile, up to
+                                                                  * 176 / 88 on some */
+        const int tf32 = version % 2 == 0 || version == 41, tma = version >= 34;
         if (!CGP_WGMMA_BUILT || d->cc_major != 9 || d->cc_minor != 0 || s->cin > (tf32 ? 176 : 88) ||
             (tma && s->w % 4 != 0))
             return MUST_REFUSE;

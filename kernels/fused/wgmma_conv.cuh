@@ -133,20 +133,6 @@ template <class C, int kStaging> constexpr size_t smem_bytes()
                (Win::raw_floats + C::operand_tiles * kTileFloats<P, Win> + kWeightFloats<P> + 2 * kTapFloats);
 }
 
-/* d = A * B (+ d if kAccumulate), A from registers: a = this thread's A[16 warp + group (+ 8)][tig (+ 4)], the
- * mma.sync m16n8k8 A layout per warp (a[0] row group col tig, a[1] row group + 8, a[2] col tig + 4, a[3] both) */
-template <int kAccumulate>
-__device__ __forceinline__ void wgmma_tf32_rs(float (&d)[32], const uint32_t (&a)[4], uint64_t b)
-{
-    SM90A_ASM("{\n.reg .pred acc;\nsetp.ne.b32 acc, %37, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
-                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
-                 "{%32, %33, %34, %35}, %36, acc, 1, 1;\n}\n"
-                 : WGMMA_ACCUMULATORS(d)
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(kAccumulate));
-}
-
 /* ---- staging ---- */
 
 /* The block's weights (zero past Cin and Cout), bias operand and ones operand, once. */
@@ -379,7 +365,7 @@ __device__ __forceinline__ void issue_row(float (&acc)[32], uint32_t buffer, int
     /* acc (+)= weights (big) of tap * window; the bias */
     auto big_w = [&](auto accumulate, int tap, uint64_t window) {
         if constexpr (kTransposed)
-            wgmma_tf32_rs<decltype(accumulate)::value>(acc, w_big[tap], window);
+            wgmma_tf32<decltype(accumulate)::value>(acc, w_big[tap], window);
         else
             wgmma_tf32<decltype(accumulate)::value>(acc, window, w_tap(tap));
     };

@@ -69,7 +69,7 @@ static const struct {
     {"fp32", 11, 11, ROOFLINE_PIPE_FFMA, 2, 1},     {"fp32", 12, 12, ROOFLINE_PIPE_FFMA, 4, 1},
     {"tf32", 1, 3, ROOFLINE_PIPE_MMA_SYNC, 0, 1},  {"tf32", 4, 8, ROOFLINE_PIPE_WGMMA, 0, 1},
     {"tf32", 9, 9, ROOFLINE_PIPE_MMA_SYNC, 0, 1},  {"tf32", 10, 13, ROOFLINE_PIPE_WGMMA, 0, 1},
-    {"tf32", 15, 18, ROOFLINE_PIPE_WGMMA, 0, 1},
+    {"tf32", 15, 17, ROOFLINE_PIPE_WGMMA, 0, 1},
     {"3xtf32", 1, 2, ROOFLINE_PIPE_MMA_SYNC, 0, 3}, {"3xtf32", 3, 8, ROOFLINE_PIPE_WGMMA, 0, 3},
     {"3xtf32", 9, 9, ROOFLINE_PIPE_MMA_SYNC, 0, 3}, {"3xtf32", 10, 13, ROOFLINE_PIPE_WGMMA, 0, 3},
     {"3xtf32", 15, 15, ROOFLINE_PIPE_WGMMA, 0, 3},

@@ -27,7 +27,6 @@
     /* tf32 */                                                                                                  \
     X(cgp_kernel_tf32_v8)    /* wgmma (sm_90a), 16-row tiles by TMA, one operand tile */                        \
     X(cgp_kernel_tf32_v16)   /* tf32-v12 with A from registers, no block barrier a chunk */                    \
-    X(cgp_kernel_tf32_v18)   /* tf32-v16 on blocks of up to 2 warpgroups, two an SM (small Cin) */              \
     X(cgp_kernel_tf32_v12)   /* tf32-v11 with the input windows by TMA (W % 4 = 0) */                          \
     X(cgp_kernel_tf32_v17)   /* tf32-v15 with chunk k + 1's wgmmas issued before chunk k's wait (W % 4 = 0) */ \
     X(cgp_kernel_tf32_v15)   /* tf32-v13 with the weights rounded once a launch, any W */                     \
@@ -150,10 +149,6 @@ static constexpr const char *path_names[] = {
     "resident, A from registers, 16x16 px x 64 ch", "resident, A from registers, 8x16 px x 64 ch",
     "resident, A from registers, 8x8 px x 64 ch", "resident, A from registers, 16x16 px x 32 ch",
     "resident, A from registers, 8x16 px x 32 ch", "resident, A from registers, 8x8 px x 32 ch",
-    /* CGP_PATH_RESIDENT_FRAGMENT_PAIR_TILE0 + 0..5 */
-    "resident, A from registers, 2 an SM, 16x16 px x 64 ch", "resident, A from registers, 2 an SM, 8x16 px x 64 ch",
-    "resident, A from registers, 2 an SM, 8x8 px x 64 ch", "resident, A from registers, 2 an SM, 16x16 px x 32 ch",
-    "resident, A from registers, 2 an SM, 8x16 px x 32 ch", "resident, A from registers, 2 an SM, 8x8 px x 32 ch",
 };
 static_assert(sizeof path_names / sizeof path_names[0] == CGP_PATH_COUNT, "a name for every cgp_path_id");
 

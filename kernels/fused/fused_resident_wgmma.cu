@@ -60,11 +60,8 @@ namespace {
 
 /* How a resident kernel's input windows land and reach the tensor cores: by cp.async (tf32-v11) or TMA (tf32-v12),
  * converted into A buffers that the wgmmas read; or by TMA into FragmentWindow stages that each thread reads its A
- * fragments from (tf32-v16; tf32-v18 the same, two blocks of at most 2 warpgroups an SM) */
-enum ResidentStaging { kCpAsyncWindows, kTmaWindows, kRegisterFragments, kRegisterFragmentsPaired };
-
-/* The blocks an SM runs at once by design (tf32-v18: two, so that one's epilogue runs beside the other's wgmmas) */
-constexpr int blocks_per_sm(int staging) { return staging == kRegisterFragmentsPaired ? 2 : 1; }
+ * fragments from (tf32-v16) */
+enum ResidentStaging { kCpAsyncWindows, kTmaWindows, kRegisterFragments };
 
 /* The shared memory of block B: the static doubles (a slot per warp and channel, the block's sums) and with TMA the
  * stages' mbarriers (with register fragments also their release mbarriers), then, dynamic (with TMA from a 128-byte
@@ -72,7 +69,7 @@ constexpr int blocks_per_sm(int staging) { return staging == kRegisterFragmentsP
  * (Src's layout), and the resident B of every chunk ([big][small] each) */
 template <int P, class B, int kStaging> struct Resident {
     static constexpr bool kTma = kStaging != kCpAsyncWindows;
-    static constexpr bool kFragments = kStaging == kRegisterFragments || kStaging == kRegisterFragmentsPaired;
+    static constexpr bool kFragments = kStaging == kRegisterFragments;
     using Land = typename B::Land;
     using Src = std::conditional_t<kFragments, FragmentWindow<B>, std::conditional_t<kTma, TmaWindow<B>, Land>>;
     static constexpr int kStages = kFragments ? 4 : kTma || P == kTf32x3 ? 3 : 4;
@@ -312,14 +309,12 @@ __global__ void __launch_bounds__(B::kThreads, 1) resident_wgmma_conv_gelu_mean(
  * an arrival a warp), so the warpgroups run their chunks without a block barrier, each waiting only for its own
  * wgmmas; while one waits, the others' wgmmas keep the tensor cores busy. Thread 0 lands the windows, 4 stages,
  * refilling the stage of chunk k - 1 with chunk k + 3 at iteration k once all warps released it. */
-template <class B, bool kWhole, int kPerSm>
-__global__ void __launch_bounds__(B::kThreads, kPerSm) resident_fragment_wgmma_conv_gelu_mean(
+template <class B, bool kWhole>
+__global__ void __launch_bounds__(B::kThreads, 1) resident_fragment_wgmma_conv_gelu_mean(
     const IgemmParams p, const PersistentSchedule g, const __grid_constant__ CUtensorMap map)
 {
-    static_assert(kPerSm == 1 || B::kThreads <= 256, "two blocks an SM: at most 2 warpgroups a block");
-    record_path(p.path_record,
-                (kPerSm == 2 ? CGP_PATH_RESIDENT_FRAGMENT_PAIR_TILE0 : CGP_PATH_RESIDENT_FRAGMENT_TILE0) + B::kIndex);
-    using R = Resident<kTf32, B, kPerSm == 2 ? kRegisterFragmentsPaired : kRegisterFragments>;
+    record_path(p.path_record, CGP_PATH_RESIDENT_FRAGMENT_TILE0 + B::kIndex);
+    using R = Resident<kTf32, B, kRegisterFragments>;
     using Win = typename R::Src;
     constexpr int kTh = B::kTh, kTw = B::kTw, kWarps = B::kWarps, kBn = B::kBn, kStages = R::kStages;
     constexpr uint32_t kInBytes = 4u * Win::kInFloats, kChunkBBytes = 4u * R::kChunkBFloats;
@@ -401,15 +396,11 @@ __global__ void __launch_bounds__(B::kThreads, kPerSm) resident_fragment_wgmma_c
 
 /* ---- host ---- */
 
-/* Whether block B's shared memory, with the resident weights of Cin input channels, fits the GPU's (tf32-v18: twice
- * in an SM, with the 1 KB a block the GPU reserves, on a block of at most 2 warpgroups) */
+/* Whether block B's shared memory, with the resident weights of Cin input channels, fits the GPU's */
 template <int P, class B, int kStaging> bool fits(const cgp_problem *p, const cgp_device_info *d)
 {
     using R = Resident<P, B, kStaging>;
-    const size_t bytes = R::dynamic_bytes((int)ceil_div(p->cin, kChunk)) + R::kStaticBytes;
-    if (blocks_per_sm(kStaging) == 2)
-        return B::kThreads <= 256 && blocks_by_shared_memory(d, bytes) >= 2;
-    return bytes <= d->smem_per_block_optin;
+    return R::dynamic_bytes((int)ceil_div(p->cin, kChunk)) + R::kStaticBytes <= d->smem_per_block_optin;
 }
 
 template <int P, int kStaging> bool tile_fits(int tile, const cgp_problem *p, const cgp_device_info *d)
@@ -417,17 +408,15 @@ template <int P, int kStaging> bool tile_fits(int tile, const cgp_problem *p, co
     return with_tile_blocks<P>(tile, [&](auto t) { return fits<P, typename decltype(t)::Block, kStaging>(p, d); });
 }
 
-/* The persistent schedule of tile shape t: X blocks along x (the SMs x per_sm over the channel blocks), at least 1,
- * at most the tiles */
-PersistentSchedule schedule(const cgp_problem *p, const cgp_device_info *d, const TileShape &t, int per_sm)
+/* The persistent schedule of tile shape t: X blocks along x, at least 1, at most the tiles */
+PersistentSchedule schedule(const cgp_problem *p, const cgp_device_info *d, const TileShape &t)
 {
     const ImplicitGemmGeometry geo = implicit_gemm_geometry(p, 8 * t.wy, 8 * t.wx, t.bn);
     PersistentSchedule g;
     g.tiles_x = geo.tiles_x;
     g.tiles_per_image = geo.tiles_per_image;
     g.total_tiles = p->n * geo.tiles_per_image;
-    const int64_t slots = (d->sm_count > 0 ? d->sm_count : 1) * (int64_t)per_sm;
-    const int64_t x = slots / geo.channel_blocks > 1 ? slots / geo.channel_blocks : 1;
+    const int64_t sms = d->sm_count > 0 ? d->sm_count : 1, x = sms / geo.channel_blocks > 1 ? sms / geo.channel_blocks : 1;
     g.blocks = (int)(x < g.total_tiles ? x : g.total_tiles);
     return g;
 }
@@ -445,7 +434,7 @@ template <int P, int kStaging> TileSplit choose(const cgp_problem *p, const cgp_
         if (!tile_fits<P, kStaging>(i, p, d))
             return -1.0;
         const TileShape &t = kTileShapes[i];
-        const PersistentSchedule g = schedule(p, d, t, blocks_per_sm(kStaging));
+        const PersistentSchedule g = schedule(p, d, t);
         const double tiles = (double)ceil_div(g.total_tiles, g.blocks);
         return tiles * (double)chunks * (64.0 * t.wy * t.wx) * (t.bn + 64) / kRate[i % 3];
     });
@@ -458,20 +447,17 @@ cudaError_t launch_blocks(const cgp_launch_args *a, const cgp_device_info *d, in
     constexpr bool kTma = R::kTma;
     const TileShape &t = kTileShapes[tile];
     const ImplicitGemmGeometry geo = implicit_gemm_geometry(&a->p, 8 * t.wy, 8 * t.wx, t.bn);
-    PersistentSchedule g = schedule(&a->p, d, t, blocks_per_sm(kStaging));
+    PersistentSchedule g = schedule(&a->p, d, t);
     IgemmParams p = implicit_gemm_params(a, geo);
     CUtensorMap map;
-    const void *kernel = nullptr;
-    constexpr int kPerSm = blocks_per_sm(kStaging);
-    if constexpr (kPerSm == 2 && B::kThreads > 256) {
-        return cudaErrorInvalidConfiguration; /* no such kernel: fits never takes this tile two an SM */
-    } else if constexpr (R::kFragments) {
+    const void *kernel;
+    if constexpr (R::kFragments) {
         using Win = typename R::Src;
         if (!input_tensor_map(&map, a->p, a->x, Win::kRowStride, Win::kRows, kChunk))
             return cudaErrorInvalidValue;
         kernel = implicit_gemm_whole_chunks(a)
-                     ? reinterpret_cast<const void *>(&resident_fragment_wgmma_conv_gelu_mean<B, true, kPerSm>)
-                     : reinterpret_cast<const void *>(&resident_fragment_wgmma_conv_gelu_mean<B, false, kPerSm>);
+                     ? reinterpret_cast<const void *>(&resident_fragment_wgmma_conv_gelu_mean<B, true>)
+                     : reinterpret_cast<const void *>(&resident_fragment_wgmma_conv_gelu_mean<B, false>);
     } else {
         if (!tma_window_map<B, kTma>(&map, a))
             return cudaErrorInvalidValue;
@@ -490,14 +476,13 @@ cudaError_t launch_blocks(const cgp_launch_args *a, const cgp_device_info *d, in
 }
 
 /* The hooks (kernel_desc.cuh) of tf32-v11 and 3xtf32-v11 (input windows by cp.async), of tf32-v12 and 3xtf32-v12
- * (by TMA) and of tf32-v16 and tf32-v18 (by TMA, A from registers; tf32-v18 two blocks an SM) */
+ * (by TMA) and of tf32-v16 (by TMA, A from registers) */
 template <int P, int kStaging> struct ResidentWgmmaVersion : NoStageSplit {
     static constexpr cgp_precision precision = (cgp_precision)P;
     static constexpr bool kTma = kStaging != kCpAsyncWindows;
-    static constexpr unsigned kPath0 = kStaging == kRegisterFragmentsPaired ? CGP_PATH_RESIDENT_FRAGMENT_PAIR_TILE0
-                                       : kStaging == kRegisterFragments     ? CGP_PATH_RESIDENT_FRAGMENT_TILE0
-                                       : kTma                               ? CGP_PATH_RESIDENT_TMA_TILE0
-                                                                            : CGP_PATH_RESIDENT_TILE0;
+    static constexpr unsigned kPath0 = kStaging == kRegisterFragments ? CGP_PATH_RESIDENT_FRAGMENT_TILE0
+                                       : kTma                         ? CGP_PATH_RESIDENT_TMA_TILE0
+                                                                      : CGP_PATH_RESIDENT_TILE0;
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
@@ -509,10 +494,6 @@ template <int P, int kStaging> struct ResidentWgmmaVersion : NoStageSplit {
                 return why;
         }
         const TileSplit c = choose<P, kStaging>(p, d);
-        if (c.tile < 0 && blocks_per_sm(kStaging) == 2)
-            return "needs two blocks of at most 2 warpgroups in an SM, each with its converted weights (9 KiB per 8 "
-                   "input channels and 32 output channels) and 4 landing stages: too many input channels (tf32-v16 "
-                   "runs up to 176)";
         if (c.tile < 0)
             return P == kTf32 ? "needs a block's converted weights in shared memory, 9 KiB per 8 input channels "
                                 "and 32 output channels: too many input channels (tf32-v10 runs any Cin)"
@@ -521,7 +502,7 @@ template <int P, int kStaging> struct ResidentWgmmaVersion : NoStageSplit {
                                 "any Cin)";
         const TileShape &t = kTileShapes[c.tile];
         const ImplicitGemmGeometry geo = implicit_gemm_geometry(p, 8 * t.wy, 8 * t.wx, t.bn);
-        const PersistentSchedule g = schedule(p, d, t, blocks_per_sm(kStaging));
+        const PersistentSchedule g = schedule(p, d, t);
         if (ceil_div(g.total_tiles, g.blocks) * ceil_div(p->cin, kChunk) > INT32_MAX)
             return "more than 2^31-1 (tile, chunk) pairs a block";
         if (p->h > INT32_MAX - 64 || p->w > INT32_MAX - 64)
@@ -542,7 +523,7 @@ template <int P, int kStaging> struct ResidentWgmmaVersion : NoStageSplit {
         if (p->cout > 32 && t.bn == 32)
             return "its weights fit at 32 output channels a block only, where Cout wants 64 (the implicit GEMM without "
                    "resident weights is faster)";
-        const PersistentSchedule g = schedule(p, d, t, blocks_per_sm(kStaging));
+        const PersistentSchedule g = schedule(p, d, t);
         return g.total_tiles < 2 * (int64_t)g.blocks ? "fewer than 2 tiles a block, the weights staged for about one "
                                                       "(the implicit GEMM without resident weights is faster)"
                                                     : nullptr;
@@ -551,8 +532,7 @@ template <int P, int kStaging> struct ResidentWgmmaVersion : NoStageSplit {
     static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
     {
         const TileSplit c = choose<P, kStaging>(p, d);
-        return c.tile < 0 ? 0
-                          : persistent_workspace_bytes(p, schedule(p, d, kTileShapes[c.tile], blocks_per_sm(kStaging)));
+        return c.tile < 0 ? 0 : persistent_workspace_bytes(p, schedule(p, d, kTileShapes[c.tile]));
     }
 
     static const char *path(const cgp_problem *p, const cgp_device_info *d)
@@ -575,7 +555,6 @@ using Tf32x3ByCpAsync = ResidentWgmmaVersion<kTf32x3, kCpAsyncWindows>;
 using Tf32ByTma = ResidentWgmmaVersion<kTf32, kTmaWindows>;
 using Tf32x3ByTma = ResidentWgmmaVersion<kTf32x3, kTmaWindows>;
 using Tf32RegisterFragments = ResidentWgmmaVersion<kTf32, kRegisterFragments>;
-using Tf32RegisterFragmentsPaired = ResidentWgmmaVersion<kTf32, kRegisterFragmentsPaired>;
 
 } // namespace
 
@@ -598,10 +577,6 @@ using Tf32RegisterFragmentsPaired = ResidentWgmmaVersion<kTf32, kRegisterFragmen
     X(cgp_kernel_tf32_v16, Tf32RegisterFragments, 41, "tf32-v16",                                                     \
       "tf32-v12 with A from registers (wgmma's register-A form): each thread loads and rounds its fragments of the "   \
       "landed window, no window conversion or A buffers; a stage is released by an mbarrier arrival a warp, so "      \
-      "the warpgroups run their chunks without a block barrier; 4 stages (W % 4 = 0; Cin <= 64 on every tile)")      \
-    X(cgp_kernel_tf32_v18, Tf32RegisterFragmentsPaired, 43, "tf32-v18",                                               \
-      "tf32-v16 on blocks of 1 or 2 warpgroups, two an SM (128 registers a thread, each block half the SM's shared " \
-      "memory), so one block's epilogue runs beside the other's wgmmas; where the resident weights fit twice "      \
-      "(Cin <= 32 at 64 output channels a block, up to 72 at 32; W % 4 = 0)")
+      "the warpgroups run their chunks without a block barrier; 4 stages (W % 4 = 0; Cin <= 64 on every tile)")
 
 RESIDENT_WGMMA_VERSIONS(CGP_DEFINE_KERNEL_DESC)

@@ -87,10 +87,7 @@ enum cgp_path_id {
     /* the wgmma implicit GEMM with resident weights and A from registers (tf32-v16): CGP_PATH_RESIDENT_FRAGMENT_TILE0
      * + the tile's index, named "resident, A from registers, " + its tf32-v10 name */
     CGP_PATH_RESIDENT_FRAGMENT_TILE0 = CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_SPLIT_TILE0 + 12,
-    /* the same with two blocks an SM (tf32-v18): CGP_PATH_RESIDENT_FRAGMENT_PAIR_TILE0 + the tile's index (only the
-     * tiles of at most 2 warpgroups occur), named "resident, A from registers, 2 an SM, " + its tf32-v10 name */
-    CGP_PATH_RESIDENT_FRAGMENT_PAIR_TILE0 = CGP_PATH_RESIDENT_FRAGMENT_TILE0 + 6,
-    CGP_PATH_COUNT = CGP_PATH_RESIDENT_FRAGMENT_PAIR_TILE0 + 6 /* one past the last id */
+    CGP_PATH_COUNT = CGP_PATH_RESIDENT_FRAGMENT_TILE0 + 6 /* one past the last id */
 };
 
 /* The bytes of the longest path name with its terminating NUL, at most (dispatch.cu checks every name) */

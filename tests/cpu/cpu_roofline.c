@@ -262,7 +262,6 @@ static void test_kernel_work(void)
         {"tf32-v15", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_WGMMA, 1.0, 1},
         {"tf32-v16", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_WGMMA, 1.0, 1},
         {"tf32-v17", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_WGMMA, 1.0, 1},
-        {"tf32-v18", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_WGMMA, 1.0, 1},
         {"3xtf32-v1", ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_MMA_SYNC, 3.0, 1},
         {"3xtf32-v2", ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_MMA_SYNC, 3.0, 1},
         {"3xtf32-v3", ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_WGMMA, 3.0, 1},
@@ -278,7 +277,7 @@ static void test_kernel_work(void)
         {"fp32-v99", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 0}, /* not in the table */
         {"3xtf32-v99", ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_TF32_BEST, 3.0, 0},
         {"tf32-v14", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_TF32_BEST, 1.0, 0}, /* no such version (a gap) */
-        {"tf32-v19", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_TF32_BEST, 1.0, 0}, /* past the family's last version */
+        {"tf32-v18", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_TF32_BEST, 1.0, 0}, /* past the family's last version */
         {"fp32-v07", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 0},     /* not a name the table has */
         {"fp32-v0", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 0},
         {"tf32-v4x", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_TF32_BEST, 1.0, 0},

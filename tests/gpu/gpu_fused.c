@@ -77,8 +77,7 @@ enum { MUST_REFUSE, MUST_RUN, MAY_RUN };
  * (tf32-v11's largest resident weights, on its smallest tile) or 88 (3xtf32-v11's), and so those with the input
  * windows by TMA (34, 35, and tf32-v16, 41, with A from registers) where W % 4 = 0, none where it is not, and the wgmma implicit GEMMs by TMA (36, 37) every
  * shape of W % 4 = 0, none other, and with rounded weights (39, 40) every shape (TMA windows or cp.async ones),
- * tf32-v17 (42) every shape of W % 4 = 0, none other; tf32-v18 (43) every shape of W % 4 = 0 and Cin <= 32, none of
- * Cin above 72 (its resident weights twice an SM, on its smallest tile) or W % 4 != 0;
+ * tf32-v17 (42) every shape of W % 4 = 0, none other;
  * fp32-v12 (38) on compute capability 9.0 or newer (TMA) with a build for sm_90 or
  * newer and the 224928 bytes its tile needs every shape of W % 4 = 0 and 4 Cin <= Hout x Wout (its bound on F(4x4)'s
  * error), none other; fp32-v2..v9
@@ -114,11 +113,6 @@ static int expected_support(int version, const cgp_shape *s, cgp_padding padding
             (tma && s->w % 4 != 0))
             return MUST_REFUSE;
         return s->cin <= 64 && d->smem_per_block_optin >= 227 * 1024 ? MUST_RUN : MAY_RUN;
-    }
-    if (version == 43) { /* resident weights twice an SM: Cin <= 32 on a 64-channel tile, up to 72 on the smallest */
-        if (!CGP_WGMMA_BUILT || d->cc_major != 9 || d->cc_minor != 0 || s->cin > 72 || s->w % 4 != 0)
-            return MUST_REFUSE;
-        return s->cin <= 32 && d->smem_per_block_optin >= 227 * 1024 ? MUST_RUN : MAY_RUN;
     }
     if (version <= 9) {
         if (s->cin != 8 || s->cout != 64)

@@ -449,18 +449,15 @@ cudaError_t launch_blocks(const cgp_launch_args *a, const cgp_device_info *d, in
     const ImplicitGemmGeometry geo = implicit_gemm_geometry(&a->p, 8 * t.wy, 8 * t.wx, t.bn);
     PersistentSchedule g = schedule(&a->p, d, t);
     IgemmParams p = implicit_gemm_params(a, geo);
-    CUtensorMap map;
+    CUtensorMap map; /* the boxes of the kernel's window: tf32-v16's FragmentWindow, else TmaWindow */
+    if (!tma_window_map<B, kTma, std::conditional_t<R::kFragments, typename R::Src, TmaWindow<B>>>(&map, a))
+        return cudaErrorInvalidValue;
     const void *kernel;
     if constexpr (R::kFragments) {
-        using Win = typename R::Src;
-        if (!input_tensor_map(&map, a->p, a->x, Win::kRowStride, Win::kRows, kChunk))
-            return cudaErrorInvalidValue;
         kernel = implicit_gemm_whole_chunks(a)
                      ? reinterpret_cast<const void *>(&resident_fragment_wgmma_conv_gelu_mean<B, true>)
                      : reinterpret_cast<const void *>(&resident_fragment_wgmma_conv_gelu_mean<B, false>);
     } else {
-        if (!tma_window_map<B, kTma>(&map, a))
-            return cudaErrorInvalidValue;
         kernel = implicit_gemm_whole_chunks(a)
                      ? reinterpret_cast<const void *>(&resident_wgmma_conv_gelu_mean<P, B, true, kTma>)
                      : reinterpret_cast<const void *>(&resident_wgmma_conv_gelu_mean<P, B, false, kTma>);

@@ -145,13 +145,13 @@ template <class Win> __device__ __forceinline__ void load_fragments(const float 
     }
 }
 
-/* The tensor map of x read in block B's TmaWindow boxes where kTma (else a zero map, which a kernel landing its
- * windows by cp.async never reads); false where the encoder refuses it (the version's unsupported checked what TMA
- * needs) */
-template <class B, bool kTma> bool tma_window_map(CUtensorMap *map, const cgp_launch_args *a)
+/* The tensor map of x read in block B's boxes of window Win (TmaWindow, or tf32-v16's FragmentWindow) where kTma
+ * (else a zero map, which a kernel landing its windows by cp.async never reads); false where the encoder refuses it
+ * (the version's unsupported checked what TMA needs) */
+template <class B, bool kTma, class Win = TmaWindow<B>> bool tma_window_map(CUtensorMap *map, const cgp_launch_args *a)
 {
     *map = {};
-    return !kTma || input_tensor_map(map, a->p, a->x, TmaWindow<B>::kRowStride, TmaWindow<B>::kRows, kChunk);
+    return !kTma || input_tensor_map(map, a->p, a->x, Win::kRowStride, Win::kRows, kChunk);
 }
 
 /* The rounding (3xTF32: split) of 4 values as the tensor cores read them */

@@ -221,7 +221,7 @@ __global__ void __launch_bounds__(T::kThreads, 512 / T::kThreads) implicit_gemm_
     float sum[kNj][2];
     lane_gelu_sums<T::kPrecision, T::kTw>(
         p, acc, [&](int i, int h) { return wm * T::kWarpPixels + i * 16 + group + 8 * h; }, oy0, ox0,
-        c0 + wn * kWarpChannels, sum);
+        ChannelBias(p, c0 + wn * kWarpChannels), sum);
     publish_block_sums<T::kBn, T::kWarpsM>(p, sum, wm, wn * kWarpChannels, n, tile, c0, warp_sums, block_sums);
 }
 

@@ -260,7 +260,7 @@ __global__ void __launch_bounds__(B::kThreads, 1)
     lane_gelu_sums<P, kTw>(
         p, reinterpret_cast<const float(&)[1][kBn / 8][4]>(acc),
         [&](int, int h) { return tile_pixel<B>(wg, 16 * (warp % 4) + group + 8 * h); }, /* m64 row */
-        oy0, ox0, c0, sum);
+        oy0, ox0, ChannelBias(p, c0), sum);
     publish_block_sums<kBn, kWarps>(p, sum, warp, 0, n, tile, c0, warp_sums, block_sums);
 }
 

@@ -63,10 +63,10 @@ namespace {
  * fragments from (tf32-v16) */
 enum ResidentStaging { kCpAsyncWindows, kTmaWindows, kRegisterFragments };
 
-/* The shared memory of block B: the static doubles (a slot per warp and channel, the block's sums) and with TMA the
- * stages' mbarriers (with register fragments also their release mbarriers), then, dynamic (with TMA from a 128-byte
- * boundary), two A buffers ([big][small]; none with register fragments), kStages landing stages of input windows
- * (Src's layout), and the resident B of every chunk ([big][small] each) */
+/* The shared memory of block B: the static doubles (a slot per warp and channel, the block's sums), the bias of its
+ * channels and with TMA the stages' mbarriers (with register fragments also their release mbarriers), then, dynamic
+ * (with TMA from a 128-byte boundary), two A buffers ([big][small]; none with register fragments), kStages landing
+ * stages of input windows (Src's layout), and the resident B of every chunk ([big][small] each) */
 template <int P, class B, int kStaging> struct Resident {
     static constexpr bool kTma = kStaging != kCpAsyncWindows;
     static constexpr bool kFragments = kStaging == kRegisterFragments;
@@ -76,8 +76,8 @@ template <int P, class B, int kStaging> struct Resident {
     static constexpr int kAOpFloats = kFragments ? 0 : B::kPlanes * B::kAFloats;
     static constexpr int kChunkBFloats = B::kPlanes * B::kBFloats;
     static constexpr int kFixedFloats = 2 * kAOpFloats + kStages * Src::kInFloats;
-    static constexpr size_t kStaticBytes = sizeof(double) * (B::kWarps * B::kBn + B::kBn) + 16 +
-                                           (kTma ? sizeof(uint64_t) * kStages * (kFragments ? 2 : 1) : 0);
+    static constexpr size_t kStaticBytes = sizeof(double) * (B::kWarps * B::kBn + B::kBn) + sizeof(float) * B::kBn +
+                                           16 + (kTma ? sizeof(uint64_t) * kStages * (kFragments ? 2 : 1) : 0);
     static constexpr size_t kAlignBytes = kTma ? 128 : 0; /* the dynamic memory aligned up to 128 bytes for TMA */
     static size_t dynamic_bytes(int chunks)
     {
@@ -156,15 +156,27 @@ struct TileCursor {
     }
 };
 
-/* The epilogue of the tile at `at`, whose sum acc holds, by every thread of the block: bias, GELU and masked sums per
- * channel in each lane, added over the warp's lanes into the warp's double slot of each channel (warp_sums,
- * [warp][channel]); at the block's last tile of an image the slots are added in warp order and published once
- * (reduction.cuh, the persistent schedule's slots), and each warp zeroes its own slots again (another warp may be
- * on its next tile already: tf32-v16). acc is zeroed, and at and tile move to the next tile. */
+/* Before the block's first tile (finish_tile reads them after a barrier): every warp's slots zeroed, the bias of the
+ * block's channels [c0, c0 + BN) copied, 0 past Cout */
+template <class B>
+__device__ __forceinline__ void init_epilogue(const IgemmParams &p, int64_t c0, double *warp_sums, float *bias)
+{
+    for (int i = threadIdx.x; i < B::kWarps * B::kBn; i += B::kThreads)
+        warp_sums[i] = 0.0;
+    if (threadIdx.x < B::kBn)
+        bias[threadIdx.x] = c0 + threadIdx.x < p.cout ? p.b[c0 + threadIdx.x] : 0.0f;
+}
+
+/* The epilogue of the tile at `at`, whose sum acc holds, by every thread of the block: bias (the block's copy in
+ * shared memory), GELU and masked sums per channel in each lane, added over the warp's lanes into the warp's double
+ * slot of each channel (warp_sums, [warp][channel]); at the block's last tile of an image the slots are added in warp
+ * order and published once (reduction.cuh, the persistent schedule's slots), and each warp zeroes its own slots
+ * again (another warp may be on its next tile already: tf32-v16). acc is zeroed, and at and tile move to the next
+ * tile. */
 template <int P, class B>
 __device__ __forceinline__ void finish_tile(const IgemmParams &p, const PersistentSchedule &g, float (&acc)[B::kBn / 2],
                                             TileCursor &at, int64_t &tile, int64_t t_end, int64_t c0,
-                                            double *warp_sums, double *block_sums)
+                                            const float *bias, double *warp_sums, double *block_sums)
 {
     constexpr int kBn = B::kBn;
     const int warp = threadIdx.x / 32, wg = warp / 4, lane = threadIdx.x % 32, group = lane / 4, n = at.n;
@@ -172,7 +184,7 @@ __device__ __forceinline__ void finish_tile(const IgemmParams &p, const Persiste
     lane_gelu_sums<P, B::kTw>(
         p, reinterpret_cast<const float(&)[1][kBn / 8][4]>(acc),
         [&](int, int h) { return tile_pixel<B>(wg, 16 * (warp % 4) + group + 8 * h); }, /* m64 row */
-        at.oy0, at.ox0, c0, sum);
+        at.oy0, at.ox0, [&](int c) { return bias[c]; }, sum);
     zero_fill(acc);
     warp_channel_sums(sum, [&](int c, float channel_sum) { warp_sums[warp * kBn + c] += (double)channel_sum; });
     ++tile;
@@ -201,6 +213,7 @@ __global__ void __launch_bounds__(B::kThreads, 1) resident_wgmma_conv_gelu_mean(
     constexpr uint32_t kChunkBBytes = 4u * R::kChunkBFloats;
     __shared__ double warp_sums[kWarps * kBn]; /* [warp][channel]: the warp's sums over the image's tiles so far */
     __shared__ double block_sums[kBn];
+    __shared__ float bias[kBn]; /* of the block's channels, 0 past Cout */
     __shared__ uint64_t landed[kTma ? kStages : 1]; /* TMA: stage s's chunk landed (a phase a chunk) */
     float *ops = reinterpret_cast<float *>(dynamic_smem());
     if constexpr (kTma)
@@ -241,8 +254,7 @@ __global__ void __launch_bounds__(B::kThreads, 1) resident_wgmma_conv_gelu_mean(
         if constexpr (kTma)
             mbarrier_wait(shared_address(&landed[j % kStages]), (uint32_t)(j / kStages) & 1u);
     };
-    for (int i = threadIdx.x; i < kWarps * kBn; i += B::kThreads)
-        warp_sums[i] = 0.0;
+    init_epilogue<B>(p, c0, warp_sums, bias); /* read after stage_resident_weights' barriers */
     if (kTma && threadIdx.x == 0)
 #pragma unroll
         for (int s = 0; s < kStages; ++s)
@@ -295,7 +307,7 @@ __global__ void __launch_bounds__(B::kThreads, 1) resident_wgmma_conv_gelu_mean(
         add_chain(acc, part);
         if (++chunk == chunks) { /* the tile's sum is whole: its epilogue */
             chunk = 0;
-            finish_tile<P, B>(p, g, acc, at, tile, t_end, c0, warp_sums, block_sums);
+            finish_tile<P, B>(p, g, acc, at, tile, t_end, c0, bias, warp_sums, block_sums);
         }
         if (!kTma)
             cp_async_wait<kStages - 2>();
@@ -320,6 +332,7 @@ __global__ void __launch_bounds__(B::kThreads, 1) resident_fragment_wgmma_conv_g
     constexpr uint32_t kInBytes = 4u * Win::kInFloats, kChunkBBytes = 4u * R::kChunkBFloats;
     __shared__ double warp_sums[kWarps * kBn]; /* [warp][channel]: the warp's sums over the image's tiles so far */
     __shared__ double block_sums[kBn];
+    __shared__ float bias[kBn];            /* of the block's channels, 0 past Cout */
     __shared__ uint64_t landed[kStages];   /* stage s's window landed (a phase a chunk) */
     __shared__ uint64_t released[kStages]; /* every warp has its fragments of stage s (a phase a chunk) */
     float *ring = reinterpret_cast<float *>(dynamic_smem());
@@ -345,8 +358,7 @@ __global__ void __launch_bounds__(B::kThreads, 1) resident_fragment_wgmma_conv_g
             copy_at.next(p, kTh, kTw);
         }
     };
-    for (int i = threadIdx.x; i < kWarps * kBn; i += B::kThreads)
-        warp_sums[i] = 0.0;
+    init_epilogue<B>(p, c0, warp_sums, bias); /* read after stage_resident_weights' barriers */
     if (threadIdx.x == 0)
 #pragma unroll
         for (int s = 0; s < kStages; ++s) {
@@ -389,7 +401,7 @@ __global__ void __launch_bounds__(B::kThreads, 1) resident_fragment_wgmma_conv_g
         add_chain(acc, part);
         if (++chunk == chunks) { /* the tile's sum is whole: its epilogue */
             chunk = 0;
-            finish_tile<kTf32, B>(p, g, acc, at, tile, t_end, c0, warp_sums, block_sums);
+            finish_tile<kTf32, B>(p, g, acc, at, tile, t_end, c0, bias, warp_sums, block_sums);
         }
     }
 }

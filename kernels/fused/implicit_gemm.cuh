@@ -240,52 +240,117 @@ struct StageCopies {
     }
 };
 
+/* The bias of channel c_base + c (c from 0), 0 past Cout, through the read-only cache; the bound in 32 bits */
+struct ChannelBias {
+    const float *b;
+    int left; /* the channels from c_base to Cout, clamped to [0, 2^30] */
+
+    __device__ __forceinline__ ChannelBias(const IgemmParams &p, int64_t c_base) : b(p.b + c_base)
+    {
+        const int64_t count = p.cout - c_base;
+        left = (int)(count < 0 ? 0 : count < (1 << 30) ? count : 1 << 30);
+    }
+    __device__ __forceinline__ float operator()(int c) const { return c < left ? __ldg(b + c) : 0.0f; }
+};
+
 /* Twice the GELU (gelu_x2 forms) of the lane's accumulators plus bias, masked, summed per channel: acc[i][j][e] is
- * pixel m_of(i, e / 2) of the tile (row m / TW, column m % TW) and channel c_base + 8 j + 2 tig + e % 2 of the
- * block; sum[j][e % 2] gets the lane's total of that channel. */
-template <int P, int TW, int kMi, int kNj, class PixelOf>
+ * pixel m_of(i, e / 2) of the tile (row m / TW, column m % TW) and channel 8 j + 2 tig + e % 2 of the lane's
+ * channels, whose bias bias_of(channel) returns (ChannelBias, or the resident kernels' copy in shared memory);
+ * sum[j][e % 2] gets the lane's total of that channel. The image's bounds are 32-bit, worked out once: the tile's
+ * rows and columns inside it. A lane whose pixels are all inside (every lane of an inner tile) adds each GELU
+ * unmasked; the masks (a select a term) only where the tile crosses the image's edge. */
+template <int P, int TW, int kMi, int kNj, class PixelOf, class BiasOf>
 __device__ __forceinline__ void lane_gelu_sums(const IgemmParams &p, const float (&acc)[kMi][kNj][4], PixelOf m_of,
-                                               int64_t oy0, int64_t ox0, int64_t c_base, float (&sum)[kNj][2])
+                                               int64_t oy0, int64_t ox0, BiasOf bias_of, float (&sum)[kNj][2])
 {
+    constexpr int64_t kFar = 1 << 30; /* past any tile's rows or columns */
     const int tig = threadIdx.x % 4;
+    const int rows = (int)(p.hout - oy0 < kFar ? p.hout - oy0 : kFar);
+    const int cols = (int)(p.wout - ox0 < kFar ? p.wout - ox0 : kFar);
+    bool inside[kMi][2], all_inside = true;
 #pragma unroll
-    for (int j = 0; j < kNj; ++j)
+    for (int i = 0; i < kMi; ++i)
 #pragma unroll
-        for (int e = 0; e < 2; ++e) {
-            const int64_t c = c_base + j * 8 + 2 * tig + e;
-            const float bias = c < p.cout ? __ldg(&p.b[c]) : 0.0f;
-            float s = 0.0f;
-#pragma unroll
-            for (int i = 0; i < kMi; ++i)
-#pragma unroll
-                for (int h = 0; h < 2; ++h) {
-                    const int m = m_of(i, h);
-                    const bool inside = oy0 + m / TW < p.hout && ox0 + m % TW < p.wout;
-                    const float v = acc[i][j][2 * h + e] + bias;
-                    const float g2 = P == kTf32x3 ? gelu_x2_fine(v) : gelu_x2(v);
-                    s += inside ? g2 : 0.0f;
-                }
-            sum[j][e] = s;
+        for (int h = 0; h < 2; ++h) {
+            const int m = m_of(i, h);
+            inside[i][h] = m / TW < rows && m % TW < cols;
+            all_inside = all_inside && inside[i][h];
         }
+    const auto sums = [&](auto masked) {
+#pragma unroll
+        for (int j = 0; j < kNj; ++j)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                const float b = bias_of(8 * j + 2 * tig + e);
+                float s = 0.0f;
+#pragma unroll
+                for (int i = 0; i < kMi; ++i)
+#pragma unroll
+                    for (int h = 0; h < 2; ++h) {
+                        const float v = acc[i][j][2 * h + e] + b;
+                        const float g2 = P == kTf32x3 ? gelu_x2_fine(v) : gelu_x2(v);
+                        if constexpr (decltype(masked)::value)
+                            s += inside[i][h] ? g2 : 0.0f;
+                        else
+                            s += g2;
+                    }
+                sum[j][e] = s;
+            }
+    };
+    if (all_inside)
+        sums(std::false_type());
+    else
+        sums(std::true_type());
 }
 
-/* The lanes' sums (lane_gelu_sums, twice the GELU) added over the warp's 8 lane groups by shuffles; the lanes of
- * group 0 then hand each of their channels' total, halved, to put(channel, total), channel = 8 j + 2 tig + e of
- * the sums */
+/* Step kStep of warp_channel_sums, over lane bit 4 << kStep, the lane holding kHeld values (v[k] is value first + k):
+ * of more than one, it keeps one half, hands the other to its partner and adds the partner's half of the kept one;
+ * of one, it adds the partner's (both then hold the same total: `repeats` on the upper lane) */
+template <int kStep, int kHeld, int N>
+__device__ __forceinline__ void channel_sums_step(float (&v)[N], int lane, int &first, bool &repeats)
+{
+    constexpr int kBit = 4 << kStep;
+    const bool upper = lane & kBit;
+    if constexpr (kHeld > 1) {
+        constexpr int kHalf = kHeld / 2;
+#pragma unroll
+        for (int k = 0; k < kHalf; ++k) {
+            const float keep = upper ? v[k + kHalf] : v[k], give = upper ? v[k] : v[k + kHalf];
+            v[k] = keep + __shfl_xor_sync(0xffffffffu, give, kBit);
+        }
+        first += upper ? kHalf : 0;
+    } else {
+        v[0] += __shfl_xor_sync(0xffffffffu, v[0], kBit);
+        repeats = repeats || upper;
+    }
+    if constexpr (kStep < 2)
+        channel_sums_step<kStep + 1, (kHeld > 1 ? kHeld / 2 : 1)>(v, lane, first, repeats);
+}
+
+/* The lanes' sums (lane_gelu_sums, twice the GELU) added over the warp's 8 lane groups (lanes 4 apart, the same
+ * channels): a transposed butterfly over lane bits 2, 3 and 4 (channel_sums_step), each step halving the values a
+ * lane holds, so that 2 kNj values take 14 shuffles at kNj = 8 (where a butterfly of every value would take 48)
+ * and each lane ends with whole totals of its own channels (2 at kNj = 8, 1 at kNj = 4; at kNj < 4 the lanes that
+ * would repeat a total skip it). Each lane then hands each of its channels' totals, halved, to put(channel,
+ * total), channel = 8 j + 2 tig + e of the sums. */
 template <int kNj, class Put> __device__ __forceinline__ void warp_channel_sums(const float (&sum)[kNj][2], Put put)
 {
-    const int group = threadIdx.x % 32 / 4, tig = threadIdx.x % 4;
+    constexpr int kValues = 2 * kNj, kHeld = kValues >= 8 ? kValues / 8 : 1; /* values a lane ends with */
+    const int lane = threadIdx.x % 32, tig = lane % 4;
+    float v[kValues]; /* v[k]: value first + k (value 2 j + e: channel 8 j + 2 tig + e) */
 #pragma unroll
-    for (int j = 0; j < kNj; ++j)
+    for (int k = 0; k < kValues; ++k)
+        v[k] = sum[k / 2][k % 2];
+    int first = 0;
+    bool repeats = false;
+    channel_sums_step<0, kValues>(v, lane, first, repeats);
+    if (repeats)
+        return;
 #pragma unroll
-        for (int e = 0; e < 2; ++e) {
-            float s = sum[j][e];
-            s += __shfl_xor_sync(0xffffffffu, s, 4);
-            s += __shfl_xor_sync(0xffffffffu, s, 8);
-            s += __shfl_xor_sync(0xffffffffu, s, 16);
-            if (group == 0)
-                put(j * 8 + 2 * tig + e, 0.5f * s);
-        }
+    for (int k = 0; k < kHeld; ++k) {
+        const int value = first + k;
+        put(value / 2 * 8 + 2 * tig + value % 2, 0.5f * v[k]);
+    }
 }
 
 /* The lanes' sums (lane_gelu_sums, twice the GELU) added over the 8 lane groups, written to warp_sums[slot][channel

@@ -372,10 +372,14 @@ __global__ void __launch_bounds__(B::kThreads, 1) resident_fragment_wgmma_conv_g
         for (int s = 0; s < kStages && s < total; ++s)
             copy_next(s);
 
-    /* the thread's first window value: channel lane % 4, the row and column of its fragments' first pixel */
+    /* the thread's first window value: channel lane % 4, the row and column of its fragments' first pixel; as an
+     * index into the dynamic shared memory that the compiler cannot see through, else it derives it from threadIdx
+     * again every chunk (18 of the chunk loop's 139 instructions before its first wgmma) */
     const int first = lane % 4 * Win::kPlane + (8 * (wg / B::kWx) + 2 * (warp % 4)) * Win::kRowStride +
                       8 * (wg % B::kWx) + group;
-    const float *fragments = ring + first + Win::lead(p.pad);
+    const float *smem = reinterpret_cast<const float *>(dynamic_smem());
+    int fragments = (int)(ring - smem) + first + Win::lead(p.pad);
+    asm volatile("" : "+r"(fragments));
     float acc[kBn / 2], part[kBn / 2];
     zero_fill(acc);
     int64_t tile = t_begin;
@@ -385,7 +389,7 @@ __global__ void __launch_bounds__(B::kThreads, 1) resident_fragment_wgmma_conv_g
         const int stage = k % kStages;
         mbarrier_wait(shared_address(&landed[stage]), (uint32_t)(k / kStages) & 1u);
         uint32_t a[kTaps][4];
-        load_fragments<Win>(fragments + stage * Win::kInFloats, a);
+        load_fragments<Win>(smem + fragments + stage * Win::kInFloats, a);
         __syncwarp();
         if (lane == 0)
             mbarrier_arrive(shared_address(&released[stage]));

@@ -304,48 +304,38 @@ __device__ __forceinline__ void lane_gelu_sums(const IgemmParams &p, const float
 }
 
 /* Step kStep of warp_channel_sums, over lane bit 4 << kStep, the lane holding kHeld values (v[k] is value first + k):
- * of more than one, it keeps one half, hands the other to its partner and adds the partner's half of the kept one;
- * of one, it adds the partner's (both then hold the same total: `repeats` on the upper lane) */
+ * it keeps one half, hands the other to its partner and adds the partner's half of the kept one */
 template <int kStep, int kHeld, int N>
-__device__ __forceinline__ void channel_sums_step(float (&v)[N], int lane, int &first, bool &repeats)
+__device__ __forceinline__ void channel_sums_step(float (&v)[N], int lane, int &first)
 {
-    constexpr int kBit = 4 << kStep;
+    constexpr int kBit = 4 << kStep, kHalf = kHeld / 2;
     const bool upper = lane & kBit;
-    if constexpr (kHeld > 1) {
-        constexpr int kHalf = kHeld / 2;
 #pragma unroll
-        for (int k = 0; k < kHalf; ++k) {
-            const float keep = upper ? v[k + kHalf] : v[k], give = upper ? v[k] : v[k + kHalf];
-            v[k] = keep + __shfl_xor_sync(0xffffffffu, give, kBit);
-        }
-        first += upper ? kHalf : 0;
-    } else {
-        v[0] += __shfl_xor_sync(0xffffffffu, v[0], kBit);
-        repeats = repeats || upper;
+    for (int k = 0; k < kHalf; ++k) {
+        const float keep = upper ? v[k + kHalf] : v[k], give = upper ? v[k] : v[k + kHalf];
+        v[k] = keep + __shfl_xor_sync(0xffffffffu, give, kBit);
     }
+    first += upper ? kHalf : 0;
     if constexpr (kStep < 2)
-        channel_sums_step<kStep + 1, (kHeld > 1 ? kHeld / 2 : 1)>(v, lane, first, repeats);
+        channel_sums_step<kStep + 1, kHalf>(v, lane, first);
 }
 
 /* The lanes' sums (lane_gelu_sums, twice the GELU) added over the warp's 8 lane groups (lanes 4 apart, the same
  * channels): a transposed butterfly over lane bits 2, 3 and 4 (channel_sums_step), each step halving the values a
  * lane holds, so that 2 kNj values take 14 shuffles at kNj = 8 (where a butterfly of every value would take 48)
- * and each lane ends with whole totals of its own channels (2 at kNj = 8, 1 at kNj = 4; at kNj < 4 the lanes that
- * would repeat a total skip it). Each lane then hands each of its channels' totals, halved, to put(channel,
- * total), channel = 8 j + 2 tig + e of the sums. */
+ * and each lane ends with whole totals of its own channels (2 at kNj = 8, 1 at kNj = 4). Each lane then hands each
+ * of its channels' totals, halved, to put(channel, total), channel = 8 j + 2 tig + e of the sums. */
 template <int kNj, class Put> __device__ __forceinline__ void warp_channel_sums(const float (&sum)[kNj][2], Put put)
 {
-    constexpr int kValues = 2 * kNj, kHeld = kValues >= 8 ? kValues / 8 : 1; /* values a lane ends with */
+    static_assert(kNj == 4 || kNj == 8, "32 or 64 channels a warp: every step halves what a lane holds");
+    constexpr int kValues = 2 * kNj, kHeld = kValues / 8; /* values a lane ends with */
     const int lane = threadIdx.x % 32, tig = lane % 4;
     float v[kValues]; /* v[k]: value first + k (value 2 j + e: channel 8 j + 2 tig + e) */
 #pragma unroll
     for (int k = 0; k < kValues; ++k)
         v[k] = sum[k / 2][k % 2];
     int first = 0;
-    bool repeats = false;
-    channel_sums_step<0, kValues>(v, lane, first, repeats);
-    if (repeats)
-        return;
+    channel_sums_step<0, kValues>(v, lane, first);
 #pragma unroll
     for (int k = 0; k < kHeld; ++k) {
         const int value = first + k;

@@ -156,6 +156,16 @@ struct TileCursor {
     }
 };
 
+/* Thread 0's TMA copy of chunk `chunk` of the tile at `at`: one box of window Win (TmaWindow, or tf32-v16's
+ * FragmentWindow) into the stage at shared address `stage`, completing on the mbarrier `bar` with its bytes */
+template <class Win>
+__device__ __forceinline__ void land_window_box(const IgemmParams &p, const CUtensorMap &map, const TileCursor &at,
+                                                int chunk, uint32_t stage, uint32_t bar)
+{
+    mbarrier_arrive_expect(bar, 4u * Win::kBoxFloats);
+    tma_load_4d(stage, &map, Win::box_x(at.ox0, p.pad), at.oy0 - p.pad, chunk * kChunk, at.n, bar);
+}
+
 /* Before the block's first tile (finish_tile reads them after a barrier): every warp's slots zeroed, the bias of the
  * block's channels [c0, c0 + BN) copied, 0 past Cout */
 template <class B>
@@ -233,12 +243,9 @@ __global__ void __launch_bounds__(B::kThreads, 1) resident_wgmma_conv_gelu_mean(
     int copy_chunk = 0;
     auto copy_next = [&](int stage) {
         if constexpr (kTma) {
-            if (threadIdx.x == 0) {
-                const uint32_t bar = shared_address(&landed[stage]);
-                mbarrier_arrive_expect(bar, 4u * Src::kBoxFloats);
-                tma_load_4d(ring_base + stage * kInBytes, &map, Src::box_x(copy_at.ox0, p.pad), copy_at.oy0 - p.pad,
-                            copy_chunk * kChunk, copy_at.n, bar);
-            }
+            if (threadIdx.x == 0)
+                land_window_box<Src>(p, map, copy_at, copy_chunk, ring_base + stage * kInBytes,
+                                     shared_address(&landed[stage]));
         } else {
             if (copy_chunk == 0)
                 copies.init(p, p.x + (int64_t)copy_at.n * p.cin * p.h * p.wd, copy_at.oy0, copy_at.ox0, c0);
@@ -349,10 +356,7 @@ __global__ void __launch_bounds__(B::kThreads, 1) resident_fragment_wgmma_conv_g
     TileCursor copy_at(g, t_begin, kTh, kTw);
     int copy_chunk = 0;
     auto copy_next = [&](int stage) {
-        const uint32_t bar = shared_address(&landed[stage]);
-        mbarrier_arrive_expect(bar, 4u * Win::kBoxFloats);
-        tma_load_4d(ring_base + stage * kInBytes, &map, Win::box_x(copy_at.ox0, p.pad), copy_at.oy0 - p.pad,
-                    copy_chunk * kChunk, copy_at.n, bar);
+        land_window_box<Win>(p, map, copy_at, copy_chunk, ring_base + stage * kInBytes, shared_address(&landed[stage]));
         if (++copy_chunk == chunks) {
             copy_chunk = 0;
             copy_at.next(p, kTh, kTw);

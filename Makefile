@@ -111,7 +111,7 @@ TOOL_C := $(filter-out host/cli/main.c,$(sort $(wildcard host/io/*.c host/plot/*
 ZOO_BUILTIN_C := $(BUILD)/gen/zoo_builtin.c
 CPU_SRCS := $(wildcard host/io/*.c host/plot/*.c reference/*.c host/cli/options.c host/bench/rng.c host/bench/check.c \
                        host/bench/zoo.c host/bench/zoo_summary.c host/bench/bench_report.c \
-                       host/bench/problem_size.c) $(ZOO_BUILTIN_C)
+                       host/bench/problem_size.c host/lib/cost_model.c) $(ZOO_BUILTIN_C)
 
 obj = $(patsubst %,$(BUILD)/obj/%.o,$(1))
 LIB_OBJS := $(call obj,$(LIB_CU) $(LIB_C))
@@ -171,12 +171,15 @@ $(BUILD)/cgp: $(call obj,host/cli/main.c) $(BUILD)/libcgp_tool.a $(BUILD)/libcgp
 
 $(BUILD)/tests/cpu_%: tests/cpu/cpu_%.c $(CPU_SRCS)
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $^ -lm -lpthread
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $(filter %.c,$^) -lm -lpthread
 
 $(BUILD)/asan/cpu_%: tests/cpu/cpu_%.c $(CPU_SRCS)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP -O2,$(CFLAGS)) -O1 -fsanitize=address,undefined \
-	    -fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ $^ -lm -lpthread
+	    -fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ $(filter %.c,$^) -lm -lpthread
+
+# the CPU tests compile their sources whole: the cost model's generated table is one of them
+$(BUILD)/tests/cpu_cost_model $(BUILD)/asan/cpu_cost_model: host/lib/cost_model_table.h
 
 # the GPU tests know whether the wgmma versions have their kernels and which SM the kernels were built for (which
 # shapes they must run)

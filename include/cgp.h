@@ -70,7 +70,8 @@ typedef struct cgp_shape {
 } cgp_shape;
 
 /* How kernel 0 picks the version: HEURISTIC (nothing run or timed to choose, the same version for the same
- * shape, options and device); MEASURED (the fastest on this device, timed by cgp_plan_create_measured). */
+ * shape, options and device: the lowest GPU time a cost model fitted on an H200 predicts); MEASURED (the fastest
+ * on this device, timed by cgp_plan_create_measured). */
 typedef enum cgp_select { CGP_SELECT_HEURISTIC = 0, CGP_SELECT_MEASURED = 1 } cgp_select;
 
 typedef struct cgp_options {
@@ -97,7 +98,8 @@ int64_t cgp_output_width(const cgp_shape *shape, cgp_padding padding);
  * on: call cgp_plan_create_measured). */
 cgp_status cgp_plan_create(cgp_plan **plan, const cgp_shape *shape, const cgp_options *options);
 /* Measured selection (like cuDNN's Find): times every kernel version of options->precision that supports
- * the shape (options->kernel must be 0) on the caller's device buffers, on `stream`, synchronising it; y is
+ * the shape (options->kernel must be 0) on the caller's device buffers in GPU time (its launches captured into a
+ * CUDA graph on a stream of the library's, the graph replayed between events on `stream`), synchronising it; y is
  * overwritten; the workspace each candidate needs is allocated and freed inside. The fastest becomes the
  * plan's kernel and is cached per (device, shape, padding, reduce, precision) for the process (thread-safe);
  * a later call with the same key takes the cached winner without timing. The plan's options say MEASURED. */
@@ -113,7 +115,7 @@ typedef struct cgp_candidate {
     int version;
     const char *name;
     const char *unsupported; /* NULL when it runs the shape, else why not */
-    float median_ms;         /* measured selection: median of its timed runs; < 0 when not timed */
+    float median_ms;         /* measured selection: median GPU time of a launch; < 0 when not timed */
 } cgp_candidate;
 /* *candidates stays valid while the plan lives; from_cache (may be NULL): 1 when a measured plan took a
  * winner measured earlier in this process. */

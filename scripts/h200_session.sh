@@ -5,15 +5,24 @@
 #
 #   OUT=/tmp/out scripts/h200_session.sh [step ...]
 # Steps: env build ptxas test bench benchzoo versions stages grid profile tcprofile mprofile roofline zoo sweeps layout
-#        charts sanitize torch torchfull torchzoo pycall sass (torchzoo: scripts/torch_compare.py --zoo into zoo.csv,
-#        zoo.md; pycall: scripts/py_call_overhead.py's table into py_call_overhead.md;
-#        benchzoo: `cgp bench --zoo --precision all` into bench_zoo.csv/.json/.md, warm and with --cold-l2)
+#        charts results select readme sanitize torch torchfull torchzoo pycall sass (torchzoo: scripts/torch_compare.py
+#        --zoo into zoo.csv, zoo.md, torch_compare_zoo.csv; pycall: scripts/py_call_overhead.py's table into
+#        py_call_overhead.md; benchzoo: `cgp bench --zoo --precision all` into bench_zoo.csv/.json/.md, warm and with
+#        --cold-l2; select: `cgp select` of 400 random shapes and the zoo into selection.csv, selection_candidates.csv;
+#        readme: scripts/results_readme.py's README section from zoo.csv into README_results.md)
 # (default: env build ptxas test bench versions sass; charts = roofline zoo sweeps layout, the charts of
 # results/h200/ and their text-extent check). Results are packed into $OUT/results.tgz.
+# results = bench torchzoo select roofline zoo sweeps layout readme, in that order: every committed table and chart
+#   of results/h200/ from one run, and nothing else. What it writes into $OUT/results/ is exactly the list of
+#   files at the top of results/h200/ (besides README.md and history/): bench_default.{csv,json,md}, zoo.csv, zoo.md,
+#   torch_compare_zoo.csv, selection.csv, selection_candidates.csv, roofline.{csv,svg}, roofline_zoo.{csv,svg},
+#   speedup_zoo.svg, sweep_n.{csv,svg}, sweep_h.{csv,svg}, README_results.md. Run at the final commit
+#   (.commit written), e.g. `OUT=/tmp/out/r scripts/h200_session.sh env build test results`; then the previous
+#   top-level files go to results/h200/history/ with their commit in the name, results.tgz's results/* replace them,
+#   and `python3 scripts/results_readme.py --update README.md` puts README_results.md's section into README.md.
 # Environment: VERSIONS (fp32), TF32_VERSIONS, TF32X3_VERSIONS (the versions step), TC_VERSIONS (stages,
 # tcprofile), PROFILE_KERNELS (profile), SANITIZE_TIMEOUT, CGP_SANITIZE_KERNELS (sanitize: these versions
 # only), TORCH_TIMEOUT.
-# Anything named results-* under $OUT/results/ is meant to be committed under results/.
 set -u
 OUT=${OUT:-/tmp/cgp-session}
 LOGS=$OUT/logs
@@ -46,7 +55,11 @@ env_info() {
 
 steps=()
 for s in "$@"; do
-    if [ "$s" = charts ]; then steps+=(roofline zoo sweeps layout); else steps+=("$s"); fi
+    case $s in
+    charts) steps+=(roofline zoo sweeps layout) ;;
+    results) steps+=(bench torchzoo select roofline zoo sweeps layout readme) ;;
+    *) steps+=("$s") ;;
+    esac
 done
 [ ${#steps[@]} -eq 0 ] && steps=(env build ptxas test bench versions sass)
 for s in "${steps[@]}"; do
@@ -73,7 +86,8 @@ for s in "${steps[@]}"; do
     grid) TAIL=10 step grid bash -c 'for pad in valid same; do for n in 1 8 32 128; do
                build/cgp bench --baselines none --reduce det --n $n --padding $pad --sweep h=64,128,256,512 \
                  --iters 20 --csv '"$RES"'/grid_${pad}_n$n.csv | grep -E "^problem|^fused fp32"; done; done' ;;
-    sanitize) TAIL=25 step sanitize timeout ${SANITIZE_TIMEOUT:-300} make sanitize ;;
+    sanitize) TAIL=25 step sanitize timeout ${SANITIZE_TIMEOUT:-300} make sanitize
+              [ -f build/sanitize.log ] && cp build/sanitize.log "$RES/sanitize.log" ;;
     mprofile) TAIL=40 step mprofile bash -c 'make profile && cp build/profile/metrics.txt '"$RES"'/profile_metrics.txt' ;;
     torchfull) TAIL=40 step torchfull env PYTHONUNBUFFERED=1 timeout ${TORCH_TIMEOUT:-420} python3 scripts/torch_compare.py \
                --csv "$RES/torch_compare_full.csv" ;;
@@ -103,12 +117,14 @@ for s in "${steps[@]}"; do
                --sweep h=16,32,64,128,256,512,1024 --csv $RES/sweep_h.csv --iters 20 &&
              build/cgp plot --csv $RES/sweep_n.csv --svg $RES/sweep_n.svg &&
              build/cgp plot --csv $RES/sweep_h.csv --svg $RES/sweep_h.svg" ;;
+    select) TAIL=30 step select build/cgp select --random 400 --seed 20261204 --zoo host/bench/zoo.csv --precision all \
+               --csv "$RES/selection.csv" --candidates-csv "$RES/selection_candidates.csv" ;;
+    readme) TAIL=40 step readme python3 scripts/results_readme.py --zoo-csv "$RES/zoo.csv" --out "$RES/README_results.md" ;;
     layout) step layout env CGP_RESULTS_DIR="$RES" bash -c 'make build/tests/cpu_svg_layout >/dev/null &&
                build/tests/cpu_svg_layout | grep -E "committed|^FAIL"' ;;
     sass) step sass bash -c 'for o in build/obj/kernels/fused/*.cu.o build/obj/kernels/fused/history/*.cu.o; do cuobjdump --dump-sass "$o" | python3 scripts/sass_loops.py; done' ;;
     *) echo "unknown step $s" ;;
     esac
 done
-[ -f build/sanitize.log ] && cp build/sanitize.log "$RES/sanitize.log"
 tar -czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$LOGS"
 tar -czf "$OUT/results.tgz" -C "$OUT" results && rm -rf "$RES"

@@ -6,27 +6,57 @@
 PyTorch computes it as nn.Conv2d -> F.gelu (exact erf) -> adaptive_avg_pool2d(1) -> squeeze, in
 eager mode (NCHW and channels_last) and through torch.compile (default and max-autotune), each
 with TF32 off and on; cgp runs through the cgp module (python/cgp: libcgp.so through ctypes,
-docs/python.md) on the same tensors and torch's current stream, at each precision (fp32, tf32,
-3xtf32). Every row is checked against the same pipeline in float64 (relative L2 error) and timed
-with CUDA events: median, min and max of --iters runs after --warmup runs. Prints a table and
-writes a CSV; compare_shape() does one problem.
+docs/python.md) on the same tensors, at each precision (fp32, tf32, 3xtf32). Every row of the
+function is checked against the same pipeline in float64 (relative L2 error). Two more kinds of row
+are only timed, since they are not the function: cuDNN's convolution alone (F.conv2d, the
+convolution and its bias, nothing else; NCHW and channels_last on x and w converted beforehand, TF32
+off and on), and the layout change NCHW -> channels_last of x, which the eager channels_last rows do
+not include (their x is converted before they are timed). Prints a table and writes a CSV;
+compare_shape() does one problem.
+
+Two times per row:
+  GPU time, the measure (time_graph_ms): on a dedicated stream, 3 warm-up calls (outside capture:
+      cudnn.benchmark's search, cgp's measured selection and torch.compile's first-call work happen
+      there), then --graph-runs calls captured into one CUDA graph, one untimed replay, then
+      --graph-replays replays each between two CUDA events; a replay's time / --graph-runs is a
+      sample; median and min. No host launch is inside it. A row whose calls cannot be captured
+      gets no GPU time and the note "not capturable: <why>"; the run goes on.
+  per-call wall time, host launches included (time_ms): CUDA events around each of --iters calls
+      on the current stream after --warmup calls; median, min and max. Where PyTorch launches 3-5
+      kernels a call, their host launches are inside it.
 
 Usage (from the repository root, after `make`):
     PYTHONUNBUFFERED=1 python3 scripts/torch_compare.py [--csv results/h200/torch_compare.csv]
         [--n 128 --cin 8 --cout 64 --h 256 --w 256 --padding valid] [--iters 30 --warmup 5]
-        [--no-compile] [--no-max-autotune] [--lib build/libcgp.so]
+        [--graph-runs 20 --graph-replays 15] [--no-compile] [--no-max-autotune] [--lib build/libcgp.so]
     PYTHONUNBUFFERED=1 python3 scripts/torch_compare.py --zoo [FILE] [--max-autotune]
         # every shape of the zoo (host/bench/zoo.csv, or FILE of the same form): per shape and cgp
         # precision the fastest PyTorch row of its class beside cgp, into results/h200/zoo.csv
-        # (n,cin,cout,h,w,padding,precision,cgp_kernel,cgp_ms,best_torch_row,best_torch_ms,speedup)
-        # and zoo.md, with the minimum and geometric-mean speedup per precision
+        #   n,cin,cout,h,w,padding,precision,cgp_kernel,cgp_ms,best_torch_row,best_torch_ms,speedup,
+        #   cgp_gpu_ms,best_torch_gpu_row,best_torch_gpu_ms,conv_alone_gpu_ms,gpu_speedup
+        # (cgp_ms, best_torch_ms, speedup: per-call; the gpu_ columns: GPU time, the fastest PyTorch
+        # row by GPU time, which can differ from the per-call one; gpu_speedup = best_torch_gpu_ms /
+        # cgp_gpu_ms; conv_alone_gpu_ms: the fastest of cuDNN's convolution alone in the class) and
+        # zoo.md (the GPU-time table first, then the per-call one), with the minimum and geometric-mean
+        # speedups per precision; every row also into --csv (default results/h200/torch_compare_zoo.csv,
+        # with gpu_ms_median, gpu_ms_min, gpu_runs_per_graph beside the per-call columns)
     python3 scripts/torch_compare.py --check-lib     # only the cgp module's declaration check (no torch)
 
 Classes (--zoo): cgp fp32 and 3xtf32 against the PyTorch rows with TF32 off, cgp tf32 against those
 with TF32 on (cuDNN and matmul); PyTorch rows: eager NCHW, eager channels_last, torch.compile
-default, and with --max-autotune also torch.compile max-autotune-no-cudagraphs; cudnn.benchmark on.
-cgp rows use the measured kernel selection (select="measured": cgp_plan_create_measured times every
-version of the precision that runs the shape, as cudnn.benchmark does for cuDNN's algorithms).
+default, and with --max-autotune also torch.compile max-autotune-no-cudagraphs (off by default: its
+compilation takes minutes); cudnn.benchmark on. cgp rows use the measured kernel selection
+(select="measured": cgp_plan_create_measured times every version of the precision that runs the
+shape, as cudnn.benchmark does for cuDNN's algorithms); the cgp module keeps a plan per stream, so
+the graph's stream makes its own selection (a row whose graph ran another kernel says so).
+cuDNN's convolution alone is never a class's fastest PyTorch row: it gives conv_alone_gpu_ms, the
+fastest of its NCHW and channels_last GPU times with the class's TF32 setting.
+
+TF32 honesty: a PyTorch row with TF32 allowed must show TF32's rounding. Its relative error against
+the float64 result is compared with the error TF32 rounding of x and w alone causes (the float64
+pipeline on tf32-rounded x and w against the exact one); below a tenth of that it ran no TF32, and
+its note says so and its label gets " (no TF32 seen)" (it stays in the tf32 class: it is what
+PyTorch ran with TF32 allowed).
 
 Without PyTorch or without a GPU it says so and exits 0. Exit 1 when a cgp row misses its
 tolerance or the library check fails; exit 2 on bad arguments or a missing library. Tolerances
@@ -163,9 +193,91 @@ def time_ms(torch, fn, warmup, iters):
     return [start.elapsed_time(end) for start, end in events]
 
 
+WARMUP_BEFORE_CAPTURE = 3  # calls of fn on the capture stream before it is captured
+
+
+def capture_graph(torch, fn, runs):
+    """(graph, stream, output of the last captured call): `runs` calls of fn captured into one
+    torch.cuda.CUDAGraph on a dedicated stream, under torch.no_grad(). First the stream waits for the
+    current one and fn runs WARMUP_BEFORE_CAPTURE times on it, outside capture: the first call's work
+    (cudnn.benchmark's search, cgp's measured selection and plan, which the cgp module keys on the
+    stream, torch.compile's compilation and autotuning) must not be captured. Each replay rewrites the
+    output's memory. When the capture raises, end_failed_capture() cleans up and the first error of fn's
+    calls (else the capture's own) is raised again."""
+    caller = torch.cuda.current_stream()
+    stream = torch.cuda.Stream()
+    stream.wait_stream(caller)
+    graph, call_errors = torch.cuda.CUDAGraph(), []
+    with torch.no_grad():
+        with torch.cuda.stream(stream):
+            for _ in range(WARMUP_BEFORE_CAPTURE):
+                fn()
+        torch.cuda.synchronize()
+        try:
+            with torch.cuda.graph(graph, stream=stream):
+                for _ in range(runs):
+                    try:
+                        out = fn()
+                    except Exception as e:  # kept: capture_end's "invalidated" error would hide it
+                        call_errors.append(e)
+                        raise
+        except Exception as e:
+            end_failed_capture(torch, graph, stream, caller)
+            raise (call_errors[0] if call_errors else e)
+    return graph, stream, out
+
+
+def end_failed_capture(torch, graph, stream, caller):
+    """Cleans up after a capture that raised: ends the capture if `stream` is still capturing (capture_end
+    raised before ending it), makes `caller` the current stream again (torch.cuda.graph's __exit__ does not
+    restore it when capture_end raises) and synchronizes, so that the rows after it run as if it had not
+    been tried. An error ending the capture here is not raised: the capture's own error is the one reported."""
+    with torch.cuda.stream(stream):
+        if torch.cuda.is_current_stream_capturing():
+            try:
+                graph.capture_end()  # ends an invalidated capture too, then raises its error
+            except Exception:
+                pass
+    torch.cuda.set_stream(caller)
+    torch.cuda.synchronize()
+
+
+def time_graph_ms(torch, fn, runs=20, replays=15):
+    """GPU time of one call of fn (ms), one value per timed replay: `runs` calls captured into one CUDA
+    graph (capture_graph), one untimed replay, then `replays` replays, each between two CUDA events
+    recorded on the graph's stream; each replay's time / runs. No host launch is inside the time. Raises
+    what the capture raises (a call that synchronizes, or another stream's work, cannot be captured)."""
+    graph, stream, _ = capture_graph(torch, fn, runs)
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(replays)]
+    with torch.cuda.stream(stream):
+        graph.replay()
+        for start, end in events:
+            start.record(stream)
+            graph.replay()
+            end.record(stream)
+    torch.cuda.synchronize()
+    return [start.elapsed_time(end) / runs for start, end in events]
+
+
 def rel_l2(torch, y, ref):
+    """Relative L2 error of y against ref (float64)."""
     y = y.double()
     return float(torch.linalg.vector_norm(y - ref) / torch.linalg.vector_norm(ref))
+
+
+NO_TF32_FRACTION = 0.1  # a "tf32 on" row whose error is below this fraction of TF32's rounding effect ran no TF32
+
+
+def mark_tf32(row, tf32_effect):
+    """A PyTorch row with TF32 allowed (row["tf32"] True) whose rel err against the exact float64 result is
+    below NO_TF32_FRACTION x tf32_effect (the rel err TF32 rounding of x and w alone causes) ran no TF32: its
+    note says so and its variant gets " (no TF32 seen)", so that it never carries the TF32 label silently.
+    Returns whether the row was marked."""
+    if not row["tf32"] or row["err"] is None or row["err"] >= NO_TF32_FRACTION * tf32_effect:
+        return False
+    row["variant"] += " (no TF32 seen)"
+    row["note"] += "; ran no TF32 (rel err %.2e vs TF32 rounding effect %.2e)" % (row["err"], tf32_effect)
+    return True
 
 
 def reference_fp64(torch, x, w, b, padding, chunk=16):
@@ -215,8 +327,11 @@ def parse_args(argv):
     ap.add_argument("--h", type=int, default=256)
     ap.add_argument("--w", type=int, default=256)
     ap.add_argument("--padding", choices=sorted(PADDING), default="valid")
-    ap.add_argument("--iters", type=int, default=30, help="timed runs per row (at least 20)")
-    ap.add_argument("--warmup", type=int, default=5, help="untimed runs first (torch.compile compiles in the first)")
+    ap.add_argument("--iters", type=int, default=30, help="per-call time: timed runs per row (at least 20)")
+    ap.add_argument("--warmup", type=int, default=5, help="per-call time: untimed runs first (torch.compile compiles "
+                    "in the first)")
+    ap.add_argument("--graph-runs", type=int, default=20, help="GPU time: calls captured into one CUDA graph")
+    ap.add_argument("--graph-replays", type=int, default=15, help="GPU time: timed replays of that graph")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-compile", action="store_true", help="skip every torch.compile row")
     ap.add_argument("--no-max-autotune", action="store_true", help="skip the torch.compile max-autotune rows")
@@ -242,6 +357,9 @@ def parse_args(argv):
         ap.error("--iters must be at least 20, got %d" % args.iters)
     if args.warmup < 1:
         ap.error("--warmup must be at least 1 (the first run of a torch.compile row compiles), got %d" % args.warmup)
+    if args.graph_runs < 1 or args.graph_replays < 1:
+        ap.error("--graph-runs and --graph-replays must be at least 1, got %d and %d" % (args.graph_runs,
+                                                                                        args.graph_replays))
     return args
 
 
@@ -286,7 +404,9 @@ def main(argv):
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
     print("device %(device)s, torch %(torch)s, cuDNN %(cudnn)s, CUDA %(cuda)s, commit %(commit)s" % meta)
-    print("timing: %d warm-up + %d timed runs per row" % (args.warmup, args.iters))
+    print("timing: GPU time from %d calls a CUDA graph, %d timed replays (after %d warm-up calls on its stream); "
+          "per call %d warm-up + %d timed runs" % (args.graph_runs, args.graph_replays, WARMUP_BEFORE_CAPTURE,
+                                                    args.warmup, args.iters))
     rows = []
     for shape in shapes:
         rows += compare_shape(shape, args)
@@ -304,48 +424,79 @@ def main(argv):
     return 0
 
 
+def shape_name(shape):
+    """"NxCinxCoutxHxW" of a Shape, as the rows name their problem."""
+    return "%dx%dx%dx%dx%d" % tuple(shape[:5])
+
+
+def tf32_tag(tf32):
+    """The label of a TF32 setting in the rows' variants."""
+    return "tf32 on" if tf32 else "tf32 off"
+
+
+CHECKED_KINDS = ("cgp", "torch")  # rows of the function; "conv alone" and "layout" rows are only timed
+
+
 def compare_shape(shape, args):
-    """Every row for one problem (a Shape): cgp at each precision, PyTorch eager and torch.compile,
-    each checked against the float64 pipeline and timed. Returns the rows: dicts with shape,
-    padding, variant, ms (list, or None when unavailable), err, note, tolerance, stats (median, min,
-    max), speedup (of cgp fp32 over the row) and failed (above its tolerance)."""
+    """Every row for one problem (a Shape): cgp at each precision, PyTorch eager and torch.compile (the
+    function, checked against the float64 pipeline), cuDNN's convolution alone and the layout change of x
+    (timed only); each timed per call (time_ms) and by CUDA-graph replay (time_graph_ms). Returns the rows:
+    dicts with shape (shape_name), padding, variant, kind ("cgp", "torch", "conv alone", "layout"), tf32
+    (TF32 allowed in a PyTorch row, None for cgp and layout rows), kernel and gpu_kernel (a cgp row's
+    kernel per call and in the graph, else ""), ms (per-call list, or None when unavailable), gpu_ms (per
+    replay list, or None: unavailable or not capturable), err (rel L2 against float64, None when not
+    checked), note, tolerance, and what summarize_rows() adds."""
     import cgp
     import torch
-    name = "%dx%dx%dx%dx%d" % shape[:5]
-    print("problem N x Cin x Cout x H x W = %s, padding %s" % (name, shape.padding))
-
+    import torch.nn.functional as F
+    name = shape_name(shape)
     x, w, b = make_inputs(torch, shape, args.seed)
     pad = PADDING[shape.padding]
     ref = reference_fp64(torch, x, w, b, pad)
     ref_tf32 = reference_fp64(torch, round_tf32(torch, x), round_tf32(torch, w), b, pad)
+    tf32_effect = rel_l2(torch, ref_tf32, ref)
+    print("problem N x Cin x Cout x H x W = %s, padding %s; TF32 rounding of x and w alone: rel err %.2e"
+          % (name, shape.padding, tf32_effect))
 
     rows = []
 
-    def add(variant, fn_factory, tol=None, check_ref=None):
-        """fn_factory() -> (callable running one forward and returning y, note); errors -> unavailable."""
+    def add(variant, fn_factory, kind, tf32=None, tol=None, check_ref=None):
+        """fn_factory() -> (callable running one call and returning its output, note[, kernel]); a row of
+        `kind`, checked against the reference when it is the function, per-call and GPU timed. An error
+        before the GPU time makes the row unavailable; a capture that fails only costs it the GPU time."""
         start = time.time()
-        kernel = ""
+        row = {"variant": variant, "kind": kind, "tf32": tf32, "kernel": "", "gpu_kernel": "", "ms": None,
+               "gpu_ms": None, "err": None, "tolerance": tol, "shape": name, "padding": shape.padding}
+        fn = None
         try:
-            fn, note, *named = fn_factory()  # a cgp row also names the kernel that runs
-            kernel = named[0] if named else ""
+            fn, row["note"], *named = fn_factory()  # a cgp row also names the kernel that runs
+            row["kernel"] = named[0] if named else ""
             with torch.no_grad():
-                y = fn().clone()  # first run (compiles a torch.compile row); the output is checked
-                ms = time_ms(torch, fn, args.warmup, args.iters)
-            row = {"variant": variant, "ms": ms, "err": rel_l2(torch, y, ref), "note": note, "tolerance": tol}
-            if check_ref is not None:  # tf32: checked on the operands as the kernel rounds them
-                row["err_checked"] = rel_l2(torch, y, check_ref)
-                row["note"] += "; rel err on tf32-rounded x, w %.2e" % row["err_checked"]
+                y = fn()  # first run (compiles a torch.compile row)
+                if kind in CHECKED_KINDS:  # checked now: a torch.compile row with CUDA graphs rewrites y
+                    row["err"] = rel_l2(torch, y, ref)
+                if check_ref is not None:  # tf32: checked on the operands as the kernel rounds them
+                    row["err_checked"] = rel_l2(torch, y, check_ref)
+                    row["note"] += "; rel err on tf32-rounded x, w %.2e" % row["err_checked"]
+                del y
+                row["ms"] = time_ms(torch, fn, args.warmup, args.iters)
+            mark_tf32(row, tf32_effect)
         except Exception as e:  # a row that cannot run is reported, not fatal
-            row = {"variant": variant, "ms": None, "err": None, "note": "unavailable: " + one_line(e),
-                   "tolerance": tol}
-        row.update(shape=name, padding=shape.padding, kernel=kernel)
+            fn = None
+            row.update(ms=None, err=None, note="unavailable: " + one_line(e))
+        if fn is not None:
+            try:
+                row["gpu_ms"] = time_graph_ms(torch, fn, args.graph_runs, args.graph_replays)
+            except Exception as e:  # a row that cannot be captured keeps its per-call time
+                row["note"] += "; not capturable: " + one_line(e)
         rows.append(row)
         took = time.time() - start
         if row["ms"]:
-            print("  %-34s %9.4f ms median  rel err %.2e  (%.0f s)" % (variant, statistics.median(row["ms"]),
-                                                                       row["err"], took))
+            print("  %-48s GPU %9s ms  per call %9.4f ms  rel err %s  (%.0f s)" % (
+                row["variant"], "%.4f" % statistics.median(row["gpu_ms"]) if row["gpu_ms"] else "-",
+                statistics.median(row["ms"]), "%.2e" % row["err"] if row["err"] is not None else "-", took))
         else:
-            print("  %-34s %s  (%.0f s)" % (variant, row["note"], took))
+            print("  %-48s %s  (%.0f s)" % (variant, row["note"], took))
         torch.cuda.empty_cache()
 
     def eager(channels_last, tf32):
@@ -362,6 +513,23 @@ def compare_shape(shape, args):
                     return model(xin)
             return fn, "eager, cudnn.benchmark"
         return factory
+
+    def conv_alone(channels_last, tf32):
+        def factory():
+            fmt = torch.channels_last if channels_last else torch.contiguous_format
+            xin, win = x.contiguous(memory_format=fmt), w.contiguous(memory_format=fmt)
+
+            def fn():
+                with Tf32(torch, tf32):
+                    return F.conv2d(xin, win, b, padding=pad)
+            return fn, ("F.conv2d, its bias and nothing else (cudnn.benchmark): not the function, not checked, "
+                        "never a best row")
+        return factory
+
+    def layout():
+        return (lambda: x.contiguous(memory_format=torch.channels_last),
+                "timing only: x.contiguous(memory_format=torch.channels_last), which the eager channels_last rows "
+                "do not include (their x is converted before timing)")
 
     def compiled(mode, tf32):
         def factory():
@@ -388,26 +556,58 @@ def compare_shape(shape, args):
         return factory
 
     for precision, number in PRECISIONS:
-        add("cgp %s" % precision, fused(precision), tolerance(number, shape.cin), ref_tf32 if number == 1 else None)
+        add("cgp %s" % precision, fused(precision), "cgp", tol=tolerance(number, shape.cin),
+            check_ref=ref_tf32 if number == 1 else None)
     for tf32 in (False, True):
-        tag = "tf32 on" if tf32 else "tf32 off"
-        add("torch eager NCHW fp32, %s" % tag, eager(False, tf32))
-        add("torch eager channels_last fp32, %s" % tag, eager(True, tf32))
+        add("torch eager NCHW fp32, %s" % tf32_tag(tf32), eager(False, tf32), "torch", tf32)
+        add("torch eager channels_last fp32, %s" % tf32_tag(tf32), eager(True, tf32), "torch", tf32)
+    for tf32 in (False, True):
+        add("cudnn conv alone NCHW, %s" % tf32_tag(tf32), conv_alone(False, tf32), "conv alone", tf32)
+        add("cudnn conv alone channels_last, %s" % tf32_tag(tf32), conv_alone(True, tf32), "conv alone", tf32)
+    add("layout NCHW->channels_last", layout, "layout")
     if not args.no_compile:
         modes = [None] + ([] if args.no_max_autotune else [args.autotune_mode])
         for mode in modes:
             for tf32 in (False, True):
-                add("torch.compile %s, %s" % (mode or "default", "tf32 on" if tf32 else "tf32 off"),
-                    compiled(mode, tf32))
+                add("torch.compile %s, %s" % (mode or "default", tf32_tag(tf32)), compiled(mode, tf32), "torch", tf32)
+    note_graph_kernels(cgp, torch, shape, rows)
     cgp.clear_cache()
+    summarize_rows(rows)
+    return rows
 
+
+def note_graph_kernels(cgp, torch, shape, rows):
+    """Sets gpu_kernel of the cgp rows that have a GPU time: the kernel of the plan the graph's stream made
+    (the cgp module keeps a plan per stream, and select="measured" times the kernels anew for each), found
+    among the cached plans of this shape on a stream other than the current one. Where it is not the kernel
+    of the per-call time, the row's note says so."""
+    here = torch.cuda.current_stream().cuda_stream
+    for r in rows:
+        if r["kind"] != "cgp" or not r["gpu_ms"]:
+            continue
+        prefix = r["variant"][len("cgp "):] + "-"  # kernel names start with their precision: "tf32-v8"
+        graph = [p["kernel"].split(" ")[0] for p in cgp.cached_plans() if p["stream"] != here and
+                 p["shape"] == tuple(shape[:5]) and p["kernel"].startswith(prefix)]
+        r["gpu_kernel"] = graph[0] if graph else r["kernel"]
+        if r["gpu_kernel"] != r["kernel"]:
+            r["note"] += "; the graph's stream selected %s (GPU time), the current stream %s (per call)" % (
+                r["gpu_kernel"], r["kernel"])
+            print("  %s: the graph's stream selected %s, the current stream %s" % (r["variant"], r["gpu_kernel"],
+                                                                               r["kernel"]))
+
+
+def summarize_rows(rows):
+    """Adds to each row of one problem: stats (per-call median, min, max) and gpu_stats (GPU-time median,
+    min), each None without times; speedup (of cgp fp32's per-call median over the row's); failed (a
+    checked row above its tolerance)."""
     base = next((r for r in rows if r["variant"] == "cgp fp32" and r["ms"]), None)
     base_ms = statistics.median(base["ms"]) if base else None
     for r in rows:
         r["stats"] = (statistics.median(r["ms"]), min(r["ms"]), max(r["ms"])) if r["ms"] else None
+        r["gpu_stats"] = (statistics.median(r["gpu_ms"]), min(r["gpu_ms"])) if r["gpu_ms"] else None
         r["speedup"] = r["stats"][0] / base_ms if r["ms"] and base_ms else None
-        r["failed"] = bool(r["ms"]) and r["tolerance"] is not None and not r.get("err_checked", r["err"]) <= r["tolerance"]
-    return rows
+        r["failed"] = (bool(r["ms"]) and r["tolerance"] is not None
+                       and not r.get("err_checked", r["err"]) <= r["tolerance"])
 
 
 def read_zoo(path):
@@ -429,75 +629,166 @@ def read_zoo(path):
 
 
 # the PyTorch rows each cgp precision is compared with: TF32 off for fp32 and 3xtf32, on for tf32
-ZOO_CLASS = {"fp32": "tf32 off", "tf32": "tf32 on", "3xtf32": "tf32 off"}
+ZOO_TF32 = {"fp32": False, "tf32": True, "3xtf32": False}
+
+# results/h200/zoo.csv: the columns issue 16 fixed, then those of GPU time
+ZOO_FIELDS = ["n", "cin", "cout", "h", "w", "padding", "precision", "cgp_kernel", "cgp_ms", "best_torch_row",
+              "best_torch_ms", "speedup", "cgp_gpu_ms", "best_torch_gpu_row", "best_torch_gpu_ms", "conv_alone_gpu_ms",
+              "gpu_speedup"]
+
+
+def ratio(num, den):
+    """num / den, or None when either is missing."""
+    return num / den if num is not None and den else None
 
 
 def zoo_rows(shapes, rows):
-    """Per shape and cgp precision: cgp's row beside the fastest PyTorch row of its class."""
+    """Per shape and cgp precision, cgp's row beside the PyTorch rows of its class (ZOO_TF32): a dict with
+    shape, precision, cgp_kernel and cgp_gpu_kernel, cgp_ms, best_torch_row and best_torch_ms (the fastest
+    per call), speedup (best_torch_ms / cgp_ms), cgp_gpu_ms, best_torch_gpu_row and best_torch_gpu_ms (the
+    fastest by GPU time, which can be another row), gpu_speedup (best_torch_gpu_ms / cgp_gpu_ms),
+    conv_alone_gpu_ms (the fastest GPU time of cuDNN's convolution alone in the class, NCHW or
+    channels_last) and vs_conv_alone (conv_alone_gpu_ms / cgp_gpu_ms). Only rows of kind "torch" can be a
+    best row; times and ratios are None where missing, rows "none"."""
     out = []
     for shape in shapes:
-        name = "%dx%dx%dx%dx%d" % shape[:5]
-        mine = [r for r in rows if r["shape"] == name and r["padding"] == shape.padding]
+        mine = [r for r in rows if r["shape"] == shape_name(shape) and r["padding"] == shape.padding]
         for precision, _ in PRECISIONS:
+            tf32 = ZOO_TF32[precision]
             cgp_row = next(r for r in mine if r["variant"] == "cgp " + precision)
-            torch_rows = [r for r in mine if r["variant"].startswith("torch") and r["ms"] and
-                          r["variant"].endswith(ZOO_CLASS[precision])]
-            fastest = min(torch_rows, key=lambda r: r["stats"][0], default=None)
-            cgp_ms = cgp_row["stats"][0] if cgp_row["ms"] else None
-            out.append({"shape": shape, "precision": precision, "cgp_kernel": cgp_row["kernel"] or "unavailable",
-                        "cgp_ms": cgp_ms, "best_torch_row": fastest["variant"] if fastest else "none",
-                        "best_torch_ms": fastest["stats"][0] if fastest else None,
-                        "speedup": fastest["stats"][0] / cgp_ms if fastest and cgp_ms else None})
+            torch_rows = [r for r in mine if r["kind"] == "torch" and r["tf32"] == tf32]
+            fastest = min((r for r in torch_rows if r["stats"]), key=lambda r: r["stats"][0], default=None)
+            fastest_gpu = min((r for r in torch_rows if r["gpu_stats"]), key=lambda r: r["gpu_stats"][0], default=None)
+            conv_alone = min((r["gpu_stats"][0] for r in mine if r["kind"] == "conv alone" and r["tf32"] == tf32
+                              and r["gpu_stats"]), default=None)
+            rec = {"shape": shape, "precision": precision, "cgp_kernel": cgp_row["kernel"] or "unavailable",
+                   "cgp_gpu_kernel": cgp_row["gpu_kernel"] or cgp_row["kernel"] or "unavailable",
+                   "cgp_ms": cgp_row["stats"][0] if cgp_row["stats"] else None,
+                   "best_torch_row": fastest["variant"] if fastest else "none",
+                   "best_torch_ms": fastest["stats"][0] if fastest else None,
+                   "cgp_gpu_ms": cgp_row["gpu_stats"][0] if cgp_row["gpu_stats"] else None,
+                   "best_torch_gpu_row": fastest_gpu["variant"] if fastest_gpu else "none",
+                   "best_torch_gpu_ms": fastest_gpu["gpu_stats"][0] if fastest_gpu else None,
+                   "conv_alone_gpu_ms": conv_alone}
+            rec["speedup"] = ratio(rec["best_torch_ms"], rec["cgp_ms"])
+            rec["gpu_speedup"] = ratio(rec["best_torch_gpu_ms"], rec["cgp_gpu_ms"])
+            rec["vs_conv_alone"] = ratio(conv_alone, rec["cgp_gpu_ms"])
+            out.append(rec)
     return out
 
 
-def zoo_summary(best, precision):
-    """(shapes with a speedup, minimum, geometric mean, how many below 1.0x) of one precision"""
+def shape_label(shape):
+    """"NxCinxCoutxHxW padding" of a Shape, as the summary names the shape of a minimum."""
+    return "%s %s" % (shape_name(shape), shape.padding)
+
+
+def ratio_summary(pairs):
+    """(count, minimum, shape_label of the minimum's shape, geometric mean, how many below 1.0) of the ratios
+    in (shape, ratio) pairs, those whose ratio is None left out; (0, None, None, None, 0) when none is left."""
     import math
-    s = [r["speedup"] for r in best if r["precision"] == precision and r["speedup"]]
-    if not s:
-        return 0, None, None, 0
-    return len(s), min(s), math.exp(sum(math.log(v) for v in s) / len(s)), sum(v < 1.0 for v in s)
+    known = [(v, shape) for shape, v in pairs if v is not None]
+    if not known:
+        return 0, None, None, None, 0
+    low, where = min(known, key=lambda p: p[0])
+    return (len(known), low, shape_label(where), math.exp(sum(math.log(v) for v, _ in known) / len(known)),
+            sum(v < 1.0 for v, _ in known))
+
+
+def zoo_summary(best, precision):
+    """The numbers the zoo summary gives for one precision, each a ratio_summary() over the zoo_rows() of
+    that precision: "gpu" (GPU-time speedup over the fastest PyTorch row), "conv_alone" (cgp's GPU time
+    against cuDNN's convolution alone: conv_alone_gpu_ms / cgp_gpu_ms) and "per_call" (the per-call
+    speedup)."""
+    mine = [r for r in best if r["precision"] == precision]
+    return {key: ratio_summary([(r["shape"], r[field]) for r in mine])
+            for key, field in (("gpu", "gpu_speedup"), ("conv_alone", "vs_conv_alone"), ("per_call", "speedup"))}
 
 
 def print_zoo_summary(f, best):
+    """Two lines per precision into file f, from zoo_summary(): GPU time first (over the fastest PyTorch row,
+    then against cuDNN's convolution alone), then per call, host launches included."""
     for precision, _ in PRECISIONS:
-        count, low, geomean, below = zoo_summary(best, precision)
+        numbers = zoo_summary(best, precision)
+        count, low, where, geomean, below = numbers["gpu"]
         if count:
-            print("zoo %-6s: %d shapes, speedup over the fastest PyTorch row (%s) min %.2fx, geometric mean %.2fx, "
-                  "%d below 1.0x" % (precision, count, ZOO_CLASS[precision], low, geomean, below), file=f)
+            line = ("zoo %s: %d shapes, GPU-time speedup over the fastest PyTorch row (%s) min %.2fx (%s), geometric "
+                    "mean %.2fx, %d below 1.0x" % (precision, count, tf32_tag(ZOO_TF32[precision]), low, where,
+                                                   geomean, below))
         else:
-            print("zoo %-6s: no shape with both a cgp and a PyTorch time" % precision, file=f)
+            line = "zoo %s: no shape with both a cgp and a PyTorch GPU time" % precision
+        conv_count, low, where, geomean, below = numbers["conv_alone"]
+        if conv_count:
+            line += "; against cuDNN's convolution alone%s min %.2fx (%s), geometric mean %.2fx, %d below 1.0x" % (
+                " (%d shapes)" % conv_count if conv_count != count else "", low, where, geomean, below)
+        else:
+            line += "; against cuDNN's convolution alone: no shape with both GPU times"
+        print(line, file=f)
+        count, low, where, geomean, below = numbers["per_call"]
+        if count:
+            print("zoo %s per-call (host launches included): %d shapes, speedup over the fastest PyTorch row min "
+                  "%.2fx (%s), geometric mean %.2fx, %d below 1.0x" % (precision, count, low, where, geomean, below),
+                  file=f)
+        else:
+            print("zoo %s per-call (host launches included): no shape with both a cgp and a PyTorch time" % precision,
+                  file=f)
+
+
+def fmt_ms(v):
+    """A time in ms as the zoo files write it; "" when missing."""
+    return "%.5f" % v if v is not None else ""
+
+
+def fmt_speedup(v):
+    """A speedup as zoo.csv writes it; "" when missing."""
+    return "%.3f" % v if v is not None else ""
 
 
 def write_zoo(csv_path, md_path, meta, best, args):
-    """results/h200/zoo.csv (the columns issue 16 fixes) and zoo.md, each written whole or not at all"""
-    fields = ["n", "cin", "cout", "h", "w", "padding", "precision", "cgp_kernel", "cgp_ms", "best_torch_row",
-              "best_torch_ms", "speedup"]
-    ms = lambda v: "%.5f" % v if v is not None else ""
+    """results/h200/zoo.csv (ZOO_FIELDS) and zoo.md (the GPU-time table, then the per-call one, then the
+    summary), each written whole or not at all"""
     for path in (csv_path, md_path):
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(csv_path + ".tmp", "w", newline="") as f:
         out = csv.writer(f)
-        out.writerow(fields)
+        out.writerow(ZOO_FIELDS)
         for r in best:
-            out.writerow(list(r["shape"]) + [r["precision"], r["cgp_kernel"], ms(r["cgp_ms"]), r["best_torch_row"],
-                                             ms(r["best_torch_ms"]), "%.3f" % r["speedup"] if r["speedup"] else ""])
+            out.writerow(list(r["shape"]) + [
+                r["precision"], r["cgp_kernel"], fmt_ms(r["cgp_ms"]), r["best_torch_row"], fmt_ms(r["best_torch_ms"]),
+                fmt_speedup(r["speedup"]), fmt_ms(r["cgp_gpu_ms"]), r["best_torch_gpu_row"],
+                fmt_ms(r["best_torch_gpu_ms"]), fmt_ms(r["conv_alone_gpu_ms"]), fmt_speedup(r["gpu_speedup"])])
+    times = lambda v: "%.2fx" % v if v is not None else "-"
     with open(md_path + ".tmp", "w") as f:
         f.write("# cgp against the fastest PyTorch row, per zoo shape\n\n")
         f.write("Device %(device)s, PyTorch %(torch)s, cuDNN %(cudnn)s, CUDA %(cuda)s, commit %(commit)s, %(date)s.\n"
                 % meta)
-        f.write("`scripts/torch_compare.py --zoo%s`: median of %d timed runs after %d warm-up, in one process on the "
-                "same tensors; cudnn.benchmark on, cgp's measured kernel selection. fp32 and 3xtf32 against PyTorch "
-                "with TF32 off, tf32 against PyTorch with TF32 on.\n\n"
-                % (" --max-autotune" if args.max_autotune else "", args.iters, args.warmup))
-        f.write("| N | Cin | Cout | H x W | padding | precision | cgp kernel | cgp ms | fastest PyTorch row | "
-                "PyTorch ms | speedup |\n|---:|---:|---:|---|---|---|---|---:|---|---:|---:|\n")
+        f.write("`scripts/torch_compare.py --zoo%s`, in one process on the same tensors; cudnn.benchmark on, cgp's "
+                "measured kernel selection. fp32 and 3xtf32 against PyTorch with TF32 off, tf32 against PyTorch with "
+                "TF32 on.\n\n"
+                "GPU time, the measure: per row, %d warm-up calls on a dedicated stream, then %d calls captured into "
+                "one CUDA graph on it, one untimed replay, then %d replays each timed with CUDA events; a replay's "
+                "time / %d per call, median over the replays. No host launch is inside it. cuDNN's convolution alone "
+                "is `F.conv2d` with its bias and nothing else, the fastest of NCHW and channels_last with the "
+                "class's TF32 setting: not the function, never a best row.\n\n"
+                % (" --max-autotune" if args.max_autotune else "", WARMUP_BEFORE_CAPTURE, args.graph_runs,
+                   args.graph_replays, args.graph_runs))
+        f.write("| N | Cin | Cout | H x W | padding | precision | cgp kernel | cgp GPU ms | fastest PyTorch row (GPU) | "
+                "its GPU ms | GPU speedup | cuDNN conv alone GPU ms | cgp vs conv alone |\n"
+                "|---:|---:|---:|---|---|---|---|---:|---|---:|---:|---:|---:|\n")
+        for r in best:
+            s = r["shape"]
+            f.write("| %d | %d | %d | %dx%d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" % (
+                s.n, s.cin, s.cout, s.h, s.w, s.padding, r["precision"], r["cgp_gpu_kernel"],
+                fmt_ms(r["cgp_gpu_ms"]) or "-", r["best_torch_gpu_row"], fmt_ms(r["best_torch_gpu_ms"]) or "-",
+                times(r["gpu_speedup"]), fmt_ms(r["conv_alone_gpu_ms"]) or "-", times(r["vs_conv_alone"])))
+        f.write("\nPer-call wall time, host launches included: CUDA events around each call on the current stream, "
+                "median of %d timed calls after %d warm-up.\n\n" % (args.iters, args.warmup))
+        f.write("| N | Cin | Cout | H x W | padding | precision | cgp kernel | cgp ms per call | fastest PyTorch row "
+                "(per call) | its ms per call | per-call speedup |\n|---:|---:|---:|---|---|---|---|---:|---|---:|---:|\n")
         for r in best:
             s = r["shape"]
             f.write("| %d | %d | %d | %dx%d | %s | %s | %s | %s | %s | %s | %s |\n" % (
-                s.n, s.cin, s.cout, s.h, s.w, s.padding, r["precision"], r["cgp_kernel"], ms(r["cgp_ms"]) or "-",
-                r["best_torch_row"], ms(r["best_torch_ms"]) or "-", "%.2fx" % r["speedup"] if r["speedup"] else "-"))
+                s.n, s.cin, s.cout, s.h, s.w, s.padding, r["precision"], r["cgp_kernel"], fmt_ms(r["cgp_ms"]) or "-",
+                r["best_torch_row"], fmt_ms(r["best_torch_ms"]) or "-", times(r["speedup"])))
         f.write("\n")
         print_zoo_summary(f, best)
     os.replace(csv_path + ".tmp", csv_path)
@@ -505,30 +796,39 @@ def write_zoo(csv_path, md_path, meta, best, args):
 
 
 def print_table(rows):
+    """Every row as a Markdown table on stdout: GPU time, per-call time, error, cgp fp32's speedup, note."""
     print()
-    print("| problem | variant | ms median | ms min | ms max | rel L2 err vs fp64 | cgp fp32 speedup | note |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| problem | variant | GPU ms median | GPU ms min | per-call ms median | per-call ms min | per-call ms max | "
+          "rel L2 err vs fp64 | cgp fp32 speedup (per call) | note |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         problem = "%s %s" % (r["shape"], r["padding"])
         if not r["ms"]:
-            print("| %s | %s | - | - | - | - | - | %s |" % (problem, r["variant"], r["note"]))
+            print("| %s | %s | - | - | - | - | - | - | - | %s |" % (problem, r["variant"], r["note"]))
             continue
+        gpu = ("%.4f" % r["gpu_stats"][0], "%.4f" % r["gpu_stats"][1]) if r["gpu_stats"] else ("-", "-")
         mark = " (above %.0e on what it is checked against!)" % r["tolerance"] if r["failed"] else ""
-        print("| %s | %s | %.4f | %.4f | %.4f | %.2e%s | %s | %s |" % (
-            problem, r["variant"], r["stats"][0], r["stats"][1], r["stats"][2], r["err"], mark,
+        print("| %s | %s | %s | %s | %.4f | %.4f | %.4f | %s%s | %s | %s |" % (
+            problem, r["variant"], gpu[0], gpu[1], r["stats"][0], r["stats"][1], r["stats"][2],
+            "%.2e" % r["err"] if r["err"] is not None else "not checked", mark,
             "%.2fx" % r["speedup"] if r["speedup"] else "n/a", r["note"]))
 
 
+ROW_FIELDS = ["device", "torch", "cudnn", "cuda", "commit", "date", "shape", "padding", "variant", "status",
+              "ms_median", "ms_min", "ms_max", "iters", "gpu_ms_median", "gpu_ms_min", "gpu_runs_per_graph",
+              "rel_l2_error", "speedup_of_cgp_fp32", "note"]
+
+
 def write_csv(path, meta, rows, args):
+    """Every row into the CSV at `path` (ROW_FIELDS; ms_*: per call, gpu_ms_*: GPU time, empty where a row has
+    none), written whole or not at all."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = path + ".tmp"
-    fields = ["device", "torch", "cudnn", "cuda", "commit", "date", "shape", "padding", "variant", "status",
-              "ms_median", "ms_min", "ms_max", "iters", "rel_l2_error", "speedup_of_cgp_fp32", "note"]
     with open(tmp, "w", newline="") as f:
-        out = csv.DictWriter(f, fieldnames=fields)
+        out = csv.DictWriter(f, fieldnames=ROW_FIELDS)
         out.writeheader()
         for r in rows:
-            ok = bool(r["ms"])
+            ok, gpu = bool(r["ms"]), r["gpu_stats"]
             rec = dict(meta)
             rec.update({
                 "shape": r["shape"],
@@ -539,7 +839,10 @@ def write_csv(path, meta, rows, args):
                 "ms_min": "%.5f" % r["stats"][1] if ok else "",
                 "ms_max": "%.5f" % r["stats"][2] if ok else "",
                 "iters": args.iters if ok else "",
-                "rel_l2_error": "%.3e" % r["err"] if ok else "",
+                "gpu_ms_median": "%.5f" % gpu[0] if gpu else "",
+                "gpu_ms_min": "%.5f" % gpu[1] if gpu else "",
+                "gpu_runs_per_graph": args.graph_runs if gpu else "",
+                "rel_l2_error": "%.3e" % r["err"] if ok and r["err"] is not None else "",
                 "speedup_of_cgp_fp32": "%.3f" % r["speedup"] if ok and r.get("speedup") else "",
                 "note": r["note"],
             })

@@ -1,5 +1,6 @@
 /* bench.c - the measurement core of bench.h: each row checked against fp64, then timed (bench_report.c shows them). */
 #include "bench.h"
+#include "gpu_time.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -15,6 +16,18 @@ static int compare_doubles(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+/* ||a - ref|| / ||ref|| with check_compare's floor under ||ref|| */
+static double rel_l2_between(const double *a, const double *ref, int64_t count)
+{
+    double diff2 = 0.0, ref2 = 0.0;
+    for (int64_t i = 0; i < count; ++i) {
+        diff2 += (a[i] - ref[i]) * (a[i] - ref[i]);
+        ref2 += ref[i] * ref[i];
+    }
+    const double floor2 = 0.05 * 0.05 * (double)count;
+    return sqrt(diff2 / (ref2 > floor2 ? ref2 : floor2));
 }
 
 /* Runs the variant once on poisoned output, asks it what the run did (describe_run), and checks y against ref (and
@@ -47,6 +60,17 @@ static int check_row(bench_row *row, const problem *pr, const double *ref, const
         row->check_tf32 = check_compare(y_host, ref_tf32, (int64_t)outputs, check_tf32_operands_tolerance(s->cin));
         row->checked_tf32 = 1;
         judged = &row->check_tf32;
+    }
+    if (ref_tf32 && row->v.precision == BENCH_PRECISION_TF32 && strcmp(row->v.family, "fused") != 0) {
+        /* a baseline allowed TF32: did it round like TF32? Its error against the exact reference is then of the
+         * order of what rounding the operands to tf32 alone does; a row far below that ran fp32 arithmetic */
+        const double effect = rel_l2_between(ref_tf32, ref, (int64_t)outputs);
+        if (row->check.rel_l2_error < 0.1 * effect) {
+            snprintf(row->v.name + strlen(row->v.name), sizeof row->v.name - strlen(row->v.name), " (no TF32 seen)");
+            snprintf(row->v.detail + strlen(row->v.detail), sizeof row->v.detail - strlen(row->v.detail),
+                     "; ran no TF32: rel L2 %.2g, where rounding the operands to tf32 alone gives %.2g",
+                     row->check.rel_l2_error, effect);
+        }
     }
     if (!judged->passed)
         snprintf(row->failure, sizeof row->failure,
@@ -85,6 +109,41 @@ void l2_flusher_destroy(l2_flusher *f)
 {
     cudaFree(f->buffer);
     memset(f, 0, sizeof *f);
+}
+
+/* one call of a row, for gpu_time_graph */
+typedef struct row_call {
+    bench_variant *v;
+    const bench_problem *p;
+} row_call;
+
+static int run_row(void *ctx, cudaStream_t s)
+{
+    row_call *c = ctx;
+    return c->v->run(c->v, c->p, s);
+}
+
+/* The row's GPU time by graph replay; a row that cannot be captured keeps its per-call time and says why.
+ * Returns 0, or 1 on a CUDA error (err set). */
+static int row_gpu_time(bench_row *row, const bench_problem *p, int replays, char *err, size_t errlen)
+{
+    row_call c = {&row->v, p};
+    gpu_time_result t;
+    char why[sizeof row->gpu_note];
+    const int rc = gpu_time_graph(run_row, &c, gpu_time_runs_for(row->ms_median), replays, &t, why, sizeof why);
+    if (rc == 2) {
+        snprintf(err, errlen, "%s: %s", row->v.name, why);
+        return 1;
+    }
+    if (rc == 1) {
+        snprintf(row->gpu_note, sizeof row->gpu_note, "%s", why);
+        return 0;
+    }
+    row->gpu_timed = 1;
+    row->gpu_ms = t.ms_median;
+    row->gpu_ms_min = t.ms_min;
+    row->gpu_runs = t.runs;
+    return 0;
 }
 
 int bench_time_row(bench_row *row, const bench_problem *p, const bench_options *o, l2_flusher *flush, char *err,
@@ -139,7 +198,13 @@ int bench_time_row(bench_row *row, const bench_problem *p, const bench_options *
         snprintf(err, errlen, "timing %s: %s: %s", row->v.name, cudaGetErrorName(e), cudaGetErrorString(e));
         return 1;
     }
-    return 0;
+    if (!row->timed)
+        return 0;
+    if (flush) {
+        snprintf(row->gpu_note, sizeof row->gpu_note, "no GPU time with --cold-l2 (a replayed graph runs warm)");
+        return 0;
+    }
+    return row_gpu_time(row, p, o->iters < 5 ? 5 : o->iters > 15 ? 15 : o->iters, err, errlen);
 }
 
 /* The result of a shape that did not fit: one absent row that says why. */

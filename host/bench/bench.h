@@ -1,8 +1,10 @@
 /*
  * bench.h - the measurement core behind `cgp bench`, `cgp bench --sweep` and `cgp roofline`:
  * for one problem, every selected variant is run once on NaN-poisoned output and checked
- * against the fp64 reference, then (if it passed) warmed up and timed with CUDA events,
- * one event pair per run, giving median, min and max milliseconds.
+ * against the fp64 reference, then (if it passed) warmed up and timed twice: in GPU time, by CUDA-graph
+ * replay (gpu_time.h: no host launch cost inside; the verdict: speedups, TFLOP/s and the roofline use it),
+ * and per call, one CUDA event pair per run on the legacy stream (median, min and max milliseconds; a
+ * second column, host launches included where the GPU waits for them).
  */
 #ifndef CGP_BENCH_H
 #define CGP_BENCH_H
@@ -33,8 +35,12 @@ typedef struct bench_row {
     check_report check; /* against the fp64 reference of the operands as they are */
     int checked_tf32;  /* a fused tf32 row: also against the reference of the operands rounded to tf32 ... */
     check_report check_tf32; /* ... which is then its pass criterion (check.h) */
-    int timed;         /* timing succeeded */
-    double ms_median, ms_min, ms_max;
+    int timed;         /* per-call timing succeeded */
+    double ms_median, ms_min, ms_max; /* per call, host launches included */
+    int gpu_timed;     /* GPU time by graph replay succeeded (not with --cold-l2: gpu_note says why not) */
+    double gpu_ms, gpu_ms_min; /* per call, median and min over the replays */
+    int gpu_runs;      /* calls a replayed graph held */
+    char gpu_note[160]; /* why there is no GPU time, when there is none */
     char failure[256]; /* why it was not checked or timed, when it was available */
 } bench_row;
 
@@ -67,8 +73,9 @@ int bench_run(const cgp_shape *shape, cgp_padding padding, const bench_options *
               size_t errlen);
 
 /* Times row->v on p as bench_run does: o->warmup runs, then o->iters runs each between two CUDA events on
- * the legacy stream, each after a flush when flush is not NULL; sets timed and ms_* (or failure).
- * Returns 0, or 1 on a CUDA error (err set). */
+ * the legacy stream, each after a flush when flush is not NULL; sets timed and ms_* (or failure). Then, without
+ * a flush, its GPU time by graph replay (gpu_time.h; o->iters replays, at least 5, at most 15): gpu_timed and
+ * gpu_* (or gpu_note). Returns 0, or 1 on a CUDA error (err set). */
 int bench_time_row(bench_row *row, const bench_problem *p, const bench_options *o, l2_flusher *flush, char *err,
                    size_t errlen);
 
@@ -80,6 +87,13 @@ int bench_row_passed(const bench_row *row);
 
 /* "pass", "check-failed", "failed", "timing-only" (a row with nothing to check) or "absent". */
 const char *bench_row_status(const bench_row *row);
+
+/* The time a row is judged by: its GPU time where it has one, else its per-call median (0 when untimed). */
+double bench_row_ms(const bench_row *row);
+
+/* How many times faster row `fast` is than row `slow`: their GPU times when both have one, their per-call
+ * medians when neither has (a --cold-l2 run), else 0 (never a mix). */
+double bench_speedup(const bench_row *fast, const bench_row *slow);
 
 /* Index of the row the speedups are relative to: the first fused row that was timed, or -1. */
 int bench_fused_row(const bench_result *r);

@@ -29,6 +29,9 @@ typedef enum column {
     COL_MEDIAN_MS,
     COL_MIN_MS,
     COL_MAX_MS,
+    COL_GPU_MS,
+    COL_GPU_MS_MIN,
+    COL_GPU_RUNS,
     COL_TFLOPS,
     COL_BYTES_MOVED,
     COL_MOVED_GB,
@@ -62,9 +65,12 @@ static const column_def columns[] = {
     [COL_FAMILY] = {"family", "family", 0, 0, ""},
     [COL_PRECISION] = {"precision", "prec", -7, 0, ""},
     [COL_STATUS] = {"status", "status", 0, 0, ""},
-    [COL_MEDIAN_MS] = {"median_ms", "median ms", 9, 1, ""},
-    [COL_MIN_MS] = {"min_ms", "min ms", 9, 1, ""},
-    [COL_MAX_MS] = {"max_ms", "max ms", 9, 1, ""},
+    [COL_MEDIAN_MS] = {"median_ms", "call ms", 9, 1, ""},
+    [COL_MIN_MS] = {"min_ms", "call min", 9, 1, ""},
+    [COL_MAX_MS] = {"max_ms", "call max", 9, 1, ""},
+    [COL_GPU_MS] = {"gpu_ms", "GPU ms", 9, 1, ""},
+    [COL_GPU_MS_MIN] = {"gpu_ms_min", "GPU min", 9, 1, ""},
+    [COL_GPU_RUNS] = {"gpu_runs_per_graph", "runs/graph", 0, 1, ""},
     [COL_TFLOPS] = {"tflops", "TFLOP/s", 8, 1, ""},
     [COL_BYTES_MOVED] = {"bytes_moved", "bytes moved", 0, 1, ""},
     [COL_MOVED_GB] = {"moved_gb", "moved GB", 9, 1, ""},
@@ -92,6 +98,20 @@ const char *bench_row_status(const bench_row *row)
     return bench_row_passed(row) ? (row->timed ? "pass" : "failed") : "check-failed";
 }
 
+double bench_row_ms(const bench_row *row)
+{
+    return row->gpu_timed ? row->gpu_ms : row->timed ? row->ms_median : 0.0;
+}
+
+double bench_speedup(const bench_row *fast, const bench_row *slow)
+{
+    if (fast->gpu_timed && slow->gpu_timed)
+        return slow->gpu_ms / fast->gpu_ms;
+    if (fast->timed && slow->timed && !fast->gpu_timed && !slow->gpu_timed)
+        return slow->ms_median / fast->ms_median;
+    return 0.0;
+}
+
 int bench_fused_row(const bench_result *r)
 {
     for (int i = 0; i < r->count; ++i)
@@ -112,7 +132,7 @@ static const char *cell(const bench_result *r, const bench_row *row, column c, c
 {
     const bench_problem *p = &r->problem;
     const cgp_shape *s = &p->shape;
-    const double seconds = row->ms_median * 1e-3;
+    const double seconds = bench_row_ms(row) * 1e-3;
     const int base = bench_fused_row(r);
     buf[0] = '\0';
     switch (c) {
@@ -135,6 +155,15 @@ static const char *cell(const bench_result *r, const bench_row *row, column c, c
         if (row->timed)
             snprintf(buf, cap, "%.4g",
                      c == COL_MEDIAN_MS ? row->ms_median : c == COL_MIN_MS ? row->ms_min : row->ms_max);
+        break;
+    case COL_GPU_MS:
+    case COL_GPU_MS_MIN:
+        if (row->gpu_timed)
+            snprintf(buf, cap, "%.4g", c == COL_GPU_MS ? row->gpu_ms : row->gpu_ms_min);
+        break;
+    case COL_GPU_RUNS:
+        if (row->gpu_timed)
+            snprintf(buf, cap, "%d", row->gpu_runs);
         break;
     case COL_TFLOPS: /* a timing-only row does not compute the convolution */
         if (row->timed && row->v.precision != BENCH_PRECISION_NONE)
@@ -165,20 +194,26 @@ static const char *cell(const bench_result *r, const bench_row *row, column c, c
             snprintf(buf, cap, "%.2e", row->check.max_abs_error);
         break;
     case COL_SPEEDUP:
-        if (row->timed && base >= 0)
-            snprintf(buf, cap, "%.3g", row->ms_median / r->rows[base].ms_median);
+        if (base >= 0 && bench_speedup(&r->rows[base], row) > 0.0)
+            snprintf(buf, cap, "%.3g", bench_speedup(&r->rows[base], row));
         break;
     case COL_DETAIL:
-        snprintf(buf, cap, "%s", row->v.run ? (row->failure[0] ? row->failure : row->v.detail) : row->v.unavailable);
+        if (!row->v.run)
+            snprintf(buf, cap, "%s", row->v.unavailable);
+        else if (row->failure[0])
+            snprintf(buf, cap, "%s", row->failure);
+        else
+            snprintf(buf, cap, "%s%s%s", row->v.detail, row->timed && row->gpu_note[0] ? "; " : "",
+                     row->timed ? row->gpu_note : "");
         break;
     }
     return buf;
 }
 
 /* ---- console ---- */
-static const column console_columns[] = {COL_SHAPE,    COL_VARIANT, COL_PRECISION, COL_MEDIAN_MS,
-                                         COL_MIN_MS,   COL_MAX_MS,  COL_TFLOPS,    COL_MOVED_GB,
-                                         COL_GBPS,     COL_REL_L2,  COL_REL_L2_TF32, COL_SPEEDUP};
+static const column console_columns[] = {COL_SHAPE,  COL_VARIANT, COL_PRECISION, COL_GPU_MS,      COL_MEDIAN_MS,
+                                         COL_MIN_MS, COL_MAX_MS,  COL_TFLOPS,    COL_MOVED_GB,    COL_GBPS,
+                                         COL_REL_L2, COL_REL_L2_TF32, COL_SPEEDUP};
 enum { CONSOLE_COLUMNS = sizeof console_columns / sizeof console_columns[0] };
 
 /* with_shape: the shape column first (a table of several shapes) */
@@ -222,7 +257,9 @@ void bench_print_table(FILE *f, const bench_result *r)
     bench_print_header(f, 0);
     bench_print_rows(f, r, 0);
     if (base >= 0)
-        fprintf(f, "('fused is': how many times faster the row '%s' is than each row)\n", r->rows[base].v.name);
+        fprintf(f, "('fused is': how many times faster the row '%s' is than each row, in GPU time by CUDA-graph "
+                   "replay; 'call ms': per call between CUDA events, host launches included)\n",
+                r->rows[base].v.name);
     char buf[512];
     for (int i = 0; i < r->count; ++i)
         fprintf(f, "  %s: %s\n", r->rows[i].v.name, cell(r, &r->rows[i], COL_DETAIL, buf, sizeof buf));
@@ -257,11 +294,12 @@ static void json_string(outfile *o, const char *s)
     outfile_printf(o, "\"");
 }
 
-static const column csv_columns[] = {COL_N,         COL_CIN,         COL_COUT,   COL_H,       COL_W,
-                                     COL_PADDING,   COL_SEED,        COL_L2,     COL_VARIANT, COL_FAMILY,
-                                     COL_PRECISION, COL_STATUS,      COL_MEDIAN_MS, COL_MIN_MS, COL_MAX_MS,
-                                     COL_TFLOPS,    COL_BYTES_MOVED, COL_GBPS,   COL_REL_L2,  COL_REL_L2_TF32,
-                                     COL_MAX_ABS,   COL_SPEEDUP,     COL_DETAIL};
+static const column csv_columns[] = {COL_N,         COL_CIN,         COL_COUT,      COL_H,          COL_W,
+                                     COL_PADDING,   COL_SEED,        COL_L2,        COL_VARIANT,    COL_FAMILY,
+                                     COL_PRECISION, COL_STATUS,      COL_MEDIAN_MS, COL_MIN_MS,     COL_MAX_MS,
+                                     COL_GPU_MS,    COL_GPU_MS_MIN,  COL_GPU_RUNS,  COL_TFLOPS,     COL_BYTES_MOVED,
+                                     COL_GBPS,      COL_REL_L2,      COL_REL_L2_TF32, COL_MAX_ABS,  COL_SPEEDUP,
+                                     COL_DETAIL};
 
 static void write_csv(outfile *o, const sysinfo *si, const bench_result *results, int count)
 {
@@ -284,7 +322,8 @@ static void write_csv(outfile *o, const sysinfo *si, const bench_result *results
 }
 
 static const column json_columns[] = {COL_VARIANT, COL_FAMILY,      COL_PRECISION,   COL_STATUS,  COL_MEDIAN_MS,
-                                      COL_MIN_MS,  COL_MAX_MS,      COL_TFLOPS,      COL_BYTES_MOVED, COL_GBPS,
+                                      COL_MIN_MS,  COL_MAX_MS,      COL_GPU_MS,      COL_GPU_MS_MIN, COL_GPU_RUNS,
+                                      COL_TFLOPS,  COL_BYTES_MOVED, COL_GBPS,
                                       COL_REL_L2,  COL_REL_L2_TF32, COL_MAX_ABS,     COL_SPEEDUP, COL_DETAIL};
 
 static void write_json(outfile *o, const sysinfo *si, const bench_result *results, int count)
@@ -327,8 +366,8 @@ static void write_json(outfile *o, const sysinfo *si, const bench_result *result
     outfile_printf(o, "  ]\n}\n");
 }
 
-static const column markdown_columns[] = {COL_SHAPE,  COL_VARIANT, COL_PRECISION, COL_L2,          COL_MEDIAN_MS,
-                                          COL_MIN_MS, COL_MAX_MS,  COL_TFLOPS,    COL_MOVED_GB,    COL_REL_L2,
+static const column markdown_columns[] = {COL_SHAPE,  COL_VARIANT, COL_PRECISION, COL_L2,          COL_GPU_MS,
+                                          COL_MEDIAN_MS, COL_MIN_MS, COL_MAX_MS, COL_TFLOPS, COL_MOVED_GB, COL_REL_L2,
                                           COL_REL_L2_TF32, COL_SPEEDUP, COL_DETAIL};
 enum { MARKDOWN_COLUMNS = sizeof markdown_columns / sizeof markdown_columns[0] };
 

@@ -45,5 +45,5 @@ double check_tf32_operands_tolerance(int64_t cin)
 {
     const double chain = 2.0 * 9.0 * (double)((cin + 7) / 8) / 16777216.0;
     const double fp32 = check_fp32_tolerance(cin);
-    return chain > fp32 ? chain : fp32;
+    return (chain > fp32 ? chain : fp32) + 3.0 * 3.1e-7; /* + 3 x the tensor-core kernels' GELU floor */
 }

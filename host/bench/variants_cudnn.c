@@ -2,10 +2,13 @@
  * variants_cudnn.c - the "cudnn" bench family: cuDNN's legacy convolution API, unfused.
  *     cudnnConvolutionForward (NCHW fp32) -> intermediate (N, Cout, Hout, Wout) in device memory
  *     -> baseline_bias_gelu_mean (kernels/bench/baseline_epilogue.cu): bias + GELU + mean, one pass.
- * Two rows, the algorithm of each chosen by cudnnFindConvolutionForwardAlgorithmEx timing every
+ * Four rows, the algorithm of each chosen by cudnnFindConvolutionForwardAlgorithmEx timing every
  * algorithm on the real buffers:
- *     "cudnn legacy fp32"  CUDNN_FMA_MATH: FFMA only, strict fp32
- *     "cudnn legacy tf32"  CUDNN_DEFAULT_MATH: tensor cores with TF32 allowed
+ *     "cudnn legacy fp32"      CUDNN_FMA_MATH: FFMA only, strict fp32
+ *     "cudnn legacy tf32"      CUDNN_DEFAULT_MATH: tensor cores with TF32 allowed (whether it ran TF32 its
+ *                              check says: bench.c notes a row whose error shows no TF32 rounding)
+ *     "cudnn conv alone fp32"  the same convolutions alone (family "cudnn-conv", timing-only): no bias, GELU or
+ *     "cudnn conv alone tf32"  mean, the bar a fused kernel must clear for its fusion to be free
  * The rows share one handle, the intermediate and the workspace (rows never run concurrently).
  * In a build without cuDNN both rows are unavailable. Run by `cgp bench` (--baselines cudnn),
  * checked in tests/gpu/gpu_baselines.c; docs/comparison.md explains the numbers.
@@ -15,10 +18,14 @@
 
 #include "baselines.h"
 
-#define LEGACY_ROWS 2
+#define LEGACY_ROWS 4
+#define LEGACY_FULL_ROWS 2 /* the first two run the whole function; the others the convolution alone */
 
-static const char *const legacy_names[LEGACY_ROWS] = {"cudnn legacy fp32", "cudnn legacy tf32"};
-static const bench_precision legacy_precisions[LEGACY_ROWS] = {BENCH_PRECISION_FP32, BENCH_PRECISION_TF32};
+static const char *const legacy_names[LEGACY_ROWS] = {"cudnn legacy fp32", "cudnn legacy tf32",
+                                                      "cudnn conv alone fp32", "cudnn conv alone tf32"};
+static const char *const legacy_families[LEGACY_ROWS] = {"cudnn", "cudnn", "cudnn-conv", "cudnn-conv"};
+static const bench_precision legacy_precisions[LEGACY_ROWS] = {BENCH_PRECISION_FP32, BENCH_PRECISION_TF32,
+                                                               BENCH_PRECISION_NONE, BENCH_PRECISION_NONE};
 
 #if !CGP_HAVE_CUDNN
 
@@ -29,7 +36,7 @@ int variants_cudnn(const bench_problem *p, bench_variant *out, int *count, int m
         return 1;
     for (int i = 0; i < LEGACY_ROWS; ++i) {
         bench_variant *v = &out[(*count)++];
-        baseline_row_init(v, legacy_names[i], "cudnn", legacy_precisions[i]);
+        baseline_row_init(v, legacy_names[i], legacy_families[i], legacy_precisions[i]);
         baseline_row_unavailable(v, BASELINE_NO_CUDNN_REASON);
     }
     return 0;
@@ -40,7 +47,8 @@ int variants_cudnn(const bench_problem *p, bench_variant *out, int *count, int m
 /* Find gets at most this much workspace (the largest any algorithm asks for, if smaller). */
 #define LEGACY_FIND_WORKSPACE_CAP ((size_t)8 << 30)
 
-static const cudnnMathType_t legacy_math[LEGACY_ROWS] = {CUDNN_FMA_MATH, CUDNN_DEFAULT_MATH};
+static const cudnnMathType_t legacy_math[LEGACY_ROWS] = {CUDNN_FMA_MATH, CUDNN_DEFAULT_MATH, CUDNN_FMA_MATH,
+                                                        CUDNN_DEFAULT_MATH};
 
 typedef struct legacy_shared {
     cudnnHandle_t handle;
@@ -225,7 +233,8 @@ fail:
     return -1;
 }
 
-static int legacy_run(bench_variant *v, const bench_problem *p, cudaStream_t s)
+/* the convolution into the intermediate */
+static int legacy_conv_run(bench_variant *v, const bench_problem *p, cudaStream_t s)
 {
     const legacy_row *row = v->state;
     const legacy_shared *sh = row->shared;
@@ -234,6 +243,15 @@ static int legacy_run(bench_variant *v, const bench_problem *p, cudaStream_t s)
     CUDNN_RUN(v->name, cudnnConvolutionForward(sh->handle, &one, sh->x_desc, p->x, sh->w_desc, p->w, row->conv,
                                                row->perf.algo, sh->workspace, row->perf.memory, &zero, sh->y_desc,
                                                sh->intermediate));
+    return 0;
+}
+
+/* the convolution, then bias + GELU + mean */
+static int legacy_run(bench_variant *v, const bench_problem *p, cudaStream_t s)
+{
+    if (legacy_conv_run(v, p, s) != 0)
+        return 1;
+    const legacy_shared *sh = ((const legacy_row *)v->state)->shared;
     CUDA_RUN(v->name,
              baseline_bias_gelu_mean(sh->intermediate, p->b, p->y, sh->planes, sh->cout, sh->plane_size, s));
     return 0;
@@ -257,7 +275,7 @@ int variants_cudnn(const bench_problem *p, bench_variant *out, int *count, int m
     bench_variant *rows = &out[*count];
     *count += LEGACY_ROWS;
     for (int i = 0; i < LEGACY_ROWS; ++i)
-        baseline_row_init(&rows[i], legacy_names[i], "cudnn", legacy_precisions[i]);
+        baseline_row_init(&rows[i], legacy_names[i], legacy_families[i], legacy_precisions[i]);
 
     char why[sizeof rows[0].unavailable];
     legacy_shared *sh = legacy_shared_create(p, why, sizeof why);
@@ -286,16 +304,19 @@ int variants_cudnn(const bench_problem *p, bench_variant *out, int *count, int m
         sh->refs++;
         if (row->perf.memory > workspace_bytes)
             workspace_bytes = row->perf.memory;
+        const int full = i < LEGACY_FULL_ROWS;
         snprintf(v->detail, sizeof v->detail,
-                 "%s (fastest of %d by cudnnFindConvolutionForwardAlgorithmEx, %.3f ms), math %s requested, %s run; "
-                 "workspace %zu B; intermediate %zu B written + read (NCHW fp32); then bias+GELU+mean kernel",
+                 "%s (fastest of %d by Find, %.3f ms), math %s requested, %s run; workspace %zu B; intermediate "
+                 "%zu B written%s (NCHW fp32)%s",
                  algo_name(row->perf.algo), tried, (double)row->perf.time, math_name(legacy_math[i]),
-                 math_name(row->perf.mathType), row->perf.memory, sh->intermediate_bytes);
+                 math_name(row->perf.mathType), row->perf.memory, sh->intermediate_bytes, full ? " + read" : "",
+                 full ? "; then bias+GELU+mean kernel" : "; no bias, GELU or mean");
         v->bytes_moved = baseline_fp32_bytes(s->n * s->cin * s->h * s->w) +
-                         baseline_fp32_bytes(s->cout * s->cin * 9 + s->cout) + 2.0 * (double)sh->intermediate_bytes +
-                         baseline_fp32_bytes(s->n * s->cout);
+                         baseline_fp32_bytes(s->cout * s->cin * 9 + (full ? s->cout : 0)) +
+                         (full ? 2.0 : 1.0) * (double)sh->intermediate_bytes +
+                         (full ? baseline_fp32_bytes(s->n * s->cout) : 0.0);
         v->state = row;
-        v->run = legacy_run;
+        v->run = full ? legacy_run : legacy_conv_run;
         v->destroy = legacy_destroy;
     }
 

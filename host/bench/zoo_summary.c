@@ -51,13 +51,23 @@ static double variant_ms(const zoo_timings *t, const char *variant, int s)
     return -1.0;
 }
 
-/* the fastest timed cuDNN legacy row of a precision on shape s, or 0 */
-static double fastest_cudnn_ms(const zoo_timings *t, bench_precision precision, int s)
+/* the precision class of a row: a "cudnn-conv" row (the convolution alone, timing-only) by its name's end */
+static bench_precision row_class(const zoo_timing *r)
+{
+    if (strcmp(r->family, "cudnn-conv") != 0)
+        return r->precision;
+    const size_t len = strlen(r->variant);
+    return len >= 4 && strcmp(r->variant + len - 4, "tf32") == 0 ? BENCH_PRECISION_TF32 : BENCH_PRECISION_FP32;
+}
+
+/* the fastest timed row of `family` ("cudnn": the legacy pipeline; "cudnn-conv": its convolution alone) of a
+ * precision class on shape s, or 0 */
+static double fastest_ms(const zoo_timings *t, const char *family, bench_precision precision, int s)
 {
     double best = 0.0;
     for (int i = 0; i < t->count; ++i) {
         const zoo_timing *r = &t->rows[i];
-        if (r->shape == s && strcmp(r->family, "cudnn") == 0 && r->precision == precision && r->median_ms > 0.0 &&
+        if (r->shape == s && strcmp(r->family, family) == 0 && row_class(r) == precision && r->median_ms > 0.0 &&
             (best == 0.0 || r->median_ms < best))
             best = r->median_ms;
     }
@@ -72,6 +82,40 @@ static int first_of_name(const zoo_timings *t, int i)
     return 1;
 }
 
+/* One line: the fused row `variant` against the fastest row of `family` of its class, over the shapes. Returns 1 when
+ * a line was printed (a family with no timed row on any shape prints none, except for "cudnn"). */
+static int print_against(FILE *f, const zoo_timings *t, const zoo_timing *v, const char *family, const char *label)
+{
+    const bench_precision against = v->precision == BENCH_PRECISION_TF32 ? BENCH_PRECISION_TF32 : BENCH_PRECISION_FP32;
+    int shapes = 0, compared = 0, below = 0, worst_shape = -1;
+    double log_sum = 0.0, worst = 0.0;
+    for (int s = 0; s < t->shape_count; ++s) {
+        const double fused = variant_ms(t, v->variant, s), other = fastest_ms(t, family, against, s);
+        if (fused < 0.0)
+            continue;
+        ++shapes;
+        if (fused == 0.0 || other == 0.0)
+            continue;
+        const double speedup = other / fused;
+        ++compared;
+        log_sum += log(speedup);
+        below += speedup < 1.0;
+        if (worst_shape < 0 || speedup < worst) {
+            worst = speedup;
+            worst_shape = s;
+        }
+    }
+    if (compared == 0 && strcmp(family, "cudnn") != 0)
+        return 0;
+    fprintf(f, "%s vs %s %s: ", v->variant, label, bench_precision_name(against));
+    if (compared == 0)
+        fprintf(f, "no shape where both were timed (of %d)\n", shapes);
+    else
+        fprintf(f, "%d of %d shapes, min %.2fx (%s), geometric mean %.2fx, %d below 1.0x\n", compared, shapes, worst,
+                t->shapes[worst_shape], exp(log_sum / compared), below);
+    return 1;
+}
+
 void zoo_summary_print(FILE *f, const zoo_timings *t)
 {
     int lines = 0;
@@ -79,32 +123,8 @@ void zoo_summary_print(FILE *f, const zoo_timings *t)
         const zoo_timing *v = &t->rows[i];
         if (strcmp(v->family, "fused") != 0 || !first_of_name(t, i))
             continue;
-        const bench_precision against = v->precision == BENCH_PRECISION_TF32 ? BENCH_PRECISION_TF32 : BENCH_PRECISION_FP32;
-        int shapes = 0, compared = 0, below = 0, worst_shape = -1;
-        double log_sum = 0.0, worst = 0.0;
-        for (int s = 0; s < t->shape_count; ++s) {
-            const double fused = variant_ms(t, v->variant, s), cudnn = fastest_cudnn_ms(t, against, s);
-            if (fused < 0.0)
-                continue;
-            ++shapes;
-            if (fused == 0.0 || cudnn == 0.0)
-                continue;
-            const double speedup = cudnn / fused;
-            ++compared;
-            log_sum += log(speedup);
-            below += speedup < 1.0;
-            if (worst_shape < 0 || speedup < worst) {
-                worst = speedup;
-                worst_shape = s;
-            }
-        }
-        fprintf(f, "%s vs cuDNN legacy %s: ", v->variant, bench_precision_name(against));
-        if (compared == 0)
-            fprintf(f, "no shape where both were timed (of %d)\n", shapes);
-        else
-            fprintf(f, "%d of %d shapes, min %.2fx (%s), geometric mean %.2fx, %d below 1.0x\n", compared, shapes,
-                    worst, t->shapes[worst_shape], exp(log_sum / compared), below);
-        ++lines;
+        lines += print_against(f, t, v, "cudnn", "cuDNN legacy");
+        print_against(f, t, v, "cudnn-conv", "cuDNN conv alone");
     }
     if (lines == 0)
         fprintf(f, "zoo summary: no fused row to compare\n");
@@ -135,6 +155,7 @@ int zoo_summary_read_csv(const char *path, zoo_timings *t, char *err, size_t err
             csv_free(&table);
             return -1;
         }
+    const int gpu_col = csv_column(&table, "gpu_ms"); /* the verdict where the run has it (older CSVs: median_ms) */
     if (table.rows > 0)
         snprintf(t->device, sizeof t->device, "%s", csv_cell(&table, 0, col[C_DEVICE]));
     int rc = 0;
@@ -142,6 +163,8 @@ int zoo_summary_read_csv(const char *path, zoo_timings *t, char *err, size_t err
         char where[600], shape[64];
         snprintf(where, sizeof where, "%s:%ld", path, table.lines[r]);
         const char *device = csv_cell(&table, r, col[C_DEVICE]), *ms = csv_cell(&table, r, col[C_MEDIAN]);
+        if (gpu_col >= 0 && csv_cell(&table, r, gpu_col)[0])
+            ms = csv_cell(&table, r, gpu_col);
         char *end = NULL;
         const double median = ms[0] ? strtod(ms, &end) : 0.0;
         if (strcmp(device, t->device) != 0) {

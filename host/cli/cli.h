@@ -49,6 +49,7 @@ int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_kernels(int argc, char **argv);
+int cmd_select(int argc, char **argv);
 int cmd_roofline(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 

@@ -143,11 +143,11 @@ static void print_zoo_summary(const bench_result *results, int count)
         for (int i = 0; i < results[k].count && ok; ++i) {
             const bench_row *row = &results[k].rows[i];
             ok = zoo_timings_add(&t, shape, row->v.name, row->v.family, row->v.precision,
-                                 row->timed ? row->ms_median : 0.0) == 0;
+                                 bench_row_ms(row)) == 0;
         }
     }
-    printf("\nwhere the fused rows stand (speedup over the fastest cuDNN legacy row of the precision class, per "
-           "shape where both were timed):\n");
+    printf("\nwhere the fused rows stand (speedup in GPU time over the fastest cuDNN legacy row of the precision "
+           "class, and over cuDNN's convolution alone, per shape where both were timed):\n");
     if (ok)
         zoo_summary_print(stdout, &t);
     else
@@ -267,8 +267,9 @@ int cmd_bench(int argc, char **argv)
     sysinfo_collect(&si);
     printf("cgp bench: %s (%d SMs, cc %d.%d), driver %s, CUDA %s, cuDNN %s, commit %s, %s\n", si.device, si.sm_count,
            si.cc_major, si.cc_minor, si.driver, si.runtime, si.cudnn, si.commit, si.date);
-    printf("each row: checked against fp64 on NaN-poisoned output, then %d warm-up and %d timed runs (CUDA events), "
-           "%s\n", bo.warmup, bo.iters, cold_l2 ? "L2 cold (flushed before each run)" : "L2 warm");
+    printf("each row: checked against fp64 on NaN-poisoned output, then %d warm-up and %d timed runs (CUDA events: "
+           "'call ms'), %s%s\n", bo.warmup, bo.iters, cold_l2 ? "L2 cold (flushed before each run)" : "L2 warm",
+           cold_l2 ? "" : ", then its GPU time by CUDA-graph replay ('GPU ms': the verdict)");
     if (use_zoo) {
         printf("\nzoo: %d shapes from %s\n", z.count, zoo_file ? zoo_file : "the built-in public zoo");
         bench_print_header(stdout, 1);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "cost_model.h"
 #include "kernel_api.h"
 #include "kernel_select.h"
 #include "problem.h"
@@ -30,18 +31,14 @@ static void list_versions(const cgp_problem *p, const cgp_device_info *d)
 {
     int n = 0;
     const cgp_kernel_desc *const *table = cgp_kernel_table(&n);
-    printf("kernel versions, most preferred first within a precision (--kernel 0 picks the first that runs the shape "
-           "and does not defer to a later one)\n");
+    printf("kernel versions, most preferred first within a precision (--kernel 0 picks the one the cost model "
+           "predicts fastest among those that run the shape: `cgp kernels --shape`)\n");
     for (int i = 0; i < n; ++i) {
         const char *why = (p->hout >= 1 && p->wout >= 1) ? table[i]->unsupported(p, d) : "no output pixel";
         printf("  %2d  %-10s %-7s %s\n", table[i]->version, table[i]->name, cli_precision_names[table[i]->precision],
                table[i]->summary);
-        const char *defers = !why && table[i]->defers ? table[i]->defers(p, d) : NULL;
         if (why)
             printf("      runs this shape: no, %s\n", why);
-        else if (defers)
-            printf("      runs this shape: yes, path %s; the heuristic passes it over: %s\n", table[i]->path(p, d),
-                   defers);
         else
             printf("      runs this shape: yes, path %s\n", table[i]->path(p, d));
     }
@@ -81,8 +78,8 @@ static void print_measured(const cgp_shape *s, const cli_problem_options *po, in
             printf("             %-10s median %.4f ms\n", c[i].name, c[i].median_ms);
             ++supported;
         }
-    printf("  measured:  %s (--kernel %d): the fastest median of the %d supported candidate%s (%d timed runs each "
-           "after a warm-up, on this device, %s reduction)\n",
+    printf("  measured:  %s (--kernel %d): the fastest median GPU time of the %d supported candidate%s (%d CUDA-graph "
+           "replays each after a warm-up, on this device, %s reduction)\n",
            name, version, supported, supported == 1 ? "" : "s", CGP_SELECT_TIMED_RUNS, cli_reduce_names[po->reduce]);
     cgp_plan_destroy(plan);
     problem_destroy(&pr);
@@ -97,10 +94,15 @@ static void print_selection(const cgp_shape *s, const cli_problem_options *po, i
     printf("\n%s: %d candidates, in the preference order of kernels/fused/dispatch.cu\n", cli_precision_names[precision],
            count);
     for (int i = 0; i < count; ++i) {
-        const char *defers = !c[i].unsupported && kernels[i]->defers ? kernels[i]->defers(p, d) : NULL;
-        printf("  %2d  %-10s %s%s\n", c[i].version, c[i].name,
-               c[i].unsupported ? "cannot run it: " : defers ? "runs it, but the heuristic passes it over: " : "runs it",
-               c[i].unsupported ? c[i].unsupported : defers ? defers : "");
+        double ms = 0.0;
+        if (c[i].unsupported)
+            printf("  %2d  %-10s cannot run it: %s\n", c[i].version, c[i].name, c[i].unsupported);
+        else if (cgp_cost_model_ms(kernels[i]->version, p, d, &ms))
+            printf("  %2d  %-10s runs it, path %s; the cost model predicts %.4g ms\n", c[i].version, c[i].name,
+                   kernels[i]->path(p, d), ms);
+        else
+            printf("  %2d  %-10s runs it, path %s; the cost model has no coefficients for it\n", c[i].version,
+                   c[i].name, kernels[i]->path(p, d));
     }
     const char *reason = NULL;
     const cgp_kernel_desc *h = cgp_select_heuristic(p, d, precision, &reason);

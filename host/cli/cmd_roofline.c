@@ -109,7 +109,7 @@ static void print_points(const roofline_shape_run *s)
             snprintf(pipe, sizeof pipe, "%.1f%% %s", p->pct_pipe, roofline_pipe_name(p->work.pipe));
         roofline_work_text(row, &p->work, executes, sizeof executes);
         printf("  %-26s %-7s %9.4f %9.2f %9.2f %9.3f %9.1f  %-18s %5.1f%% %5.1f%%  %s\n", row->v.name,
-               roofline_math_name(roofline_row_math(row)), row->ms_median, p->flops_per_s / 1e12,
+               roofline_math_name(roofline_row_math(row)), bench_row_ms(row), p->flops_per_s / 1e12,
                p->executed_flops_per_s / 1e12, row->v.bytes_moved / 1e9, p->intensity, pipe, p->pct_memory, p->pct_roof,
                executes);
     }
@@ -142,7 +142,7 @@ static void print_zoo_summary(const roofline_run *r)
             if (!isnan(s->points[i].pct_pipe))
                 printf(" (%.0f%%)", s->points[i].pct_pipe);
             if (partner >= 0)
-                printf(" %.2fx", s->bench.rows[partner].ms_median / row->ms_median);
+                printf(" %.2fx", bench_row_ms(&s->bench.rows[partner]) / bench_row_ms(row));
         }
         printf("\n");
     }
@@ -170,7 +170,7 @@ static int measure_shape(const roofline_run *r, roofline_shape_run *s, cgp_paddi
         const bench_row *row = &s->bench.rows[i];
         const roofline_work work = roofline_row_work(row);
         s->placed[i] = row->timed && work.pipe != ROOFLINE_PIPE_NONE &&
-                       roofline_point_place(s->model.conv_flops, row->v.bytes_moved, row->ms_median, &work,
+                       roofline_point_place(s->model.conv_flops, row->v.bytes_moved, bench_row_ms(row), &work,
                                             &r->ceilings, &s->points[i]) == 0;
     }
     print_points(s);

@@ -1,6 +1,6 @@
 /*
  * main.c - the `cgp` command-line program: dispatches to the subcommands.
- *     cgp run | check | bench | kernels | roofline | plot   (each with --help)
+ *     cgp run | check | bench | kernels | select | roofline | plot   (each with --help)
  * Exit codes: 0 success, 1 failure (a check failed, a CUDA error, no device), 2 bad input.
  */
 #include <stdio.h>
@@ -20,6 +20,7 @@ static const command commands[] = {
     {"check", cmd_check, "check the fused kernel against an fp64 reference on random inputs"},
     {"bench", cmd_bench, "time the fused kernel and the cuDNN / unfused baselines side by side"},
     {"kernels", cmd_kernels, "list the kernel versions (--kernel N)"},
+    {"select", cmd_select, "the heuristic kernel selection against the measured one, in GPU time"},
     {"roofline", cmd_roofline, "measure the GPU's ceilings and place every variant on a roofline (CSV, SVG)"},
     {"plot", cmd_plot, "draw a `cgp bench --sweep ... --csv` file as an SVG chart"},
 };
@@ -50,7 +51,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].run(argc - 2, argv + 2);
-    fprintf(stderr, "cgp: unknown command '%s' (commands: run, check, bench, kernels, roofline, plot; cgp --help)\n",
+    fprintf(stderr, "cgp: unknown command '%s' (commands: run, check, bench, kernels, select, roofline, plot; cgp --help)\n",
             argv[1]);
     return EXIT_BAD_INPUT;
 }

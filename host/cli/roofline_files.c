@@ -232,9 +232,9 @@ static void csv_points(outfile *o, const roofline_run *r, int index)
         v.unit = "FLOP/s";
         v.bytes = row->v.bytes_moved > 0.0 ? row->v.bytes_moved : NAN;
         if (row->timed) {
-            v.median_ms = row->ms_median;
-            v.min_ms = row->ms_min;
-            v.max_ms = row->ms_max;
+            v.median_ms = bench_row_ms(row); /* GPU time by graph replay where the row has it */
+            v.min_ms = row->gpu_timed ? row->gpu_ms_min : row->ms_min;
+            v.max_ms = row->gpu_timed ? NAN : row->ms_max;
         }
         if (s->placed[i]) {
             v.pipe = roofline_pipe_name(p->work.pipe);
@@ -248,7 +248,7 @@ static void csv_points(outfile *o, const roofline_run *r, int index)
             v.pct_memory = p->pct_memory;
             v.pct_roof = p->pct_roof;
             const int partner = strcmp(row->v.family, "fused") == 0 ? roofline_cudnn_partner(&s->bench, i) : -1;
-            v.speedup = partner >= 0 ? s->bench.rows[partner].ms_median / row->ms_median : NAN;
+            v.speedup = partner >= 0 ? bench_row_ms(&s->bench.rows[partner]) / bench_row_ms(row) : NAN;
         }
         v.status = bench_row_status(row);
         v.detail = !row->v.run ? row->v.unavailable : row->failure[0] ? row->failure : row->v.detail;
@@ -514,10 +514,10 @@ static int zoo_speedup_point(const roofline_shape_run *s, int k, int i, int seri
     const int partner = series <= ZOO_3XTF32 && row->timed ? roofline_cudnn_partner(&s->bench, i) : -1;
     if (partner < 0)
         return 0;
-    const double speedup = s->bench.rows[partner].ms_median / row->ms_median;
+    const double speedup = bench_row_ms(&s->bench.rows[partner]) / bench_row_ms(row);
     snprintf(tip, tip_cap, "%d: %s%s%s%s %.4f ms, %s %.4f ms: %.2fx", k + 1, row->v.name, row->v.kernel[0] ? " (" : "",
-             row->v.kernel, row->v.kernel[0] ? ")" : "", row->ms_median, s->bench.rows[partner].v.name,
-             s->bench.rows[partner].ms_median, speedup);
+             row->v.kernel, row->v.kernel[0] ? ")" : "", bench_row_ms(row), s->bench.rows[partner].v.name,
+             bench_row_ms(&s->bench.rows[partner]), speedup);
     *point = (chart_point){series, label, tip, s->model.intermediate_bytes, speedup, 0.0, 0.0};
     return 1;
 }

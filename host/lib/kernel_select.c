@@ -1,35 +1,55 @@
 /* kernel_select.c - the heuristic and the measured kernel selection of a plan (kernel_select.h). */
 #include "kernel_select.h"
 
+#include "cost_model.h"
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The first version of the precision in the preference order of kernels/fused/dispatch.cu that runs the problem (the
+ * selection where the cost model has coefficients for none of them), or NULL */
+static const cgp_kernel_desc *first_in_order(const cgp_problem *p, const cgp_device_info *d, int precision,
+                                             const char **reason)
+{
+    int count = 0;
+    const cgp_kernel_desc *const *table = cgp_kernel_table(&count);
+    for (int i = 0; i < count; ++i)
+        if (table[i]->precision == precision && !table[i]->unsupported(p, d)) {
+            if (reason)
+                *reason = "the cost model has coefficients for none of the versions that run the shape: the first "
+                          "of them in the preference order of kernels/fused/dispatch.cu";
+            return table[i];
+        }
+    if (reason)
+        *reason = "no version of the precision supports the shape";
+    return NULL;
+}
 
 const cgp_kernel_desc *cgp_select_heuristic(const cgp_problem *p, const cgp_device_info *d, int precision,
                                             const char **reason)
 {
     int count = 0;
     const cgp_kernel_desc *const *table = cgp_kernel_table(&count);
-    const cgp_kernel_desc *deferring = NULL; /* the first supported version that defers */
+    const cgp_kernel_desc *best = NULL;
+    double best_ms = 0.0;
     for (int i = 0; i < count; ++i) {
-        if (table[i]->precision != precision || table[i]->unsupported(p, d))
+        double ms = 0.0;
+        if (table[i]->precision != precision || table[i]->unsupported(p, d) ||
+            !cgp_cost_model_ms(table[i]->version, p, d, &ms))
             continue;
-        if (!table[i]->defers || !table[i]->defers(p, d)) {
-            if (reason)
-                *reason = deferring ? "first supported in the preference order of kernels/fused/dispatch.cu that "
-                                      "does not defer to a later one"
-                                    : "first supported in the preference order of kernels/fused/dispatch.cu";
-            return table[i];
+        if (!best || ms < best_ms) {
+            best = table[i];
+            best_ms = ms;
         }
-        if (!deferring)
-            deferring = table[i];
     }
+    if (!best)
+        return first_in_order(p, d, precision, reason);
     if (reason)
-        *reason = deferring ? "first supported in the preference order of kernels/fused/dispatch.cu (every one "
-                              "that runs the shape defers)"
-                            : "no version of the precision supports the shape";
-    return deferring;
+        *reason = "the lowest GPU time the cost model predicts among the versions that run the shape "
+                  "(host/lib/cost_model.c)";
+    return best;
 }
 
 int cgp_select_candidates(const cgp_problem *p, const cgp_device_info *d, int precision,
@@ -56,27 +76,87 @@ static int compare_floats(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* One candidate: warm-up, timed runs, median. Returns the first CUDA error, *step naming the call. */
+/* Launches a graph holds for a candidate whose one launch took about one_ms: about 1 ms of GPU work, 1 to
+ * CGP_SELECT_GRAPH_RUNS */
+static int graph_runs(float one_ms)
+{
+    if (!(one_ms > 0.0f))
+        return CGP_SELECT_GRAPH_RUNS;
+    const float runs = 1.0f / one_ms + 1.0f;
+    return runs >= (float)CGP_SELECT_GRAPH_RUNS ? CGP_SELECT_GRAPH_RUNS : (int)runs;
+}
+
+/* `runs` launches of k captured on `capture_stream` (its own, so the caller's stream is never in capture mode)
+ * into *exec. Returns the first CUDA error, *step naming the call; a refused capture is ended and cleared. */
+static cudaError_t capture_launches(const cgp_kernel_desc *k, const cgp_device_info *d, const cgp_launch_args *args,
+                                    int runs, cudaStream_t capture_stream, cudaGraphExec_t *exec, const char **step)
+{
+    cudaGraph_t graph = NULL;
+    *step = "cudaStreamBeginCapture";
+    cudaError_t e = cudaStreamBeginCapture(capture_stream, cudaStreamCaptureModeThreadLocal);
+    if (e != cudaSuccess)
+        return e;
+    *step = "a captured launch";
+    for (int r = 0; r < runs && e == cudaSuccess; ++r)
+        e = k->launch(args, d, capture_stream);
+    const cudaError_t ended = cudaStreamEndCapture(capture_stream, &graph);
+    if (e == cudaSuccess && ended != cudaSuccess) {
+        *step = "cudaStreamEndCapture";
+        e = ended;
+    }
+    if (e == cudaSuccess) {
+        *step = "cudaGraphInstantiate";
+        e = cudaGraphInstantiate(exec, graph, 0);
+    }
+    if (graph)
+        cudaGraphDestroy(graph);
+    return e;
+}
+
+/* One candidate, in GPU time: a warm-up launch (timed, to size the graph), then graph_runs() launches captured into
+ * one CUDA graph, replayed once untimed and CGP_SELECT_TIMED_RUNS times between CUDA events on `stream`; the
+ * median replay / launches into *median. No host launch cost is inside (a launch between two events on an idle
+ * GPU holds the launch's host time too, most of a kernel of a few microseconds). Returns the first CUDA error,
+ * *step naming the call. */
 static cudaError_t time_candidate(const cgp_kernel_desc *k, const cgp_device_info *d, cgp_launch_args args,
-                                  cudaStream_t stream, cudaEvent_t *ev, float *median, const char **step)
+                                  cudaStream_t stream, cudaStream_t capture_stream, cudaEvent_t *ev, float *median,
+                                  const char **step)
 {
     const size_t bytes = k->workspace_bytes(&args.p, d);
     void *workspace = NULL;
+    cudaGraphExec_t exec = NULL;
     cudaError_t e = cudaSuccess;
     if (bytes > 0) {
         *step = "cudaMalloc of its workspace";
         e = cudaMalloc(&workspace, bytes);
     }
     args.workspace = workspace;
-    *step = "the warm-up launch";
+    float one_ms = 0.0f;
+    if (e == cudaSuccess) {
+        *step = "the warm-up launch";
+        e = cudaEventRecord(ev[0], stream);
+        if (e == cudaSuccess)
+            e = k->launch(&args, d, stream);
+        if (e == cudaSuccess)
+            e = cudaEventRecord(ev[1], stream);
+        if (e == cudaSuccess)
+            e = cudaEventSynchronize(ev[1]);
+        if (e == cudaSuccess)
+            e = cudaEventElapsedTime(&one_ms, ev[0], ev[1]);
+    }
+    const int runs = graph_runs(one_ms);
     if (e == cudaSuccess)
-        e = k->launch(&args, d, stream);
+        e = capture_launches(k, d, &args, runs, capture_stream, &exec, step);
+    if (e == cudaSuccess) {
+        *step = "cudaGraphLaunch";
+        e = cudaGraphLaunch(exec, stream);
+    }
     for (int r = 0; r < CGP_SELECT_TIMED_RUNS && e == cudaSuccess; ++r) {
         *step = "cudaEventRecord";
         e = cudaEventRecord(ev[2 * r], stream);
         if (e == cudaSuccess) {
-            *step = "a timed launch";
-            e = k->launch(&args, d, stream);
+            *step = "cudaGraphLaunch";
+            e = cudaGraphLaunch(exec, stream);
         }
         if (e == cudaSuccess) {
             *step = "cudaEventRecord";
@@ -91,7 +171,10 @@ static cudaError_t time_candidate(const cgp_kernel_desc *k, const cgp_device_inf
     for (int r = 0; r < CGP_SELECT_TIMED_RUNS && e == cudaSuccess; ++r) {
         *step = "cudaEventElapsedTime";
         e = cudaEventElapsedTime(&ms[r], ev[2 * r], ev[2 * r + 1]);
+        ms[r] /= (float)runs;
     }
+    if (exec)
+        cudaGraphExecDestroy(exec);
     if (workspace) { /* cudaFree waits for the runs that use it */
         const cudaError_t freed = cudaFree(workspace);
         if (e == cudaSuccess && freed != cudaSuccess) {
@@ -114,15 +197,20 @@ int cgp_select_measure(const cgp_kernel_desc *const *kernels, cgp_candidate *can
     int created = 0, best = -1, failed = -1;
     const char *step = "cudaEventCreate";
     cudaError_t e = cudaSuccess;
+    cudaStream_t capture_stream = NULL;
     for (; created < 2 * CGP_SELECT_TIMED_RUNS && e == cudaSuccess; ++created)
         e = cudaEventCreate(&ev[created]);
     if (e != cudaSuccess)
         --created;
+    if (e == cudaSuccess) {
+        step = "cudaStreamCreateWithFlags";
+        e = cudaStreamCreateWithFlags(&capture_stream, cudaStreamNonBlocking);
+    }
     for (int i = 0; i < count && e == cudaSuccess; ++i) {
         if (candidates[i].unsupported)
             continue;
         float median = 0.0f;
-        e = time_candidate(kernels[i], d, args, stream, ev, &median, &step);
+        e = time_candidate(kernels[i], d, args, stream, capture_stream, ev, &median, &step);
         if (e != cudaSuccess) {
             failed = i;
             break;
@@ -133,6 +221,8 @@ int cgp_select_measure(const cgp_kernel_desc *const *kernels, cgp_candidate *can
     }
     for (int i = 0; i < created; ++i)
         cudaEventDestroy(ev[i]);
+    if (capture_stream)
+        cudaStreamDestroy(capture_stream);
     *cuda_error = e;
     if (e != cudaSuccess) {
         snprintf(why, why_size, "timing %s: %s failed: %s: %s", failed >= 0 ? kernels[failed]->name : "the candidates",

@@ -2,11 +2,13 @@
  * kernel_select.h - which kernel version a plan runs when options.kernel is 0 (host/lib/cgp_plan.c), and
  * what it considered (cgp_candidate, include/cgp.h). Two modes:
  *   heuristic: cgp_select_heuristic, nothing run or timed (no GPU work), the same answer for the same problem and
- *              device. It is the one place that maps a problem to a version: new kernel families plug in
- *              here (today: the first supported version in the preference order of kernels/fused/dispatch.cu whose defers hook
- *              does not pass it over, or the first supported one where all do);
- *   measured:  cgp_select_measure times the supported candidates on the caller's buffers; the winners are
- *              cached per (device, shape, padding, reduce, precision) for the process (thread-safe).
+ *              device. It is the one place that maps a problem to a version: among the versions that run the
+ *              problem, the one with the lowest GPU time the cost model predicts (cost_model.h); where the model
+ *              has coefficients for none of them, the first of them in the preference order of
+ *              kernels/fused/dispatch.cu;
+ *   measured:  cgp_select_measure times the supported candidates on the caller's buffers in GPU time (CUDA-graph
+ *              replay: no host launch cost inside); the winners are cached per (device, shape, padding, reduce,
+ *              precision) for the process (thread-safe).
  * Internal to the library (libcgp.so does not export it); `cgp kernels --shape` prints what it decides.
  */
 #ifndef CGP_KERNEL_SELECT_H
@@ -15,8 +17,10 @@
 #include "cgp.h"
 #include "kernel_api.h"
 
-/* timed runs per candidate, after one warm-up run */
+/* timed replays per candidate, after one warm-up launch and one untimed replay; launches a replayed graph holds,
+ * at most (about 1 ms of GPU work a replay) */
 #define CGP_SELECT_TIMED_RUNS 5
+#define CGP_SELECT_GRAPH_RUNS 10
 
 /* The heuristic's choice among the versions of `precision` for the problem, or NULL when none runs it;
  * *reason (may be NULL) says why that one. */
@@ -28,9 +32,10 @@ const cgp_kernel_desc *cgp_select_heuristic(const cgp_problem *p, const cgp_devi
 int cgp_select_candidates(const cgp_problem *p, const cgp_device_info *d, int precision,
                           const cgp_kernel_desc **kernels, cgp_candidate *candidates, int max);
 
-/* Times each candidate that runs the problem: one warm-up and CGP_SELECT_TIMED_RUNS runs between CUDA
- * events on `stream` with `args` (the plan's state, whose path record each run writes; its workspace allocated
- * and freed here, per candidate), median into median_ms. Returns the index of the fastest (the first of
+/* Times each candidate that runs the problem in GPU time: one warm-up launch, then its launches captured into a
+ * CUDA graph (on a stream of its own) and CGP_SELECT_TIMED_RUNS replays between CUDA events on `stream`, with
+ * `args` (the plan's state, whose path record each run writes; its workspace allocated and freed here, per
+ * candidate), the median per launch into median_ms. Returns the index of the fastest (the first of
  * equals), or -1 with why[] set: a CUDA error (*cuda_error set) or no candidate runs the problem (*cuda_error
  * cudaSuccess). */
 int cgp_select_measure(const cgp_kernel_desc *const *kernels, cgp_candidate *candidates, int count,

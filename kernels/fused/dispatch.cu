@@ -1,7 +1,8 @@
 /*
  * dispatch.cu - the table of fused kernel versions the plan chooses from (library layer, kernel_api.h).
- * Within each precision the most preferred version comes first: version 0 ("best") takes the first one whose
- * `unsupported` hook accepts the problem. Superseded versions (kernels/fused/history/) stay selectable with
+ * Within each precision the most preferred version comes first: the heuristic selection takes the version with the
+ * lowest GPU time its cost model predicts (host/lib/cost_model.h), and this order only where the model has no
+ * coefficients for any version that runs the problem. Superseded versions (kernels/fused/history/) stay selectable with
  * `--kernel N` so the history in docs/perf-log.md can be re-measured. Beside the table, what the tools need
  * to ask a version about a plan's problem: the version by number and the current device's info; and the names
  * of the paths a launch records (cgp_path_id).
@@ -30,7 +31,7 @@
     X(cgp_kernel_tf32_v12)   /* tf32-v11 with the input windows by TMA (W % 4 = 0) */                          \
     X(cgp_kernel_tf32_v17)   /* tf32-v15 with chunk k + 1's wgmmas issued before chunk k's wait (W % 4 = 0) */ \
     X(cgp_kernel_tf32_v15)   /* tf32-v13 with the weights rounded once a launch, any W */                     \
-    X(cgp_kernel_tf32_v11)   /* tf32-v10 persistent, weights resident; defers where blocks get few tiles */      \
+    X(cgp_kernel_tf32_v11)   /* tf32-v10 persistent, weights resident */                                        \
     X(cgp_kernel_tf32_v13)   /* tf32-v10 with the input windows by TMA (W % 4 = 0) */                          \
     X(cgp_kernel_tf32_v10)   /* implicit GEMM on wgmma (sm_90a), any channel count */                           \
     X(cgp_kernel_tf32_v9)    /* implicit GEMM on mma.sync, any channel count, tiles chosen per shape */         \
@@ -45,7 +46,7 @@
     X(cgp_kernel_tf32x3_v8)  /* wgmma, D transposed with the big weights in registers, 8-row tiles */           \
     X(cgp_kernel_tf32x3_v12) /* 3xtf32-v11 with the input windows by TMA (W % 4 = 0) */                        \
     X(cgp_kernel_tf32x3_v15) /* 3xtf32-v13 with the weights split once a launch, any W */                     \
-    X(cgp_kernel_tf32x3_v11) /* 3xtf32-v10 persistent, weights resident; defers where blocks get few tiles */    \
+    X(cgp_kernel_tf32x3_v11) /* 3xtf32-v10 persistent, weights resident */                                      \
     X(cgp_kernel_tf32x3_v13) /* 3xtf32-v10 with the input windows by TMA (W % 4 = 0) */                        \
     X(cgp_kernel_tf32x3_v10) /* implicit GEMM on wgmma with the 3xTF32 split, any channel count */             \
     X(cgp_kernel_tf32x3_v9)  /* implicit GEMM on mma.sync with the 3xTF32 split, any channel count */          \

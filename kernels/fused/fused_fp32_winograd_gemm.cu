@@ -498,15 +498,6 @@ template <class V> struct WinogradGemmVersion : NoStageSplit {
         return cgp_path_name(V::kPath0 + (unsigned)(c.tile + kShapeCount<V> * split_index(c.split)));
     }
 
-    /* Measured on an H200 (docs/perf-log.md, "Issue 18"): with Cin = 3 and 8 fp32-v10 was faster than fp32-v11,
-     * with Cin = 16 they were even, with 32 and more fp32-v11 was faster */
-    static const char *defers(const cgp_problem *p, const cgp_device_info *)
-    {
-        return p->cin < 16 ? "fewer than 16 input channels, where the transforms and the epilogue cost more than "
-                             "the fewer products save (fp32-v10 is faster)"
-                           : nullptr;
-    }
-
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
     {
         const TileSplit c = choose<V>(&a->p, d);

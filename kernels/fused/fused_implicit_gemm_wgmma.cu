@@ -365,10 +365,6 @@ cudaError_t launch_blocks(const cgp_launch_args *a, TileSplit choice, cudaStream
  * k's wait (tf32-v17) */
 enum IgemmStaging { kCpAsyncWindows, kTmaWindows, kRoundedWeights, kRoundedOverlapped };
 
-/* tf32-v15 defers where fewer pixel tiles than this read each unit of its rounded weights (16 x 256->256 x 14x14,
- * 16 tiles a unit, measured even with tf32-v10; 8 x 512->512 x 7x7, 8, slower) */
-constexpr int64_t kMinTilesPerUnit = 16;
-
 /* The hooks (kernel_desc.cuh) of tf32-v10, 3xtf32-v10, tf32-v13, 3xtf32-v13, tf32-v15, 3xtf32-v15 and tf32-v17 */
 template <int P, int kStaging> struct ImplicitGemmWgmmaVersion : NoStageSplit {
     static constexpr cgp_precision precision = (cgp_precision)P;
@@ -414,22 +410,6 @@ template <int P, int kStaging> struct ImplicitGemmWgmmaVersion : NoStageSplit {
         /* the grid checked first: the product below stays far inside 64 bits */
         if (kRounded && p->n * g.tiles_per_image * g.channel_blocks * c.split > 0x7fffffffLL)
             return "more than 2^31-1 blocks (round_weights_once counts claims and blocks in 32 bits)";
-        return nullptr;
-    }
-
-    /* tf32-v13: where the tile is 8x8 pixels, whose box reads 16 columns a row for the window's 10, tf32-v10's copies
-     * measured faster (docs/perf-log.md, "TMA windows": 8x512x512x8x8) */
-    static const char *defers(const cgp_problem *p, const cgp_device_info *d)
-    {
-        const TileSplit c = choice(p, d);
-        if (kStaging == kTmaWindows && kTileShapes[c.tile].wx == 1)
-            return "its tile is 8x8 pixels, whose TMA box reads 16 columns a row for the window's 10 (the implicit "
-                   "GEMM with cp.async windows is faster)";
-        /* tf32-v15: rounding the weights first pays where many tiles read them; on 8 x 512->512 x 7x7 (8 tiles a
-         * unit) it measured slower than tf32-v10's copies and conversions (docs/perf-log.md, "tf32-v15") */
-        if (kRounded && p->n * geometry(p, c).tiles_per_image < kMinTilesPerUnit)
-            return "fewer than 16 pixel tiles read each unit of rounded weights (rounding them first costs more "
-                   "than it saves; tf32-v10 converts them per tile)";
         return nullptr;
     }
 

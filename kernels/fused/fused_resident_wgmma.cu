@@ -24,8 +24,7 @@
  *                 warp's lanes into the warp's double slot of each channel in shared memory; per image (its last
  *                 tile in the block) the slots are added in warp order and published once (reduction.cuh, the
  *                 persistent schedule's slots): deterministic, or atomic.
- * No K split. Where the blocks get fewer than 2 tiles each, or the weights fit only at 32 channels a block while
- * Cout wants 64, the heuristic passes these over for tf32-v10 / 3xtf32-v10 (defers: measured faster there). Both run
+ * No K split. Both run
  * on an sm_90 GPU with a build for sm_90a (SM=90) and refuse other GPUs, builds and shapes whose weights do not fit,
  * with the reason.
  *
@@ -525,25 +524,6 @@ template <int P, int kStaging> struct ResidentWgmmaVersion : NoStageSplit {
         if (p->h > INT32_MAX - 64 || p->w > INT32_MAX - 64)
             return "needs H and W below 2^31 - 64 (32-bit tile coordinates)";
         return implicit_gemm_grid_unsupported(p, geo);
-    }
-
-    /* Where the implicit GEMM without resident weights measured faster (docs/perf-log.md, "Resident weights"): the
-     * weights fit only at 32 output channels a block while Cout wants 64 (the input conversion per product
-     * doubles), or the blocks have fewer than 2 tiles each (the weights staged for one tile; with fewer tiles than
-     * blocks its clusters split K) */
-    static const char *defers(const cgp_problem *p, const cgp_device_info *d)
-    {
-        const TileSplit c = choose<P, kStaging>(p, d);
-        if (c.tile < 0)
-            return nullptr; /* unsupported says why */
-        const TileShape &t = kTileShapes[c.tile];
-        if (p->cout > 32 && t.bn == 32)
-            return "its weights fit at 32 output channels a block only, where Cout wants 64 (the implicit GEMM without "
-                   "resident weights is faster)";
-        const PersistentSchedule g = schedule(p, d, t);
-        return g.total_tiles < 2 * (int64_t)g.blocks ? "fewer than 2 tiles a block, the weights staged for about one "
-                                                      "(the implicit GEMM without resident weights is faster)"
-                                                    : nullptr;
     }
 
     static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)

@@ -140,10 +140,6 @@ typedef struct cgp_kernel_desc {
      * launch_stages: a launch of only the stages in `stages` (CGP_STAGE_*) */
     const char *(*stages_unsupported)(const cgp_problem *p, const cgp_device_info *d);
     cudaError_t (*launch_stages)(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s, int stages);
-    /* NULL (the hook, or what it returns) when the heuristic may take this version for a problem it runs, else a
-     * sentence saying why a version later in the table is expected faster there (kernel_select.h); `--kernel N`
-     * still runs it */
-    const char *(*defers)(const cgp_problem *p, const cgp_device_info *d);
 } cgp_kernel_desc;
 
 /* All kernel versions, most preferred first within each precision. */

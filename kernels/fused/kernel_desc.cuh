@@ -4,8 +4,7 @@
  *
  *   kernel_desc<Hooks>(version, name, summary)   the cgp_kernel_desc of one version, Hooks a struct with
  *       precision (a cgp_precision) and the static functions unsupported, workspace_bytes, launch and path,
- *       either stages_unsupported and launch_stages or, deriving from NoStageSplit, neither, and optionally
- *       defers
+ *       either stages_unsupported and launch_stages or, deriving from NoStageSplit, neither
  *   CGP_DEFINE_KERNEL_DESC(symbol, Hooks, version, name, summary)   defines the descriptor `symbol` (extern "C",
  *       as dispatch.cu declares it) = kernel_desc<Hooks>(version, name, summary): the row macro of a file's
  *       X-macro table of its versions, TABLE(CGP_DEFINE_KERNEL_DESC)
@@ -17,8 +16,6 @@
 
 #include <stddef.h>
 
-#include <type_traits>
-
 #include "cgp.h"
 #include "kernel_api.h"
 
@@ -27,19 +24,11 @@ struct NoStageSplit {
     static constexpr decltype(nullptr) stages_unsupported = nullptr, launch_stages = nullptr;
 };
 
-/* Hooks::defers where the version has one, else NULL (the heuristic never passes it over) */
-template <class Hooks, class = void> struct DefersOf {
-    static constexpr decltype(nullptr) hook = nullptr;
-};
-template <class Hooks> struct DefersOf<Hooks, std::void_t<decltype(&Hooks::defers)>> {
-    static constexpr auto hook = &Hooks::defers;
-};
-
 template <class Hooks> constexpr cgp_kernel_desc kernel_desc(int version, const char *name, const char *summary)
 {
     return cgp_kernel_desc{version,       name,         Hooks::precision,          summary,
                            Hooks::unsupported, Hooks::workspace_bytes, Hooks::launch, Hooks::path,
-                           Hooks::stages_unsupported, Hooks::launch_stages, DefersOf<Hooks>::hook};
+                           Hooks::stages_unsupported, Hooks::launch_stages};
 }
 
 #define CGP_DEFINE_KERNEL_DESC(symbol, Hooks, version, name, summary)                                             \

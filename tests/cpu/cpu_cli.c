@@ -125,17 +125,16 @@ int main(void)
     const cli_result k = cli_run("kernels --shape 8,512,512,7,7 --padding same --precision fp32");
     TEST_EXPECT("cli kernels --shape: each candidate and the heuristic's pick with its reason",
                 k.exit_code == 0 && strstr(k.out, "fp32-v9    cannot run it: needs Cin = 8") &&
-                    strstr(k.out, "heuristic: fp32-v11 (--kernel 31): first supported in the preference order of "
-                                  "kernels/fused/dispatch.cu") &&
+                    strstr(k.out, "heuristic: fp32-v") &&
+                    strstr(k.out, "): the lowest GPU time the cost model predicts among the versions that run the "
+                                  "shape (host/lib/cost_model.c)") &&
                     strstr(k.out, "  measured:  ") && !strstr(k.out, "tf32"),
                 "exit %d\n%s%s", k.exit_code, k.out, k.err);
     const cli_result d = cli_run("kernels --shape 64,3,32,224,224 --padding same --precision fp32");
-    TEST_EXPECT("cli kernels --shape: a version that defers to a later one is passed over, saying why",
-                d.exit_code == 0 &&
-                    strstr(d.out, "fp32-v11   runs it, but the heuristic passes it over: fewer than 16 input "
-                                  "channels") &&
-                    strstr(d.out, "heuristic: fp32-v10 (--kernel 10): first supported in the preference order of "
-                                  "kernels/fused/dispatch.cu that does not defer to a later one"),
+    TEST_EXPECT("cli kernels --shape: every version that runs the shape with its path and predicted GPU time",
+                d.exit_code == 0 && strstr(d.out, "fp32-v11   runs it, path ") &&
+                    strstr(d.out, "fp32-v10   runs it, path ") && strstr(d.out, "; the cost model predicts ") &&
+                    !strstr(d.out, "no coefficients"),
                 "exit %d\n%s%s", d.exit_code, d.out, d.err);
     expect_bad("cli run missing --input", "run --weight w --bias b --output y", "--input is required");
     expect_bad("cli run missing file", RUN_ARGS(path("nope.npy"), path("w.npy"), path("b.npy"), ""),

@@ -23,6 +23,7 @@
 
 #include "gpulib.h"
 #include "problem.h"
+#include "random_shape.h"
 #include "rng.h"
 #include "tolerance.h"
 
@@ -33,18 +34,6 @@
 
 static const char *const precision_names[] = {"fp32", "tf32", "3xtf32"};
 
-typedef struct draw {
-    uint64_t seed, count;
-} draw;
-
-/* log-uniform integer in [lo, hi] */
-static int64_t draw_log(draw *d, int64_t lo, int64_t hi)
-{
-    const double u = (double)(rng_bits(d->seed, d->count++) >> 11) * (1.0 / 9007199254740992.0);
-    const int64_t v = (int64_t)floor(exp(log((double)lo) + u * (log((double)hi + 1.0) - log((double)lo))));
-    return v < lo ? lo : v > hi ? hi : v;
-}
-
 static double round_up(int64_t v, int64_t m) { return (double)((v + m - 1) / m * m); }
 
 /* fp32-v1's multiply-adds for one image, its tiles padded */
@@ -53,28 +42,7 @@ static double padded_work(int64_t cin, int64_t cout, int64_t hout, int64_t wout)
     return round_up(cout, 8) * round_up(hout, 16) * round_up(wout, 16) * round_up(cin, 8) * 9.0;
 }
 
-static cgp_shape draw_shape(draw *d, cgp_padding pad)
-{
-    cgp_shape s = {1, draw_log(d, 1, 1024), draw_log(d, 1, 1024), 3, 3};
-    const int64_t n_min = (MIN_OUTPUTS + s.cout - 1) / s.cout;
-    for (int tries = 0; tries < 1000; ++tries) { /* H = W = 3 fits any channels: 2.4e9 multiply-adds per image */
-        const int64_t h = draw_log(d, 3, 600), w = draw_log(d, 3, 600);
-        const int64_t hout = h - 2 + 2 * (int64_t)pad, wout = w - 2 + 2 * (int64_t)pad;
-        if ((double)n_min * padded_work(s.cin, s.cout, hout, wout) <= WORK_MAX &&
-            (double)n_min * (double)(s.cin * h * w) <= INPUT_MAX) {
-            s.h = h, s.w = w;
-            break;
-        }
-    }
-    const int64_t hout = s.h - 2 + 2 * (int64_t)pad, wout = s.w - 2 + 2 * (int64_t)pad;
-    double n_max = floor(WORK_MAX / padded_work(s.cin, s.cout, hout, wout));
-    if (n_max > floor(INPUT_MAX / (double)(s.cin * s.h * s.w)))
-        n_max = floor(INPUT_MAX / (double)(s.cin * s.h * s.w));
-    if (n_max > 64)
-        n_max = 64;
-    s.n = n_max > (double)n_min ? draw_log(d, n_min, (int64_t)n_max) : n_min;
-    return s;
-}
+static const random_shape_bounds bounds = {WORK_MAX, INPUT_MAX, 64, MIN_OUTPUTS, padded_work};
 
 /* One version, one reduction: det 3 runs bit-identical, atomic 1; y_first is left with run 0's y. Returns 1 when
  * it passed, else 0 with why[] set. */
@@ -183,11 +151,11 @@ int main(void)
         return test_exit_code();
     const uint64_t seed = test_seed("gpu_random_shapes");
     const cgp_device_info dev = test_device_info();
-    draw d = {seed, 0};
+    random_draw d = {seed, 0};
     for (int precision = 0; precision < 3; ++precision)
         for (int pad = 0; pad <= 1; ++pad)
             for (int k = 0; k < SHAPES_EACH; ++k) {
-                const cgp_shape s = draw_shape(&d, (cgp_padding)pad);
+                const cgp_shape s = random_shape_draw(&d, (cgp_padding)pad, &bounds);
                 printf("# %s, %s padding: N=%lld Cin=%lld Cout=%lld H=%lld W=%lld\n", precision_names[precision],
                        pad ? "same" : "valid", (long long)s.n, (long long)s.cin, (long long)s.cout, (long long)s.h,
                        (long long)s.w);

@@ -1,7 +1,7 @@
 /*
  * gpu_select.c - the kernel selection of a plan (host/lib/kernel_select.c, include/cgp.h):
- *   heuristic: deterministic (the same version twice, the first supported in the table order that does not defer
- *              to a later one), nothing timed
+ *   heuristic: deterministic (the same version twice, the supported one the cost model predicts fastest),
+ *              nothing timed
  *              (plan creation returns while a stream is held back by a host function; it waits only for its
  *              own state's memsets on the legacy stream); its candidates are every version of the precision,
  *              none timed;
@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "cost_model.h"
 #include "gpulib.h"
 #include "kernel_api.h"
 #include "problem.h"
@@ -49,30 +50,33 @@ static void CUDART_CB hold(void *arg)
     atomic_store(&g->finished, 1);
 }
 
-/* the index of the candidate the heuristic takes: the first that runs the shape and whose version does not defer to a
- * later one (kernel_api.h's defers hook), else the first that runs it; -1 when none does */
+/* the index of the candidate the heuristic takes: of those that run the shape, the one with the lowest GPU time the
+ * cost model predicts, else (no coefficients for any) the first; -1 when none runs it */
 static int first_supported(const cgp_candidate *c, int count, const cgp_shape *s, cgp_padding pad)
 {
     const int64_t hout = pad ? s->h : s->h - 2, wout = pad ? s->w : s->w - 2;
     const cgp_problem p = {s->n, s->cin, s->cout, s->h, s->w, hout, wout, (int)pad};
     const cgp_device_info d = test_device_info();
-    int first = -1;
+    int first = -1, cheapest = -1;
+    double cheapest_ms = 0.0;
     for (int i = 0; i < count; ++i) {
+        double ms = 0.0;
         if (c[i].unsupported)
             continue;
-        const cgp_kernel_desc *k = cgp_kernel_find(c[i].version);
-        if (!k || !k->defers || !k->defers(&p, &d))
-            return i;
         first = first < 0 ? i : first;
+        if (cgp_cost_model_ms(c[i].version, &p, &d, &ms) && (cheapest < 0 || ms < cheapest_ms)) {
+            cheapest = i;
+            cheapest_ms = ms;
+        }
     }
-    return first;
+    return cheapest >= 0 ? cheapest : first;
 }
 
 static void test_heuristic(const cgp_shape *shape, cgp_padding pad, int precision)
 {
     char name[200], text[64];
     shape_text(shape, pad, text, sizeof text);
-    snprintf(name, sizeof name, "gpu_select heuristic %s %s: deterministic, the first supported, nothing timed",
+    snprintf(name, sizeof name, "gpu_select heuristic %s %s: deterministic, the cost model's pick, nothing timed",
              precision_names[precision], text);
     cgp_options o = cgp_default_options();
     o.padding = pad;
@@ -110,7 +114,7 @@ static void test_heuristic(const cgp_shape *shape, cgp_padding pad, int precisio
     for (int i = 0; i < count; ++i)
         timed += c[i].median_ms >= 0.0f;
     TEST_EXPECT(name, held && va == vb && first >= 0 && c[first].version == va && timed == 0 && from_cache == 0,
-                "returned while a stream was held %d, versions %d and %d, first supported %d, %d timed, from_cache %d",
+                "returned while a stream was held %d, versions %d and %d, the cost model's pick %d, %d timed, from_cache %d",
                 held, va, vb, first >= 0 ? c[first].version : -1, timed, from_cache);
 out:
     if (gated) {

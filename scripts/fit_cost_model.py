@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""fit_cost_model.py - fits the heuristic selection's cost model (host/lib/cost_model.c) to measured GPU times.
+
+    python3 scripts/fit_cost_model.py CANDIDATES_CSV... [--out host/lib/cost_model_table.h] [--lambda 1.0]
+
+Each CANDIDATES_CSV (or its .gz) is what `cgp select --candidates-csv` writes on one GPU: per shape, precision and kernel version,
+the GPU time by CUDA-graph replay (status pass). For every version with at least MIN_SAMPLES timed shapes it fits
+log(GPU ms) as a linear function of the shape's features (of three of them below FULL_SAMPLES shapes) (features() below, the same list in the same order as
+cost_model.c's cost_model_features) by ridge regression (the intercept unpenalised), reports the pick's quality
+by two-fold cross-validation (shapes split in halves: the share of shapes where the predicted-fastest version is
+within 5% of the fastest measured, and the worst ratio), and writes the coefficients as a C table. Needs numpy.
+Fit on one sample and judge on another: `cgp select` with a different --seed measures the shapes the table is
+then checked on (results/h200/selection.csv, tests/cpu/cpu_cost_model.c).
+"""
+import argparse
+import collections
+import csv
+import gzip
+import math
+import random
+import sys
+
+MIN_SAMPLES = 3     # versions measured on fewer shapes get no coefficients (the preference order picks them)
+FULL_SAMPLES = 20   # below this, a version's fit uses the REDUCED features alone (the others' coefficients 0)
+REDUCED = (0, 6, 1)  # 1, ln conv FLOP, ln N
+FEATURE_NAMES = [
+    "1", "ln N", "ln Cin", "ln Cout", "ln Hout", "ln Wout", "ln conv FLOP", "padding same",
+    "ln Cin fill of 8", "ln Cout fill of 32", "ln Cout fill of 64", "ln Hout fill of 16", "ln Wout fill of 16",
+    "ln Hout fill of 8", "ln Wout fill of 8", "W % 4 == 0",
+    "ln tiles 16x16x64", "ln wave fill 16x16x64", "tiles 16x16x64 < SMs",
+    "ln tiles 8x8x64", "ln wave fill 8x8x64", "tiles 8x8x64 < SMs",
+    "(ln FLOP)^2 / 100", "ln Cin ln Cout / 10", "ln x elements",
+    "hinge ln FLOP 16", "hinge ln FLOP 18", "hinge ln FLOP 20", "hinge ln FLOP 22", "hinge ln FLOP 24",
+    "hinge ln FLOP 26", "hinge ln Cin 1.5", "hinge ln Cin 3", "hinge ln Cin 4.5", "hinge ln Cout 2",
+    "hinge ln Cout 3.5", "hinge ln Cout 5",
+]
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def features(n, cin, cout, h, w, pad, sms):
+    """The cost model's features of a shape on a GPU of `sms` SMs (cost_model.c computes the same)."""
+    hout, wout = h - 2 + 2 * pad, w - 2 + 2 * pad
+    flop = float(n) * hout * wout * cout * cin * 18.0
+    lf = math.log(flop)
+    f = [1.0, math.log(n), math.log(cin), math.log(cout), math.log(hout), math.log(wout), lf, float(pad),
+         math.log(cdiv(cin, 8) * 8 / cin), math.log(cdiv(cout, 32) * 32 / cout), math.log(cdiv(cout, 64) * 64 / cout),
+         math.log(cdiv(hout, 16) * 16 / hout), math.log(cdiv(wout, 16) * 16 / wout),
+         math.log(cdiv(hout, 8) * 8 / hout), math.log(cdiv(wout, 8) * 8 / wout), 1.0 if w % 4 == 0 else 0.0]
+    for tile in (16, 8):
+        tiles = n * cdiv(hout, tile) * cdiv(wout, tile) * cdiv(cout, 64)
+        f += [math.log(tiles), math.log(cdiv(tiles, sms) * sms / tiles), 1.0 if tiles < sms else 0.0]
+    f += [lf * lf / 100.0, math.log(cin) * math.log(cout) / 10.0, math.log(float(n) * cin * h * w)]
+    f += [max(0.0, lf - c) for c in (16, 18, 20, 22, 24, 26)]
+    f += [max(0.0, math.log(cin) - c) for c in (1.5, 3.0, 4.5)]
+    f += [max(0.0, math.log(cout) - c) for c in (2.0, 3.5, 5.0)]
+    assert len(f) == len(FEATURE_NAMES)
+    return f
+
+
+def read(paths, sms):
+    """{(shape..., precision): [(kernel, version, gpu_ms or None)]} and {shape key: features}, of every file (a shape
+    measured in two files keeps the first file's times)"""
+    groups, feats = collections.defaultdict(list), {}
+    for path in paths:
+        for key, rows in read_one(path).items():
+            if key not in groups:
+                groups[key] = rows
+                feats[key] = features(*key[:6], sms)
+    return groups, feats
+
+
+def read_one(path):
+    """{(shape..., precision): [(kernel, version, gpu_ms or None)]} of one file"""
+    groups = collections.defaultdict(list)
+    with (gzip.open(path, "rt", newline="") if path.endswith(".gz") else open(path, newline="")) as f:
+        for r in csv.DictReader(f):
+            key = (int(r["n"]), int(r["cin"]), int(r["cout"]), int(r["h"]), int(r["w"]),
+                   1 if r["padding"] == "same" else 0, r["precision"])
+            ms = float(r["gpu_ms"]) if r["status"] == "pass" and r["gpu_ms"] else None
+            groups[key].append((r["kernel"], int(r["version"]), ms))
+    return groups
+
+
+def fit(np, groups, feats, keys, lam):
+    """{(kernel, version): coefficients} fitted on the shapes `keys`"""
+    data = collections.defaultdict(lambda: ([], []))
+    for key in keys:
+        for kernel, version, ms in groups[key]:
+            if ms:
+                data[(kernel, version)][0].append(feats[key])
+                data[(kernel, version)][1].append(math.log(ms))
+    out = {}
+    for kv, (x, y) in data.items():
+        if len(y) < MIN_SAMPLES:
+            continue
+        x, y = np.array(x), np.array(y)
+        keep = list(range(x.shape[1])) if len(y) >= FULL_SAMPLES else list(REDUCED)
+        xs = x[:, keep]
+        a = xs.T @ xs + lam * np.eye(len(keep))
+        a[0, 0] -= lam
+        c = np.zeros(x.shape[1])
+        c[keep] = np.linalg.solve(a, xs.T @ y)
+        out[kv] = c
+    return out
+
+
+def judge(np, model, groups, feats, keys):
+    """(shapes, picks within 5% of the fastest, worst ratio) of the model's picks on `keys`"""
+    within, ratios = 0, []
+    for key in keys:
+        timed = [(k, v, ms) for k, v, ms in groups[key] if ms]
+        modelled = [(float(np.array(feats[key]) @ model[(k, v)]), ms) for k, v, ms in timed if (k, v) in model]
+        if not modelled:
+            continue
+        best = min(ms for _, _, ms in timed)
+        ratio = min(modelled)[1] / best
+        ratios.append(ratio)
+        within += ratio <= 1.05
+    return len(ratios), within, max(ratios, default=0.0)
+
+
+def write_table(path, model, source, lam):
+    lines = ["/* cost_model_table.h - generated by scripts/fit_cost_model.py from %s (ridge lambda %g): per kernel" % (
+        source, lam),
+             " * version, the coefficients of log(GPU ms) over cost_model.c's features, in their order. Do not edit. */",
+             "#define COST_MODEL_FEATURES %d" % len(FEATURE_NAMES),
+             "static const struct cost_model_entry {",
+             "    int version;",
+             "    double coefficients[COST_MODEL_FEATURES];",
+             "} cost_model_table[] = {"]
+    for (kernel, version), c in sorted(model.items(), key=lambda kv: kv[0][1]):
+        values = ", ".join("%.9g" % v for v in c)
+        lines.append("    {%d, {%s}}, /* %s */" % (version, values, kernel))
+    lines.append("};")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("candidates_csv", nargs="+")
+    ap.add_argument("--out", default="host/lib/cost_model_table.h")
+    ap.add_argument("--lambda", dest="lam", type=float, default=1.0)
+    ap.add_argument("--sms", type=int, default=132, help="SMs of the GPU the times come from (an H200: 132)")
+    args = ap.parse_args(argv)
+    import numpy as np
+    groups, feats = read(args.candidates_csv, args.sms)
+    for precision in ("fp32", "tf32", "3xtf32"):
+        keys = sorted(k for k in groups if k[6] == precision)
+        random.Random(0).shuffle(keys)
+        half = len(keys) // 2
+        a = judge(np, fit(np, groups, feats, keys[:half], args.lam), groups, feats, keys[half:])
+        b = judge(np, fit(np, groups, feats, keys[half:], args.lam), groups, feats, keys[:half])
+        print("%-6s two-fold cross-validation: %d of %d shapes within 5%% of the fastest, worst %.2fx" % (
+            precision, a[1] + b[1], a[0] + b[0], max(a[2], b[2])))
+    model = fit(np, groups, feats, list(groups), args.lam)
+    write_table(args.out, model, " and ".join(p.split("/")[-1] for p in args.candidates_csv), args.lam)
+    print("wrote %s: %d versions" % (args.out, len(model)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,146 @@
+/*
+ * cpu_cost_model.c - the heuristic selection's cost model (host/lib/cost_model.c), on the CPU, against what the
+ * H200 recorded (results/h200/selection_candidates.csv, `cgp select --candidates-csv` at the results' commit):
+ *   - per precision, on every recorded shape, the version the model predicts fastest among those that ran the
+ *     shape there (status not "unsupported") is the one the GPU run's heuristic picked (heuristic = 1): the
+ *     library's selection is this plain host code, the same without a GPU;
+ *   - per precision, the share of recorded shapes where that pick's GPU time is within 5% of the fastest measured
+ *     is at least MIN_WITHIN (the level the fit reached on shapes it was not fitted on, results/h200/README.md:
+ *     a regression of the model or the table fails here);
+ *   - the model is deterministic and has coefficients for every version that won a recorded shape.
+ * Environment: CGP_RESULTS_DIR (default results/h200).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cost_model.h"
+#include "csv_read.h"
+#include "testlib.h"
+
+#define MIN_WITHIN 0.75 /* share of shapes within 5% of the fastest, per precision */
+
+static const char *const precisions[] = {"fp32", "tf32", "3xtf32"};
+
+enum { C_N, C_CIN, C_COUT, C_H, C_W, C_PADDING, C_PRECISION, C_KERNEL, C_VERSION, C_STATUS, C_GPU_MS, C_HEURISTIC,
+       C_MEASURED, C_COUNT };
+static const char *const column_names[C_COUNT] = {"n",      "cin",     "cout",   "h",      "w",
+                                                  "padding", "precision", "kernel", "version", "status",
+                                                  "gpu_ms", "heuristic", "measured"};
+
+typedef struct group_stats {
+    int shapes, same_pick, within, modelled;
+    char first_mismatch[200];
+} group_stats;
+
+static int64_t number(const csv_table *t, int r, int c) { return strtoll(csv_cell(t, r, c), NULL, 10); }
+
+/* the rows [first, end) of one shape and precision */
+static void judge_group(const csv_table *t, const int *col, int first, int end, group_stats *g)
+{
+    const int64_t n = number(t, first, col[C_N]), cin = number(t, first, col[C_CIN]),
+                  cout = number(t, first, col[C_COUT]), h = number(t, first, col[C_H]), w = number(t, first, col[C_W]);
+    const int pad = strcmp(csv_cell(t, first, col[C_PADDING]), "same") == 0;
+    const cgp_problem p = {n, cin, cout, h, w, h - 2 + 2 * pad, w - 2 + 2 * pad, pad};
+    const cgp_device_info d = {132, 9, 0, 232448}; /* the H200 the table was recorded on */
+    int pick = -1, recorded = -1;
+    double pick_ms = 0.0, fastest = 0.0;
+    for (int r = first; r < end; ++r) {
+        const double ms = atof(csv_cell(t, r, col[C_GPU_MS]));
+        if (ms > 0.0 && (fastest == 0.0 || ms < fastest))
+            fastest = ms;
+        if (strcmp(csv_cell(t, r, col[C_HEURISTIC]), "1") == 0)
+            recorded = r;
+        double predicted = 0.0;
+        if (strcmp(csv_cell(t, r, col[C_STATUS]), "unsupported") == 0 ||
+            !cgp_cost_model_ms((int)number(t, r, col[C_VERSION]), &p, &d, &predicted))
+            continue;
+        if (pick < 0 || predicted < pick_ms) {
+            pick = r;
+            pick_ms = predicted;
+        }
+    }
+    if (pick < 0) /* no modelled version runs it: the preference order picks, which needs the hooks */
+        return;
+    ++g->modelled;
+    ++g->shapes;
+    if (pick == recorded)
+        ++g->same_pick;
+    else if (!g->first_mismatch[0])
+        snprintf(g->first_mismatch, sizeof g->first_mismatch, "line %ld: the model picks %s, the H200 run %s",
+                 t->lines[first], csv_cell(t, pick, col[C_KERNEL]),
+                 recorded >= 0 ? csv_cell(t, recorded, col[C_KERNEL]) : "none");
+    const double ms = atof(csv_cell(t, pick, col[C_GPU_MS]));
+    g->within += ms > 0.0 && fastest > 0.0 && ms <= 1.05 * fastest;
+}
+
+/* every version that was the fastest on some recorded shape has coefficients */
+static void check_winners_modelled(const csv_table *t, const int *col)
+{
+    const char *name = "cpu_cost_model every recorded winner has coefficients";
+    const cgp_problem p = {1, 8, 64, 32, 32, 30, 30, 0};
+    const cgp_device_info d = {132, 9, 0, 232448};
+    for (int r = 0; r < t->rows; ++r) {
+        double ms = 0.0;
+        if (strcmp(csv_cell(t, r, col[C_MEASURED]), "1") == 0 &&
+            !cgp_cost_model_ms((int)number(t, r, col[C_VERSION]), &p, &d, &ms)) {
+            TEST_FAIL(name, "line %ld: %s won there, and the model has no coefficients for it", t->lines[r],
+                      csv_cell(t, r, col[C_KERNEL]));
+            return;
+        }
+    }
+    double a = 0.0, b = 0.0;
+    TEST_EXPECT(name, cgp_cost_model_ms(9, &p, &d, &a) && cgp_cost_model_ms(9, &p, &d, &b) && a == b && a > 0.0,
+                "fp32-v9's prediction %g, again %g", a, b);
+}
+
+int main(void)
+{
+    const char *dir = getenv("CGP_RESULTS_DIR") ? getenv("CGP_RESULTS_DIR") : "results/h200";
+    char path[512], err[512];
+    snprintf(path, sizeof path, "%s/selection_candidates.csv", dir);
+    csv_table t;
+    if (csv_read_file(path, &t, err, sizeof err) != 0) {
+        TEST_FAIL("cpu_cost_model the recorded table", "%s (written by `cgp select --candidates-csv`: "
+                                                        "scripts/h200_session.sh results)", err);
+        return test_exit_code();
+    }
+    int col[C_COUNT];
+    for (int c = 0; c < C_COUNT; ++c)
+        if ((col[c] = csv_column(&t, column_names[c])) < 0) {
+            TEST_FAIL("cpu_cost_model the recorded table", "%s: no column \"%s\"", path, column_names[c]);
+            csv_free(&t);
+            return test_exit_code();
+        }
+    for (int k = 0; k < 3; ++k) {
+        group_stats g = {0};
+        for (int r = 0; r < t.rows;) {
+            int end = r + 1;
+            while (end < t.rows && strcmp(csv_cell(&t, end, col[C_PRECISION]), csv_cell(&t, r, col[C_PRECISION])) == 0 &&
+                   number(&t, end, col[C_N]) == number(&t, r, col[C_N]) &&
+                   number(&t, end, col[C_CIN]) == number(&t, r, col[C_CIN]) &&
+                   number(&t, end, col[C_COUT]) == number(&t, r, col[C_COUT]) &&
+                   number(&t, end, col[C_H]) == number(&t, r, col[C_H]) &&
+                   number(&t, end, col[C_W]) == number(&t, r, col[C_W]) &&
+                   strcmp(csv_cell(&t, end, col[C_PADDING]), csv_cell(&t, r, col[C_PADDING])) == 0)
+                ++end;
+            if (strcmp(csv_cell(&t, r, col[C_PRECISION]), precisions[k]) == 0)
+                judge_group(&t, col, r, end, &g);
+            r = end;
+        }
+        char name[160];
+        snprintf(name, sizeof name, "cpu_cost_model %s picks as the H200 run's heuristic did", precisions[k]);
+        TEST_EXPECT(name, g.shapes > 0 && g.same_pick == g.shapes, "%d of %d shapes the same%s%s", g.same_pick,
+                    g.shapes, g.first_mismatch[0] ? "; first other: " : "", g.first_mismatch);
+        snprintf(name, sizeof name, "cpu_cost_model %s within 5%% of the fastest on >= %.0f%% of the shapes",
+                 precisions[k], 100.0 * MIN_WITHIN);
+        const double share = g.shapes ? (double)g.within / g.shapes : 0.0;
+        if (g.shapes > 0 && share >= MIN_WITHIN)
+            test_report("PASS", name, "%d of %d (%.1f%%)", g.within, g.shapes, 100.0 * share);
+        else
+            TEST_FAIL(name, "%d of %d (%.1f%%)", g.within, g.shapes, 100.0 * share);
+    }
+    check_winners_modelled(&t, col);
+    csv_free(&t);
+    return test_exit_code();
+}

@@ -206,7 +206,7 @@ int main(void)
     r = cli_run("kernels --shape 2,8,64,40,40 --precision tf32 --reduce atomic");
     TEST_EXPECT("cli kernels --shape: the measured pick on this device",
                 r.exit_code == 0 && strstr(r.out, "heuristic: tf32-") && strstr(r.out, "measured:  tf32-") &&
-                    strstr(r.out, "the fastest median of the"),
+                    strstr(r.out, "the fastest median GPU time of the"),
                 "exit %d\n%s%s", r.exit_code, r.out, r.err);
     return test_exit_code();
 }

@@ -12,11 +12,11 @@
 #        readme: scripts/results_readme.py's README section from zoo.csv into README_results.md)
 # (default: env build ptxas test bench versions sass; charts = roofline zoo sweeps layout, the charts of
 # results/h200/ and their text-extent check). Results are packed into $OUT/results.tgz.
-# results = bench torchzoo select roofline zoo sweeps layout readme, in that order: every committed table and chart
+# results = bench torchzoo select roofline zoo layout readme, in that order: every committed table and chart
 #   of results/h200/ from one run, and nothing else. What it writes into $OUT/results/ is exactly the list of
 #   files at the top of results/h200/ (besides README.md and history/): bench_default.{csv,json,md}, zoo.csv, zoo.md,
 #   torch_compare_zoo.csv, selection.csv, selection_candidates.csv, roofline.{csv,svg}, roofline_zoo.{csv,svg},
-#   speedup_zoo.svg, sweep_n.{csv,svg}, sweep_h.{csv,svg}, README_results.md. Run at the final commit
+#   speedup_zoo.svg, README_results.md. Run at the final commit
 #   (.commit written), e.g. `OUT=/tmp/out/r scripts/h200_session.sh env build test results`; then the previous
 #   top-level files go to results/h200/history/ with their commit in the name, results.tgz's results/* replace them,
 #   and `python3 scripts/results_readme.py --update README.md` puts README_results.md's section into README.md.
@@ -57,7 +57,7 @@ steps=()
 for s in "$@"; do
     case $s in
     charts) steps+=(roofline zoo sweeps layout) ;;
-    results) steps+=(bench torchzoo select roofline zoo sweeps layout readme) ;;
+    results) steps+=(bench torchzoo select roofline zoo layout readme) ;;
     *) steps+=("$s") ;;
     esac
 done

@@ -18,7 +18,7 @@
 #include "csv_read.h"
 #include "testlib.h"
 
-#define MIN_WITHIN 0.75 /* share of shapes within 5% of the fastest, per precision */
+#define MIN_WITHIN 0.80 /* share of shapes within 5% of the fastest, per precision */
 
 static const char *const precisions[] = {"fp32", "tf32", "3xtf32"};
 

@@ -19,7 +19,6 @@ CGP_TEST_TMP (scratch directory, default /tmp).
 Run from anywhere: python3 tests/python/test_gpu_time.py
 """
 import csv
-import importlib.util
 import io
 import math
 import os
@@ -33,6 +32,8 @@ os.environ.setdefault("CGP_LIBRARY", os.path.join(REPO, os.environ.get("BUILD", 
 sys.path.insert(0, os.path.join(REPO, "python"))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 import torch_compare  # noqa: E402 (scripts/)
+sys.path.insert(0, os.path.join(REPO, "tests", "lib"))
+from pycases import Fail, gpu_absent, expect, failed, run_case  # noqa: E402 (tests/lib/)
 
 ZOO_HEADER = ("n,cin,cout,h,w,padding,precision,cgp_kernel,cgp_ms,best_torch_row,best_torch_ms,speedup,"
               "cgp_gpu_ms,best_torch_gpu_row,best_torch_gpu_ms,conv_alone_gpu_ms,gpu_speedup")
@@ -42,36 +43,6 @@ ARGS = types.SimpleNamespace(max_autotune=False, iters=20, warmup=3, graph_runs=
 META = {"device": "NVIDIA H200", "torch": "2.11.0", "cudnn": "91900", "cuda": "13.0", "commit": "0123456789ab",
         "date": "2026-12-02T11:04:02+00:00"}
 
-failures = 0
-
-
-class Skip(Exception):
-    pass
-
-
-class Fail(Exception):
-    pass
-
-
-def expect(condition, why):
-    if not condition:
-        raise Fail(why)
-
-
-def run_case(name, fn):
-    global failures
-    try:
-        detail = fn()
-        print("PASS %s%s" % (name, " (%s)" % detail if detail else ""))
-    except Skip as e:
-        print("SKIP %s: %s" % (name, e))
-    except Fail as e:
-        failures += 1
-        print("FAIL %s: %s" % (name, e))
-    except Exception as e:  # an unexpected exception is a failure of its case, not of the program
-        failures += 1
-        print("FAIL %s: unexpected %s: %s" % (name, type(e).__name__, " ".join(str(e).split())[:500]))
-    sys.stdout.flush()
 
 
 # ---- CPU: fake rows through the zoo's pure functions ----------------------------------------------
@@ -265,16 +236,6 @@ def cpu_cases(tmp):
 
 
 # ---- GPU ------------------------------------------------------------------------------------------
-def gpu_absent():
-    """None when PyTorch sees a CUDA device, else why not."""
-    if importlib.util.find_spec("torch") is None:
-        return "no GPU (PyTorch, which these cases use, is not installed)"
-    import torch
-    if not torch.cuda.is_available():
-        return "no GPU (torch.cuda.is_available() is False)"
-    return None
-
-
 def profiled_ms(torch, fn, calls=20):
     """(device ms a call, the names summed): the CUDA activities (kernels, memsets, copies) torch.profiler records
     over `calls` calls of fn after 3 warm-up calls, their durations summed over `calls`. Only names recorded a
@@ -385,10 +346,10 @@ def main():
     absent = gpu_absent()
     if absent is not None:
         print("SKIP gpu: %s (skips the rest of the program)" % absent)
-        return 1 if failures else 0
+        return 1 if failed() else 0
     for name, fn in gpu_cases(seed):
         run_case("gpu: " + name, fn)
-    return 1 if failures else 0
+    return 1 if failed() else 0
 
 
 if __name__ == "__main__":

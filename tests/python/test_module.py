@@ -34,37 +34,9 @@ HEADER = os.path.join(REPO, "include", "cgp.h")
 os.environ.setdefault("CGP_LIBRARY", os.path.join(REPO, os.environ.get("BUILD", "build"), "libcgp.so"))
 LIBRARY = os.path.abspath(os.environ["CGP_LIBRARY"])
 sys.path.insert(0, PACKAGE)
+sys.path.insert(0, os.path.join(REPO, "tests", "lib"))
+from pycases import Fail, Skip, gpu_absent, expect, failed, run_case  # noqa: E402 (tests/lib/)
 
-failures = 0
-
-
-class Skip(Exception):
-    pass
-
-
-class Fail(Exception):
-    pass
-
-
-def expect(condition, why):
-    if not condition:
-        raise Fail(why)
-
-
-def run_case(name, fn):
-    global failures
-    try:
-        detail = fn()
-        print("PASS %s%s" % (name, " (%s)" % detail if detail else ""))
-    except Skip as e:
-        print("SKIP %s: %s" % (name, e))
-    except Fail as e:
-        failures += 1
-        print("FAIL %s: %s" % (name, e))
-    except Exception as e:  # an unexpected exception is a failure of its case, not of the program
-        failures += 1
-        print("FAIL %s: unexpected %s: %s" % (name, type(e).__name__, " ".join(str(e).split())[:500]))
-    sys.stdout.flush()
 
 
 # ---- CPU: finding and loading the library ---------------------------------------------------------
@@ -832,22 +804,12 @@ def gpu_cases(seed):
     return cases
 
 
-def gpu_absent():
-    """None when PyTorch sees a CUDA device, else why not."""
-    if importlib.util.find_spec("torch") is None:
-        return "no GPU (PyTorch, which these cases use, is not installed)"
-    import torch
-    if not torch.cuda.is_available():
-        return "no GPU (torch.cuda.is_available() is False)"
-    return None
-
-
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--argument-case":  # one case, frameworks blocked by the caller
         for name, fn in argument_cases(frameworks=[]):
             if name == "argument check: " + sys.argv[2]:
                 run_case(name, fn)
-                return 1 if failures else 0
+                return 1 if failed() else 0
         print("FAIL argument check: %s: no such case" % sys.argv[2])
         return 1
     seed = int(os.environ.get("CGP_TEST_SEED") or time.time())
@@ -863,7 +825,7 @@ def main():
             run_case("gpu: " + name, lambda: expect(False, absent + " and CGP_TEST_REQUIRE_GPU=1"))
         else:
             print("SKIP gpu: %s: %s" % (name, absent))
-    return 1 if failures else 0
+    return 1 if failed() else 0
 
 
 if __name__ == "__main__":

@@ -66,10 +66,12 @@ static int check_row(bench_row *row, const problem *pr, const double *ref, const
          * order of what rounding the operands to tf32 alone does; a row far below that ran fp32 arithmetic */
         const double effect = rel_l2_between(ref_tf32, ref, (int64_t)outputs);
         if (row->check.rel_l2_error < 0.1 * effect) {
+            char detail[sizeof row->v.detail];
+            snprintf(detail, sizeof detail, "%s", row->v.detail);
             snprintf(row->v.name + strlen(row->v.name), sizeof row->v.name - strlen(row->v.name), " (no TF32 seen)");
-            snprintf(row->v.detail + strlen(row->v.detail), sizeof row->v.detail - strlen(row->v.detail),
-                     "; ran no TF32: rel L2 %.2g, where rounding the operands to tf32 alone gives %.2g",
-                     row->check.rel_l2_error, effect);
+            if (snprintf(row->v.detail, sizeof row->v.detail, "ran no TF32: rel L2 %.2g, where rounding the operands "
+                         "to tf32 alone gives %.2g; %s", row->check.rel_l2_error, effect, detail) < 0)
+                row->v.detail[0] = '\0';
         }
     }
     if (!judged->passed)

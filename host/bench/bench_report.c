@@ -202,9 +202,9 @@ static const char *cell(const bench_result *r, const bench_row *row, column c, c
             snprintf(buf, cap, "%s", row->v.unavailable);
         else if (row->failure[0])
             snprintf(buf, cap, "%s", row->failure);
-        else
-            snprintf(buf, cap, "%s%s%s", row->v.detail, row->timed && row->gpu_note[0] ? "; " : "",
-                     row->timed ? row->gpu_note : "");
+        else if (snprintf(buf, cap, "%s%s%s", row->v.detail, row->timed && row->gpu_note[0] ? "; " : "",
+                          row->timed ? row->gpu_note : "") < 0) /* a longer detail is cut at the cell's size */
+            buf[0] = '\0';
         break;
     }
     return buf;

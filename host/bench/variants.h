@@ -48,7 +48,7 @@ struct bench_variant {
     char family[32];       /* "fused", "stages" (--stages), or what --baselines selects: "cudnn", "cudnn-graph",
                             * "unfused" */
     bench_precision precision;
-    char detail[320];      /* algorithm, engine, workspace, intermediate bytes, notes */
+    char detail[448];      /* algorithm, engine, workspace, intermediate bytes, notes */
     char unavailable[320]; /* non-empty: the row could not be set up, and why (then run is NULL) */
     char kernel[24];       /* fused rows: the kernel version the plan runs, as cgp_plan_kernel names it; else "" */
     char path[CGP_PATH_NAME_MAX]; /* fused rows: the path inside it, as its `path` hook names it for the problem;

@@ -1,7 +1,9 @@
 /* sysinfo.c - see sysinfo.h. */
 #include "sysinfo.h"
 
+#include <glob.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -65,4 +67,39 @@ void sysinfo_collect(sysinfo *s)
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(s->date, sizeof s->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* 1 when a file matches pattern, its name into found[] */
+static int first_match(const char *pattern, char *found, size_t cap)
+{
+    glob_t g;
+    found[0] = '\0';
+    const int hit = glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0;
+    if (hit)
+        snprintf(found, cap, "%s", g.gl_pathv[0]);
+    globfree(&g);
+    return hit;
+}
+
+int sysinfo_no_device_reason(int error, char *why, size_t cap)
+{
+    const cudaError_t e = (cudaError_t)error;
+    char cuda[256], node[256];
+    if (e != cudaSuccess)
+        snprintf(cuda, sizeof cuda, "cudaGetDeviceCount: %s (%s)", cudaGetErrorName(e), cudaGetErrorString(e));
+    else
+        snprintf(cuda, sizeof cuda, "cudaGetDeviceCount counts 0 devices");
+    const int present = first_match("/dev/nvidia[0-9]*", node, sizeof node) ||
+                        first_match("/proc/driver/nvidia/gpus/*", node, sizeof node);
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    if (present && visible && e == cudaErrorNoDevice) {
+        snprintf(why, cap, "the NVIDIA device %s is hidden by CUDA_VISIBLE_DEVICES=\"%s\"; %s", node, visible, cuda);
+        return 0;
+    }
+    if (present)
+        snprintf(why, cap, "this machine has an NVIDIA device (%s) but CUDA cannot use it: %s", node, cuda);
+    else
+        snprintf(why, cap, "no NVIDIA GPU on this machine (no /dev/nvidia<N>, nothing in /proc/driver/nvidia/gpus); %s",
+                 cuda);
+    return present;
 }

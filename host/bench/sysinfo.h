@@ -5,6 +5,8 @@
 #ifndef CGP_SYSINFO_H
 #define CGP_SYSINFO_H
 
+#include <stddef.h>
+
 typedef struct sysinfo {
     char device[256];
     char driver[64];  /* e.g. "580.159.04" (from /proc/driver/nvidia/version), else the CUDA driver API version */
@@ -18,6 +20,13 @@ typedef struct sysinfo {
 
 /* Fills what it can; never fails (fields it cannot read say "unknown"). */
 void sysinfo_collect(sysinfo *s);
+
+/* Why CUDA has no usable device, after cudaGetDeviceCount gave `error` (or counted 0 with cudaSuccess), into why[]:
+ * "no NVIDIA GPU on this machine (...)" when the machine has no device node /dev/nvidia<N> and no GPU in
+ * /proc/driver/nvidia/gpus; "the NVIDIA device <node> is hidden by CUDA_VISIBLE_DEVICES=..." when it has one and
+ * that variable leaves CUDA none; else "this machine has an NVIDIA device (<node>) but CUDA cannot use it"; each
+ * followed by CUDA's error. Returns 1 in the last case (a device CUDA should use: a broken driver), else 0. */
+int sysinfo_no_device_reason(int error, char *why, size_t cap);
 
 extern const char *const cgp_git_commit; /* build/gen/version.c */
 

@@ -1,5 +1,7 @@
 /* cli.c - see cli.h. */
 #include "cli.h"
+#include "outfile.h"
+#include "sysinfo.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,9 +122,21 @@ int cli_require_device(const char *command)
     int count = 0;
     const cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
-        fprintf(stderr, "%s: no CUDA device: %s\n", command,
-                e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount reports 0 devices");
+        char why[768];
+        sysinfo_no_device_reason((int)e, why, sizeof why);
+        fprintf(stderr, "%s: %s\n", command, why);
         return 0;
     }
+    return 1;
+}
+
+int cli_outputs_writable(const char *command, const char *const *paths, int count)
+{
+    char err[768];
+    for (int i = 0; i < count; ++i)
+        if (paths[i] && outfile_check(paths[i], err, sizeof err) != 0) {
+            fprintf(stderr, "%s: %s\n", command, err);
+            return 0;
+        }
     return 1;
 }

@@ -41,9 +41,15 @@ cgp_options cli_options(const cli_problem_options *o);
 int cli_parse(const char *command, const char *synopsis, const option_spec *specs, int argc, char **argv,
               int *exit_code);
 
-/* 1 when a CUDA device is usable; else prints "<command>: no CUDA device: <why>" and returns 0
- * (the caller exits with EXIT_FAIL). */
+/* 1 when a CUDA device is usable; else prints "<command>: no NVIDIA GPU on this machine (...); <CUDA's error>", or
+ * "<command>: this machine has an NVIDIA device (...) but CUDA cannot use it: ..." (sysinfo_no_device_reason, the
+ * tests' wording), and returns 0 (the caller exits with EXIT_FAIL). */
 int cli_require_device(const char *command);
+
+/* 1 when every non-NULL path of paths[count] can be written (outfile_check), checked before any GPU work; else
+ * prints "<command>: <path>: <why>" for the first that cannot and returns 0 (the caller exits with
+ * EXIT_BAD_INPUT). */
+int cli_outputs_writable(const char *command, const char *const *paths, int count);
 
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);

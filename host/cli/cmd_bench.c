@@ -245,6 +245,9 @@ int cmd_bench(int argc, char **argv)
                         "(--n --cin --cout --h --w --padding)\n");
         return EXIT_BAD_INPUT;
     }
+    const char *const outputs[] = {csv, json, markdown};
+    if (!cli_outputs_writable("cgp bench", outputs, 3))
+        return EXIT_BAD_INPUT;
     zoo z = {0};
     if (use_zoo && zoo_load(zoo_file, &z, err, sizeof err) != 0) {
         fprintf(stderr, "cgp bench: %s\n", err);

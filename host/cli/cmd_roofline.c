@@ -10,7 +10,7 @@
  * docs/roofline.md explains it all.
  *     cgp roofline [shape options] [--kernel N] [--reduce det|atomic|all]
  *                  [--baselines all|none|cudnn|cudnn-graph|unfused] [--warmup 5 --iters 30] [--csv F] [--svg F]
- *     cgp roofline --zoo [--zoo-file F] [--seed S] [--warmup 5 --iters 30] [--csv F] [--svg F] [--speedup-svg F]
+ *     cgp roofline --zoo [FILE] [--seed S] [--warmup 5 --iters 30] [--csv F] [--svg F] [--speedup-svg F]
  */
 #include <math.h>
 #include <stdio.h>
@@ -258,14 +258,12 @@ int cmd_roofline(int argc, char **argv)
     specs[count++] = (option_spec)OPTION_INT("--kernel", &po.kernel, 0, 99, "fused kernel version (0: the best)");
     specs[count++] = (option_spec)OPTION_CHOICE("--reduce", &reduce, reduce_choices, "fused reductions to place");
     specs[count++] = (option_spec)OPTION_CHOICE("--baselines", &baselines, baseline_choices, "baseline rows to place");
-    specs[count++] =
-        (option_spec)OPTION_FLAG("--zoo", &zoo_flag,
-                                 "every zoo shape: the fused kernels (det) at each precision and the cuDNN "
-                                 "legacy rows, on one chart");
-    specs[count++] =
-        (option_spec)OPTION_STRING("--zoo-file", &zoo_file, "with --zoo: this zoo CSV instead of the built-in zoo");
+    specs[count++] = (option_spec)OPTION_FLAG_OR_STRING("--zoo", &zoo_flag, &zoo_file,
+                                                        "every shape of the public zoo (host/bench/zoo.csv), or of "
+                                                        "this CSV file: the fused kernels (det) at each precision "
+                                                        "and the cuDNN legacy rows, on one chart");
     specs[count++] = (option_spec)OPTION_INT("--warmup", &warmup, 0, 100000, "untimed runs before timing");
-    specs[count++] = (option_spec)OPTION_INT("--iters", &iters, 20, 100000, "timed runs of each probe and row (median)");
+    specs[count++] = (option_spec)OPTION_INT("--iters", &iters, 1, 100000, "timed runs of each probe and row (median)");
     specs[count++] = (option_spec)OPTION_STRING("--csv", &csv, "write ceilings, model and points to this CSV file");
     specs[count++] = (option_spec)OPTION_STRING("--svg", &svg, "draw the roofline chart into this SVG file");
     specs[count++] = (option_spec)OPTION_STRING(
@@ -277,8 +275,6 @@ int cmd_roofline(int argc, char **argv)
                    "zoo",
                    specs, argc, argv, &code))
         return code;
-    if (zoo_file)
-        zoo_flag = 1;
     if (zoo_flag && zoo_option_conflict(&po, reduce, baselines)) {
         fprintf(stderr, "cgp roofline: --zoo runs the zoo's shapes with the best kernels (det) and the cuDNN rows: "
                         "shape, --kernel, --reduce and --baselines options cannot be given with it\n");
@@ -288,6 +284,9 @@ int cmd_roofline(int argc, char **argv)
         fprintf(stderr, "cgp roofline: --speedup-svg needs --zoo (it compares shapes)\n");
         return EXIT_BAD_INPUT;
     }
+    const char *const outputs[] = {csv, svg, speedup_svg};
+    if (!cli_outputs_writable("cgp roofline", outputs, 3))
+        return EXIT_BAD_INPUT;
 
     roofline_run *r = calloc(1, sizeof *r);
     if (!r) {

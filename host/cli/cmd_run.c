@@ -81,6 +81,8 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "cgp run: %s is required (see cgp run --help)\n", missing);
         return EXIT_BAD_INPUT;
     }
+    if (!cli_outputs_writable("cgp run", &output, 1))
+        return EXIT_BAD_INPUT;
     char err[512];
     npy_array xa = {0}, wa = {0}, ba = {0};
     int rc = EXIT_BAD_INPUT;

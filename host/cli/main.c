@@ -32,6 +32,8 @@ static void usage(FILE *f)
                "in one CUDA launch, never writing the N x Cout x Hout x Wout intermediate.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n  cgp --version   the version and the commit it was built from\n"
+               "  cgp --help      this list\n");
 }
 
 int main(int argc, char **argv)

@@ -83,6 +83,15 @@ int outfile_open(outfile *f, const char *path, unsigned flags, char *err, size_t
     return 0;
 }
 
+int outfile_check(const char *path, char *err, size_t errlen)
+{
+    outfile f;
+    if (outfile_open(&f, path, 0, err, errlen) != 0)
+        return -1;
+    outfile_abort(&f);
+    return 0;
+}
+
 int outfile_write(outfile *f, const void *data, size_t bytes)
 {
     if (f->error)

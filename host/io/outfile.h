@@ -35,6 +35,10 @@ typedef struct outfile {
 /* Creates the temporary. Returns 0, or -1 with "<path>: <strerror>" in err. */
 int outfile_open(outfile *f, const char *path, unsigned flags, char *err, size_t errlen);
 
+/* Whether outfile_open(path) would succeed now, checked before long work so that a typo does not lose its result:
+ * creates the temporary and removes it. Returns 0, or -1 with "<path>: <why>" in err. */
+int outfile_check(const char *path, char *err, size_t errlen);
+
 /* Appends bytes. Returns 0, or -1 after a failure (this one or an earlier one). */
 int outfile_write(outfile *f, const void *data, size_t bytes);
 

@@ -82,7 +82,34 @@ int main(void)
         TEST_EXPECT("cli no command", r.exit_code == 2 && strstr(r.err, "usage: cgp"), "exit %d, stderr %s",
                     r.exit_code, r.err);
     }
+    {
+        const cli_result r = cli_run("--help");
+        TEST_EXPECT("cli --help lists --version", r.exit_code == 0 && strstr(r.out, "cgp --version"),
+                    "exit %d, stdout %s", r.exit_code, r.out);
+    }
+    {
+        /* on a machine without a usable GPU the command fails with the reason the tests give; with one it runs */
+        const cli_result r = cli_run("check --n 1 --cin 1 --cout 1 --h 3 --w 3");
+        TEST_EXPECT("cli check: no usable GPU is said as the tests say it",
+                    r.exit_code == 0 || (r.exit_code == 1 && (strstr(r.err, "cgp check: no NVIDIA GPU on this machine (") ||
+                                                              strstr(r.err, "cgp check: this machine has an NVIDIA device ("))),
+                    "exit %d, stderr %s", r.exit_code, r.err);
+    }
     expect_bad("cli unknown command", "frobnicate", "unknown command 'frobnicate'");
+    expect_bad("cli roofline --zoo missing file (one spelling: --zoo FILE)", "roofline --zoo no/such/zoo.csv",
+               "no/such/zoo.csv: No such file");
+    expect_bad("cli roofline --zoo-file is gone", "roofline --zoo-file x.csv", "unknown option '--zoo-file'");
+    expect_bad("cli roofline --iters 0 (one rule: >= 1)", "roofline --iters 0", "--iters must be an integer in [1, 100000]");
+    /* output paths are checked before any GPU work: a typo costs nothing */
+    expect_bad("cli bench --csv in a missing directory", "bench --csv no/such/dir/b.csv",
+               "cgp bench: no/such/dir/b.csv: No such file or directory");
+    snprintf(a, sizeof a, "bench --json %s", tmp);
+    expect_bad("cli bench --json a directory", a, "exists and is not a regular file");
+    expect_bad("cli roofline --svg in a missing directory", "roofline --svg no/such/dir/r.svg",
+               "cgp roofline: no/such/dir/r.svg: No such file or directory");
+    snprintf(a, sizeof a, "run --input %s --weight %s --bias %s --output no/such/dir/y.npy", path("x.npy"),
+             path("w.npy"), path("b.npy"));
+    expect_bad("cli run --output in a missing directory", a, "cgp run: no/such/dir/y.npy: No such file or directory");
     expect_bad("cli bench --n 0", "bench --n 0", "--n must be an integer in [1, 16777216], got '0'");
     expect_bad("cli bench --n 12x", "bench --n 12x", "--n must be an integer");
     expect_bad("cli bench --h overflow", "bench --h 99999999999999999999", "--h must be an integer");

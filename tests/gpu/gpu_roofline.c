@@ -96,7 +96,7 @@ static void test_zoo(void)
     }
     fputs("n,cin,cout,h,w,padding,label\n4,8,64,64,64,valid,wgmma shape\n2,3,16,40,33,same,other\n", f);
     fclose(f);
-    snprintf(args, sizeof args, "roofline --zoo-file %s --warmup 1 --iters 20 --csv %s --svg %s --speedup-svg %s", zoo,
+    snprintf(args, sizeof args, "roofline --zoo %s --warmup 1 --iters 20 --csv %s --svg %s --speedup-svg %s", zoo,
              csv, svg, speedup);
     const cli_result r = cli_run(args);
     TEST_EXPECT("roofline --zoo: exit 0", r.exit_code == 0, "exit %d: %.400s", r.exit_code, r.err);

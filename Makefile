@@ -6,7 +6,7 @@
 #   make test       build everything and run the whole test suite (GPU tests skip without a GPU)
 #   make ptxas      registers, shared memory and spills of every kernel (nvcc -Xptxas -v)
 #   make sass       SASS of the library kernels into build/sass.txt
-#   make install    PREFIX=/usr/local: include/cgp.h, libcgp.a, libcgp.so (mk/install.mk)
+#   make install    PREFIX=/usr/local: bin/cgp, include/cgp.h, libcgp.a, libcgp.so, lib/pkgconfig/cgp.pc (mk/install.mk)
 #   make help       this list and the variables you can set
 #
 # Variables: SM=90 (GPU architecture), USE_CUDNN=auto|0|1, CUDNN_HOME=dir, CUDA_HOME=dir, ZOO_CSV=file.
@@ -177,6 +177,16 @@ $(BUILD)/asan/cpu_%: tests/cpu/cpu_%.c $(CPU_SRCS)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP -O2,$(CFLAGS)) -O1 -fsanitize=address,undefined \
 	    -fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ $(filter %.c,$^) -lm -lpthread
+
+# cpu_paths evaluates the kernel versions' hooks and the selection (libcgp's host code) on a described device: no GPU
+$(BUILD)/tests/cpu_paths: tests/cpu/cpu_paths.c tests/lib/path_shapes.h $(BUILD)/libcgp.a
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $< $(BUILD)/libcgp.a $(LDLIBS)
+
+$(BUILD)/asan/cpu_paths: tests/cpu/cpu_paths.c tests/lib/path_shapes.h $(BUILD)/libcgp.a
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP -O2,$(CFLAGS)) -O1 -fsanitize=address,undefined \
+	    -fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ $< $(BUILD)/libcgp.a $(LDLIBS)
 
 # the CPU tests compile their sources whole: the cost model's generated table is one of them
 $(BUILD)/tests/cpu_cost_model $(BUILD)/asan/cpu_cost_model: host/lib/cost_model_table.h

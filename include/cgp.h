@@ -18,6 +18,8 @@
  * A plan keeps N x Cout doubles (the atomic reduction's accumulators) and N unsigned arrival
  * counters of device state, which each run leaves zeroed for the next; so one plan must not run
  * on two streams at the same time. Create one plan per concurrent stream. Runs may be captured into CUDA graphs.
+ * A cgp_plan * is a handle, never given twice: once destroyed, every call given it returns CGP_ERROR_INVALID_PLAN,
+ * whatever plans were created since.
  * Link with -l:libcgp.a -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm (static), or -lcgp (shared; it
  * carries its own CUDA runtime, so a program that calls the CUDA runtime itself adds -lcudart).
  * docs/library.md has the details.
@@ -94,15 +96,17 @@ int64_t cgp_output_height(const cgp_shape *shape, cgp_padding padding);
 int64_t cgp_output_width(const cgp_shape *shape, cgp_padding padding);
 
 /* options->select MEASURED: the version cgp_plan_create_measured chose for this device, shape, padding,
- * reduce and precision earlier in this process, else CGP_ERROR_INVALID_OPTION (there is nothing to time
- * on: call cgp_plan_create_measured). */
+ * reduce and precision earlier in this process (measured with 16-byte-aligned weights where both were), else
+ * CGP_ERROR_INVALID_OPTION (there is nothing to time on: call cgp_plan_create_measured). */
 cgp_status cgp_plan_create(cgp_plan **plan, const cgp_shape *shape, const cgp_options *options);
 /* Measured selection (like cuDNN's Find): times every kernel version of options->precision that supports
  * the shape (options->kernel must be 0) on the caller's device buffers in GPU time (its launches captured into a
  * CUDA graph on a stream of the library's, the graph replayed between events on `stream`), synchronising it; y is
  * overwritten; the workspace each candidate needs is allocated and freed inside. The fastest becomes the
- * plan's kernel and is cached per (device, shape, padding, reduce, precision) for the process (thread-safe);
- * a later call with the same key takes the cached winner without timing. The plan's options say MEASURED. */
+ * plan's kernel and is cached for the process per (device, shape, padding, reduce, precision, and whether weight is
+ * 16-byte aligned, which picks some versions' weight copies); a later call with the same key takes the cached winner
+ * without timing. Thread-safe: while one thread measures a key, another asking for it waits and takes its winner.
+ * The plan's options say MEASURED. */
 cgp_status cgp_plan_create_measured(cgp_plan **plan, const cgp_shape *shape, const cgp_options *options,
                                     const float *x, const float *weight, const float *bias, float *y,
                                     cudaStream_t stream);

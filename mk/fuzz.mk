@@ -1,8 +1,9 @@
-# mk/fuzz.mk - `make fuzz`: libFuzzer runs of the .npy parser and the command-line option parser.
+# mk/fuzz.mk - `make fuzz`: libFuzzer runs of the .npy parser, the command-line option parser, the CSV reader and
+# the zoo file parser.
 #
 #   make fuzz [FUZZ_SECONDS=60] [BUILD=build]
 #
-# Builds $(BUILD)/fuzz/fuzz_npy and $(BUILD)/fuzz/fuzz_options (tests/fuzz/*.c) with clang
+# Builds $(BUILD)/fuzz/fuzz_<target> for each of FUZZ_TARGETS (tests/fuzz/fuzz_<target>.c) with clang
 # -fsanitize=fuzzer,address,undefined, runs each for FUZZ_SECONDS seconds starting from the seed
 # corpus tests/fuzz/corpus_<target>/ (new inputs go to $(BUILD)/fuzz/corpus_<target>/; the seeds
 # are not touched), prints the executions of each target, and fails if one crashed. A crash input
@@ -13,7 +14,7 @@
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_DIR := $(BUILD)/fuzz
-FUZZ_TARGETS := npy options
+FUZZ_TARGETS := npy options csv zoo
 FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -Ihost/io -Ihost/cli \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
@@ -24,6 +25,16 @@ $(FUZZ_DIR)/fuzz_npy: tests/fuzz/fuzz_npy.c host/io/npy.c host/io/message.c host
 $(FUZZ_DIR)/fuzz_options: tests/fuzz/fuzz_options.c host/cli/options.c host/io/message.c host/cli/options.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) -lm
+
+$(FUZZ_DIR)/fuzz_csv: tests/fuzz/fuzz_csv.c host/io/csv_read.c host/io/message.c host/io/csv_read.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)
+
+# the zoo parser's layer (host/bench) sees include/cgp.h; zoo_load's built-in zoo is the generated one
+$(FUZZ_DIR)/fuzz_zoo: tests/fuzz/fuzz_zoo.c host/bench/zoo.c host/io/csv_read.c host/io/message.c $(ZOO_BUILTIN_C) \
+                      host/bench/zoo.h host/io/csv_read.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iinclude -Ihost/bench -o $@ $(filter %.c,$^)
 
 .PHONY: fuzz
 fuzz: $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))

@@ -8,10 +8,14 @@
 #   - a program that exits non-zero without a FAIL line, or reports no case at all, is a failure;
 #   - with CGP_TEST_REQUIRE_GPU=1 (the H200 runs) every SKIP is a failure, except a named refusal
 #     ("SKIP name: named refusal: status", a refusal the test lists by name); so is exit 77;
-#   - exit 77 on a machine with an NVIDIA device (/dev/nvidia<N>) is a failure: the GPU is broken.
+#   - exit 77 on a machine with an NVIDIA device (/dev/nvidia<N>) is a failure: the GPU is broken;
+#   - a program that should have run and did not (its executable not built, its script missing) is a failure,
+#     counted as its cases in tests/case_counts.txt (else 1). Should have run: each program of
+#     tests/case_counts.txt (a C program cpu_* also as its asan+ubsan copy) and each program whose source exists
+#     (tests/cpu/cpu_*.c twice, tests/gpu/gpu_*.c, docs/example.c), those CGP_TEST_FILTER matches.
 # Before the last line: one count per flavour (the CPU tests, the same CPU tests again under
 # ASan+UBSan, the CPU scripts, the example, the GPU tests, the Python tests) and the named refusals.
-# The last line sums the flavours. Exit code: 1 if anything failed.
+# The last line sums the flavours (with "did not run" where a program did not). Exit code: 1 if anything failed.
 # Environment: CGP (the cgp binary), BUILD (the build directory), CGP_TEST_REQUIRE_GPU=1, and
 # CGP_TEST_FILTER=regex to run a subset.
 set -u
@@ -22,7 +26,7 @@ trap 'rm -rf "$CGP_TEST_TMP"' EXIT
 log=$CGP_TEST_TMP/log
 counts_file=$(dirname "$0")/case_counts.txt
 require=${CGP_TEST_REQUIRE_GPU:-}
-declare -A fp=() ff=() fs=() cases=() source=()
+declare -A fp=() ff=() fs=() cases=() source=() ran=()
 flavours=()
 refusals=()
 notes=()
@@ -52,6 +56,7 @@ run_one() { # flavour, name, command...
     local flavour=$1 name=$2; shift 2
     if [ -n "${CGP_TEST_FILTER:-}" ] && ! [[ $name =~ $CGP_TEST_FILTER ]]; then return; fi
     local prog=${name#asan+ubsan:}
+    ran[$name]=1
     echo "== $name"
     local start=$SECONDS
     timeout 1200 "$@" >"$log" 2>&1
@@ -115,6 +120,41 @@ for t in tests/cpu/*.sh; do [ -f "$t" ] && run_one "cpu scripts" "$(basename "$t
 [ -x "$BUILD/tests/example" ] && run_one "example" "docs/example.c" "$BUILD/tests/example"
 for t in "$BUILD"/tests/gpu_*; do [ -x "$t" ] && run_one "gpu" "$(basename "$t")" "$t"; done
 for t in tests/python/*.py; do [ -f "$t" ] && run_one "python" "python:$(basename "$t")" python3 "$t"; done
+
+# where a program that should have run is looked for, by the name run_one gives it
+where_of() {
+    case $1 in
+    asan+ubsan:*) echo "$BUILD/asan/${1#asan+ubsan:}" ;;
+    python:*) echo "tests/python/${1#python:}" ;;
+    *.sh) echo "tests/cpu/$1" ;;
+    docs/example.c) echo "$BUILD/tests/example" ;;
+    *) echo "$BUILD/tests/$1" ;;
+    esac
+}
+declare -A expected=()
+for prog in "${!cases[@]}"; do
+    expected[$prog]="listed in tests/case_counts.txt"
+    [[ $prog == cpu_* && $prog != *.sh ]] && expected[asan+ubsan:$prog]="listed in tests/case_counts.txt"
+done
+for src in tests/cpu/cpu_*.c tests/gpu/gpu_*.c docs/example.c; do
+    [ -f "$src" ] || continue
+    prog=$(basename "$src" .c)
+    [ "$src" = docs/example.c ] && prog=docs/example.c
+    expected[$prog]="its source $src exists"
+    [[ $src == tests/cpu/* ]] && expected[asan+ubsan:$prog]="its source $src exists"
+done
+missing=0
+while IFS= read -r name; do
+    [ -z "$name" ] && continue
+    if [ -n "${CGP_TEST_FILTER:-}" ] && ! [[ $name =~ $CGP_TEST_FILTER ]]; then continue; fi
+    [ -n "${ran[$name]:-}" ] && continue
+    n=${cases[${name#asan+ubsan:}]:-1}
+    echo "FAIL $name: did not run: no $(where_of "$name") (${expected[$name]}; counted as $n failed case$([ "$n" -eq 1 ] || echo s))"
+    missing=$((missing + n))
+done < <(printf '%s\n' "${!expected[@]}" | sort)
+if [ "$missing" -gt 0 ]; then
+    flavours+=("did not run"); fp["did not run"]=0 ff["did not run"]=$missing fs["did not run"]=0
+fi
 
 echo
 for note in "${notes[@]}"; do echo "note: $note"; done

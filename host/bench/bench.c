@@ -1,6 +1,7 @@
 /* bench.c - the measurement core of bench.h: each row checked against fp64, then timed (bench_report.c shows them). */
 #include "bench.h"
 #include "gpu_time.h"
+#include "poison.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -38,7 +39,7 @@ static int check_row(bench_row *row, const problem *pr, const double *ref, const
 {
     const cgp_shape *s = &pr->p.shape;
     const size_t outputs = (size_t)(s->n * s->cout);
-    cudaError_t e = cudaMemset(pr->p.y, 0xFF, outputs * sizeof(float)); /* all-ones bits: NaN */
+    cudaError_t e = poison_outputs(pr->p.y, (int64_t)outputs, 0);
     if (e == cudaSuccess && row->v.run(&row->v, &pr->p, 0) != 0) {
         snprintf(row->failure, sizeof row->failure, "the run failed (see the message above)");
         return 0;
@@ -76,9 +77,9 @@ static int check_row(bench_row *row, const problem *pr, const double *ref, const
     }
     if (!judged->passed)
         snprintf(row->failure, sizeof row->failure,
-                 "check failed: rel L2 error %.3g%s > %.1g, %lld non-finite mismatches", judged->rel_l2_error,
-                 row->checked_tf32 ? " against the reference of tf32-rounded operands" : "", judged->tolerance,
-                 (long long)judged->nonfinite_mismatches);
+                 "check failed: rel L2 error %.3g%s > %.1g, %lld never written, %lld non-finite mismatches",
+                 judged->rel_l2_error, row->checked_tf32 ? " against the reference of tf32-rounded operands" : "",
+                 judged->tolerance, (long long)judged->never_written, (long long)judged->nonfinite_mismatches);
     return 0;
 }
 

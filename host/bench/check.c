@@ -2,17 +2,38 @@
 #include "check.h"
 
 #include <math.h>
+#include <string.h>
+
+int check_never_written(float v)
+{
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    return bits == CHECK_UNWRITTEN_BITS;
+}
+
+int check_nonfinite_agrees(float v, double e, int inf_may_be_nan)
+{
+    if (isnan(e))
+        return isnan(v);
+    if (isinf(e))
+        return (double)v == e || (inf_may_be_nan && isnan(v));
+    return isfinite(v);
+}
 
 check_report check_compare(const float *y, const double *ref, int64_t count, double tolerance)
 {
-    check_report r = {0.0, 0.0, -1, 0, tolerance, 0};
-    int64_t first_mismatch = -1;
+    check_report r = {0.0, 0.0, -1, 0, 0, tolerance, 0};
+    int64_t first_unwritten = -1, first_mismatch = -1;
     double diff2 = 0.0, ref2 = 0.0;
     for (int64_t i = 0; i < count; ++i) {
+        if (check_never_written(y[i])) {
+            if (r.never_written++ == 0)
+                first_unwritten = i;
+            continue;
+        }
         const double v = (double)y[i], e = ref[i];
         if (!isfinite(e) || !isfinite(v)) {
-            const int same = (isnan(e) && isnan(v)) || (isinf(e) && v == e);
-            if (!same && r.nonfinite_mismatches++ == 0)
+            if (!check_nonfinite_agrees(y[i], e, 0) && r.nonfinite_mismatches++ == 0)
                 first_mismatch = i;
             continue;
         }
@@ -26,9 +47,11 @@ check_report check_compare(const float *y, const double *ref, int64_t count, dou
     }
     if (first_mismatch >= 0)
         r.worst_index = first_mismatch;
+    if (first_unwritten >= 0)
+        r.worst_index = first_unwritten;
     const double floor2 = 0.05 * 0.05 * (double)count;
     r.rel_l2_error = sqrt(diff2 / (ref2 > floor2 ? ref2 : floor2));
-    r.passed = r.nonfinite_mismatches == 0 && r.rel_l2_error <= tolerance;
+    r.passed = r.never_written == 0 && r.nonfinite_mismatches == 0 && r.rel_l2_error <= tolerance;
     return r;
 }
 

@@ -4,24 +4,42 @@
  * beside it. The floor keeps a few outputs that happen to lie near zero (the mean GELU over a
  * handful of pixels, whose convolution cancelled) from turning correct fp32 rounding into a
  * failure; the outputs of real problems are ~0.1-0.3, far above it.
- * A non-finite value passes only where the reference has the same non-finite value
- * (NaN where NaN, +inf where +inf), so an unwritten (NaN-poisoned) output always fails.
+ * Every output is prefilled with CHECK_UNWRITTEN_BITS before a run (poison.h): an element still holding them
+ * was never written and fails, whatever the reference. A non-finite value passes only where the reference
+ * has the same non-finite value (a NaN the kernel computed where NaN, an infinity of the same sign where
+ * an infinity).
  */
 #ifndef CGP_CHECK_H
 #define CGP_CHECK_H
 
 #include <stdint.h>
 
+/* The prefill of every output before a run: a signalling NaN (quiet bit clear) with payload 0x0BAD00. No kernel
+ * produces it: the GPU's float arithmetic returns the quiet NaN 0x7FFFFFFF, and bit operations on a value
+ * (negation, absolute value, TF32 rounding) keep a quiet NaN quiet; the inputs the tools and tests draw hold no
+ * signalling NaN. The old prefill, all bytes 0xFF, is that canonical NaN with its sign bit flipped, which a
+ * negation by integer operation makes. Compare the bits, before converting to double (which quiets it). */
+#define CHECK_UNWRITTEN_BITS 0x7F8BAD00u
+
 typedef struct check_report {
     double max_abs_error;   /* over elements where both are finite */
     double rel_l2_error;    /* over elements where the reference is finite */
-    int64_t worst_index;    /* element with the largest abs error (or first mismatch) */
-    int64_t nonfinite_mismatches;
+    int64_t worst_index;    /* element with the largest abs error (or the first never written, else first mismatch) */
+    int64_t never_written;  /* elements still holding CHECK_UNWRITTEN_BITS */
+    int64_t nonfinite_mismatches; /* written elements whose finiteness, NaN or infinity differs from the reference */
     double tolerance;
     int passed;
 } check_report;
 
 check_report check_compare(const float *y, const double *ref, int64_t count, double tolerance);
+
+/* 1 when v holds CHECK_UNWRITTEN_BITS: nothing wrote it since the prefill. */
+int check_never_written(float v);
+
+/* 1 when the written value v agrees with reference e as to non-finite values: both finite; NaN where e is NaN;
+ * where e is an infinity, the same infinity, or with inf_may_be_nan also NaN (a kernel that mixes inputs before
+ * the sum, Winograd's transforms or 3xTF32's split, makes inf - inf there) but never the other sign. */
+int check_nonfinite_agrees(float v, double e, int inf_may_be_nan);
 
 /* Relative L2 tolerance for a cgp_precision against the fp64 reference of the operands as they are,
  * given how many pixels each output averages and Cin: fp32 and 3xtf32 check_fp32_tolerance(cin);

@@ -121,7 +121,7 @@ int variants_fused(const bench_problem *p, const fused_selection *sel, bench_var
             const cgp_problem kp = {s->n, s->cin, s->cout, s->h, s->w, p->hout, p->wout, (int)p->padding};
             cgp_device_info d;
             if (k && cgp_current_device_info(&d) == cudaSuccess)
-                path = k->path(&kp, &d);
+                path = k->path(&kp, &d, cgp_weights_misaligned(p->w));
             snprintf(v->path, sizeof v->path, "%s", path);
             v->bytes_moved = problem_min_bytes(p) + 2.0 * (double)st->workspace_bytes;
             v->state = st;

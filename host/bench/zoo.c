@@ -31,6 +31,27 @@ static int parse_dimension(const char *text, int64_t *out)
 
 static int64_t output_size(int64_t size, cgp_padding padding) { return size - 2 + 2 * (int64_t)padding; }
 
+/* A field as a message quotes it: control bytes as \xNN (a quoted field may hold line breaks, and a message is one
+ * line), at most 40 bytes of it then "...". */
+static const char *field_for_message(const char *field, char *out, size_t cap)
+{
+    size_t n = 0;
+    const size_t shown = 40;
+    for (size_t i = 0; field[i] && n + 8 < cap; ++i) {
+        if (i == shown) {
+            n += (size_t)snprintf(out + n, cap - n, "...");
+            break;
+        }
+        const unsigned char c = (unsigned char)field[i];
+        if (c < 0x20 || c == 0x7f)
+            n += (size_t)snprintf(out + n, cap - n, "\\x%02x", c);
+        else
+            out[n++] = (char)c;
+    }
+    out[n] = '\0';
+    return out;
+}
+
 /* The shapes of a parsed table; frees the table. Returns 0, or -1 with err set (z is then empty). */
 static int zoo_from_table(csv_table t, const char *name, zoo *z, char *err, size_t errlen)
 {
@@ -59,15 +80,17 @@ static int zoo_from_table(csv_table t, const char *name, zoo *z, char *err, size
         char where[512];
         snprintf(where, sizeof where, "%s:%ld", name, t.lines[r]);
         int64_t dims[kShapeColumnCount];
+        char shown[200];
         for (int c = 0; c < kShapeColumnCount; ++c)
             if (parse_dimension(csv_cell(&t, r, columns[c]), &dims[c]) != 0) {
                 message_prefixed(err, errlen, where, "%s must be a whole number from 1 to 2^40, got \"%s\"",
-                                 kShapeColumns[c], csv_cell(&t, r, columns[c]));
+                                 kShapeColumns[c], field_for_message(csv_cell(&t, r, columns[c]), shown, sizeof shown));
                 goto fail;
             }
         const char *padding = csv_cell(&t, r, padding_column);
         if (strcmp(padding, "valid") != 0 && strcmp(padding, "same") != 0) {
-            message_prefixed(err, errlen, where, "padding must be valid or same, got \"%s\"", padding);
+            message_prefixed(err, errlen, where, "padding must be valid or same, got \"%s\"",
+                             field_for_message(padding, shown, sizeof shown));
             goto fail;
         }
         s->shape = (cgp_shape){dims[0], dims[1], dims[2], dims[3], dims[4]};

@@ -15,6 +15,7 @@
 #include "check.h"
 #include "cli.h"
 #include "cuda_util.h"
+#include "poison.h"
 #include "problem.h"
 #include "reference.h"
 #include "tf32_round.h"
@@ -33,8 +34,9 @@ static int report(const char *what, const float *y, const double *ref, int64_t c
                why);
         return 1;
     }
-    printf("  vs %-40s max abs error %.3e, relative L2 error %.3e (tolerance %.0e), %lld non-finite mismatches: %s\n",
-           what, r.max_abs_error, r.rel_l2_error, tol, (long long)r.nonfinite_mismatches, r.passed ? "PASS" : "FAIL");
+    printf("  vs %-40s max abs error %.3e, relative L2 error %.3e (tolerance %.0e), %lld never written, %lld non-finite "
+           "mismatches: %s\n", what, r.max_abs_error, r.rel_l2_error, tol, (long long)r.never_written,
+           (long long)r.nonfinite_mismatches, r.passed ? "PASS" : "FAIL");
     if (!r.passed && r.worst_index >= 0)
         printf("  worst element y[%lld] = %.9g, reference %.17g\n", (long long)r.worst_index, (double)y[r.worst_index],
                ref[r.worst_index]);
@@ -115,7 +117,7 @@ int cmd_check(int argc, char **argv)
         fprintf(stderr, "cgp check: no device memory left for the %zu-byte workspace\n", ws_bytes);
         return EXIT_BAD_INPUT;
     }
-    CUDA_CHECK(cudaMemset(pr.p.y, 0xFF, (size_t)outputs * sizeof(float))); /* NaN: unwritten outputs fail */
+    CUDA_CHECK(poison_outputs(pr.p.y, outputs, 0)); /* unwritten outputs fail as never written */
     st = cgp_plan_run(plan, pr.p.x, pr.p.w, pr.p.b, pr.p.y, ws, ws_bytes, 0);
     if (st != CGP_SUCCESS) {
         fprintf(stderr, "cgp check: %s: %s\n", cgp_status_string(st), cgp_last_error_detail());

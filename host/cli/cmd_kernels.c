@@ -17,7 +17,7 @@
 /* The current device's limits, or an H200's when there is no device (*have_device 0). */
 static cgp_device_info device_limits(int *have_device, char *name, size_t cap)
 {
-    const cgp_device_info h200 = {132, 9, 0, 227 * 1024};
+    const cgp_device_info h200 = CGP_DEVICE_INFO_H200;
     cgp_device_info d = h200;
     struct cudaDeviceProp prop;
     int dev = 0;
@@ -40,7 +40,7 @@ static void list_versions(const cgp_problem *p, const cgp_device_info *d)
         if (why)
             printf("      runs this shape: no, %s\n", why);
         else
-            printf("      runs this shape: yes, path %s\n", table[i]->path(p, d));
+            printf("      runs this shape: yes, path %s\n", table[i]->path(p, d, 0));
     }
 }
 
@@ -99,10 +99,10 @@ static void print_selection(const cgp_shape *s, const cli_problem_options *po, i
             printf("  %2d  %-10s cannot run it: %s\n", c[i].version, c[i].name, c[i].unsupported);
         else if (cgp_cost_model_ms(kernels[i]->version, p, d, &ms))
             printf("  %2d  %-10s runs it, path %s; the cost model predicts %.4g ms\n", c[i].version, c[i].name,
-                   kernels[i]->path(p, d), ms);
+                   kernels[i]->path(p, d, 0), ms);
         else
             printf("  %2d  %-10s runs it, path %s; the cost model has no coefficients for it\n", c[i].version,
-                   c[i].name, kernels[i]->path(p, d));
+                   c[i].name, kernels[i]->path(p, d, 0));
     }
     const char *reason = NULL;
     const cgp_kernel_desc *h = cgp_select_heuristic(p, d, precision, &reason);

@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "gpu_time.h"
 #include "outfile.h"
+#include "poison.h"
 #include "problem.h"
 #include "random_shape.h"
 #include "rng.h"
@@ -110,7 +111,7 @@ static int time_candidate(const problem *pr, cgp_precision precision, cgp_reduce
         fprintf(stderr, "cgp select: %s: %s (%s)\n", k->name, cgp_status_string(st), cgp_last_error_detail());
     int failed = st != CGP_SUCCESS;
     if (!failed && e == cudaSuccess)
-        e = cudaMemset(p->y, 0xFF, (size_t)outputs * sizeof(float)); /* NaN */
+        e = poison_outputs(p->y, outputs, 0);
     if (!failed && e == cudaSuccess)
         failed = run_plan(&c, 0);
     if (!failed && e == cudaSuccess)
@@ -123,8 +124,9 @@ static int time_candidate(const problem *pr, cgp_precision precision, cgp_reduce
         k->rel_l2 = r.rel_l2_error;
         if (!r.passed) {
             snprintf(k->status, sizeof k->status, "check-failed");
-            fprintf(stderr, "cgp select: %s failed its check: rel L2 %.3g > %.2g, %lld non-finite mismatches\n",
-                    k->name, r.rel_l2_error, tol, (long long)r.nonfinite_mismatches);
+            fprintf(stderr, "cgp select: %s failed its check: rel L2 %.3g > %.2g, %lld never written, %lld "
+                    "non-finite mismatches\n", k->name, r.rel_l2_error, tol, (long long)r.never_written,
+                    (long long)r.nonfinite_mismatches);
         } else {
             double estimate = 0.0;
             gpu_time_result t;

@@ -15,11 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PLAN_MAGIC 0x6367705f706c616eULL /* "cgp_plan" */
-#define PLAN_MAX_CANDIDATES 32            /* kernel versions of one precision */
+#define PLAN_MAX_CANDIDATES 32 /* kernel versions of one precision */
 
-struct cgp_plan {
-    uint64_t magic;
+/* What a plan is. The caller's cgp_plan * is a handle naming it (below), never its address. */
+typedef struct plan_state {
     cgp_problem problem;
     cgp_options options;
     const cgp_kernel_desc *kernel;
@@ -32,7 +31,7 @@ struct cgp_plan {
     cgp_candidate candidates[PLAN_MAX_CANDIDATES]; /* what the selection considered, table order */
     int candidate_count;
     int from_cache; /* a measured plan that took a winner measured earlier in the process */
-};
+} plan_state;
 
 static _Thread_local char last_detail[512];
 
@@ -92,47 +91,63 @@ static int64_t output_size(int64_t size, cgp_padding padding)
 int64_t cgp_output_height(const cgp_shape *s, cgp_padding padding) { return s ? output_size(s->h, padding) : 0; }
 int64_t cgp_output_width(const cgp_shape *s, cgp_padding padding) { return s ? output_size(s->w, padding) : 0; }
 
-/* ---- the set of live plans, so a destroyed plan is recognised without touching it ---- */
-static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
-static const cgp_plan **live_plans;
-static size_t live_count, live_capacity;
+/* ---- plan handles: a slot of the table below and the generation of its occupant, so no handle is ever given
+ * twice: a destroyed plan's handle stays invalid whatever is created after it (a slot whose generation would
+ * wrap is retired). The handle is (generation << 32) | (slot + 1), never NULL and never an address. ---- */
+_Static_assert(sizeof(uintptr_t) == 8, "plan handles are 64-bit");
 
-static int live_add(const cgp_plan *p)
+typedef struct plan_slot {
+    plan_state *state;   /* NULL: free */
+    uint32_t generation; /* of the current or last occupant */
+} plan_slot;
+
+static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
+static plan_slot *slots;
+static size_t slot_count, slot_capacity;
+
+/* A new handle for `state`, or NULL when out of host memory. */
+static cgp_plan *handle_add(plan_state *state)
 {
-    int ok = 1;
-    pthread_mutex_lock(&live_lock);
-    if (live_count == live_capacity) {
-        const size_t cap = live_capacity ? 2 * live_capacity : 16;
-        const cgp_plan **grown = realloc(live_plans, cap * sizeof *grown);
-        if (grown) {
-            live_plans = grown;
-            live_capacity = cap;
-        } else {
-            ok = 0;
+    cgp_plan *handle = NULL;
+    pthread_mutex_lock(&slots_lock);
+    size_t i = 0;
+    while (i < slot_count && (slots[i].state || slots[i].generation == UINT32_MAX))
+        ++i;
+    if (i == slot_count && slot_count < UINT32_MAX - 1) {
+        if (slot_count == slot_capacity) {
+            const size_t capacity = slot_capacity ? 2 * slot_capacity : 16;
+            plan_slot *grown = realloc(slots, capacity * sizeof *grown);
+            if (grown)
+                slots = grown, slot_capacity = capacity;
         }
+        if (slot_count < slot_capacity)
+            slots[slot_count++] = (plan_slot){NULL, 0};
     }
-    if (ok)
-        live_plans[live_count++] = p;
-    pthread_mutex_unlock(&live_lock);
-    return ok;
+    if (i < slot_count) {
+        slots[i].state = state;
+        ++slots[i].generation;
+        handle = (cgp_plan *)(((uintptr_t)slots[i].generation << 32) | (uintptr_t)(i + 1));
+    }
+    pthread_mutex_unlock(&slots_lock);
+    return handle;
 }
 
-static int live_find(const cgp_plan *p, int remove)
+/* The state `handle` names while its plan lives, else NULL; remove: the handle is given up (destroy). */
+static plan_state *handle_state(const cgp_plan *handle, int remove)
 {
-    int found = 0;
-    pthread_mutex_lock(&live_lock);
-    for (size_t i = 0; i < live_count; ++i)
-        if (live_plans[i] == p) {
-            found = 1;
-            if (remove)
-                live_plans[i] = live_plans[--live_count];
-            break;
-        }
-    pthread_mutex_unlock(&live_lock);
-    return found;
+    const uintptr_t h = (uintptr_t)handle;
+    const size_t i = (size_t)(h & UINT32_MAX) - 1;
+    const uint32_t generation = (uint32_t)(h >> 32);
+    plan_state *state = NULL;
+    pthread_mutex_lock(&slots_lock);
+    if (h && i < slot_count && slots[i].generation == generation) {
+        state = slots[i].state;
+        if (remove)
+            slots[i].state = NULL;
+    }
+    pthread_mutex_unlock(&slots_lock);
+    return state;
 }
-
-static int is_live(const cgp_plan *p) { return p && live_find(p, 0) && p->magic == PLAN_MAGIC; }
 
 /* ---- validation ---- */
 static int mul_fits(int64_t a, int64_t b, int64_t limit) { return a > 0 && b > 0 && a <= limit / b; }
@@ -245,24 +260,20 @@ static cgp_status plan_setup_make(const cgp_shape *shape, const cgp_options *opt
     return CGP_SUCCESS;
 }
 
-static cgp_select_key select_key(const plan_setup *s)
+static cgp_select_key select_key(const plan_setup *s, int weight_aligned16)
 {
     cgp_select_key k;
     memset(&k, 0, sizeof k);
     k.device = s->ordinal;
     k.n = s->problem.n, k.cin = s->problem.cin, k.cout = s->problem.cout, k.h = s->problem.h, k.w = s->problem.w;
     k.pad = s->problem.pad, k.reduce = (int)s->options.reduce, k.precision = (int)s->options.precision;
+    k.weight_aligned16 = weight_aligned16;
     return k;
 }
 
-/* The measured winner of this process for the setup's key (its medians into the candidates), or NULL. */
-static const cgp_kernel_desc *cached_choice(plan_setup *s)
+/* The setup's kernel of `version` with the measured medians put into its candidates, or NULL. */
+static const cgp_kernel_desc *take_winner(plan_setup *s, int version, const float *medians)
 {
-    const cgp_select_key key = select_key(s);
-    float medians[PLAN_MAX_CANDIDATES];
-    int version = 0;
-    if (!cgp_select_cache_find(&key, &version, medians, s->count))
-        return NULL;
     const cgp_kernel_desc *chosen = NULL;
     for (int i = 0; i < s->count; ++i) {
         s->candidates[i].median_ms = medians[i];
@@ -272,20 +283,34 @@ static const cgp_kernel_desc *cached_choice(plan_setup *s)
     return chosen;
 }
 
-static void plan_free(cgp_plan *p)
+/* cgp_plan_create's measured winner for the setup's key: the one measured with 16-byte-aligned weights, else the
+ * one measured with 4-byte-aligned weights, else NULL. */
+static const cgp_kernel_desc *cached_choice(plan_setup *s)
 {
-    p->magic = 0;
+    float medians[PLAN_MAX_CANDIDATES];
+    int version = 0;
+    for (int aligned16 = 1; aligned16 >= 0; --aligned16) {
+        const cgp_select_key key = select_key(s, aligned16);
+        if (cgp_select_cache_find(&key, &version, medians, s->count))
+            return take_winner(s, version, medians);
+    }
+    return NULL;
+}
+
+static void plan_free(plan_state *p)
+{
     cudaFree(p->accum);
     cudaFree(p->counters);
     cudaFree(p->path_record);
     free(p);
 }
 
-/* A live plan of the setup running `kernel`, with its device state zeroed on `stream` (synchronized). */
+/* A live plan of the setup running `kernel`, with its device state zeroed on `stream` (synchronized): its handle
+ * into *out, its state into *state_out (may be NULL). */
 static cgp_status plan_make(const plan_setup *s, const cgp_kernel_desc *kernel, int from_cache, cudaStream_t stream,
-                            cgp_plan **out)
+                            cgp_plan **out, plan_state **state_out)
 {
-    cgp_plan *p = calloc(1, sizeof *p);
+    plan_state *p = calloc(1, sizeof *p);
     if (!p)
         return fail(CGP_ERROR_OUT_OF_HOST_MEMORY, "cgp_plan_create: out of host memory");
     p->problem = s->problem;
@@ -312,17 +337,19 @@ static cgp_status plan_make(const plan_setup *s, const cgp_kernel_desc *kernel, 
         plan_free(p);
         return fail_cuda("cgp_plan_create: allocating the plan's device state", err);
     }
-    p->magic = PLAN_MAGIC;
-    if (!live_add(p)) {
+    cgp_plan *handle = handle_add(p);
+    if (!handle) {
         plan_free(p);
         return fail(CGP_ERROR_OUT_OF_HOST_MEMORY, "cgp_plan_create: out of host memory");
     }
-    *out = p;
+    *out = handle;
+    if (state_out)
+        *state_out = p;
     return CGP_SUCCESS;
 }
 
 /* A launch of the plan's problem on these tensors, with the plan's device state. */
-static cgp_launch_args launch_args(const cgp_plan *p, const float *x, const float *weight, const float *bias, float *y,
+static cgp_launch_args launch_args(const plan_state *p, const float *x, const float *weight, const float *bias, float *y,
                                    void *workspace)
 {
     cgp_launch_args a;
@@ -358,7 +385,7 @@ cgp_status cgp_plan_create(cgp_plan **plan, const cgp_shape *shape, const cgp_op
     } else if ((st = choose_kernel(&s.problem, options, &s.device, &kernel)) != CGP_SUCCESS) {
         return st;
     }
-    return plan_make(&s, kernel, options->select == CGP_SELECT_MEASURED, 0, plan);
+    return plan_make(&s, kernel, options->select == CGP_SELECT_MEASURED, 0, plan, NULL);
 }
 
 static int aligned(const void *ptr, size_t alignment) { return ((uintptr_t)ptr % alignment) == 0; }
@@ -383,33 +410,56 @@ cgp_status cgp_plan_create_measured(cgp_plan **plan, const cgp_shape *shape, con
         return fail(CGP_ERROR_MISALIGNED, "cgp_plan_create_measured: x must be 16-byte aligned");
     if (!aligned(weight, 4) || !aligned(bias, 4) || !aligned(y, 4))
         return fail(CGP_ERROR_MISALIGNED, "cgp_plan_create_measured: weight, bias and y must be 4-byte aligned");
-    const cgp_kernel_desc *kernel = cached_choice(&s);
-    if (kernel)
-        return plan_make(&s, kernel, 1, stream, plan);
-    if (!(kernel = cgp_select_heuristic(&s.problem, &s.device, (int)o.precision, NULL)))
+    /* one thread measures a key; another asking for it meanwhile waits here and takes its winner */
+    const cgp_select_key key = select_key(&s, aligned(weight, 16));
+    float medians[PLAN_MAX_CANDIDATES];
+    int version = 0;
+    if (cgp_select_cache_claim(&key, &version, medians, s.count)) {
+        const cgp_kernel_desc *winner = take_winner(&s, version, medians);
+        return winner ? plan_make(&s, winner, 1, stream, plan, NULL)
+                      : fail(CGP_ERROR_UNSUPPORTED, "cgp_plan_create_measured: the cached winner, version %d, is not "
+                             "a candidate of this shape", version);
+    }
+    const cgp_kernel_desc *kernel = cgp_select_heuristic(&s.problem, &s.device, (int)o.precision, NULL);
+    if (!kernel) {
+        cgp_select_cache_release(&key);
         return fail(CGP_ERROR_UNSUPPORTED, "no %s kernel supports this shape", precision_name(o.precision));
-    cgp_plan *p = NULL;
-    if ((st = plan_make(&s, kernel, 0, stream, &p)) != CGP_SUCCESS) /* the state the timed runs use */
+    }
+    cgp_plan *handle = NULL;
+    plan_state *p = NULL;
+    if ((st = plan_make(&s, kernel, 0, stream, &handle, &p)) != CGP_SUCCESS) { /* the state the timed runs use */
+        cgp_select_cache_release(&key);
         return st;
+    }
     const cgp_launch_args args = launch_args(p, x, weight, bias, y, NULL);
     cudaError_t cuda_error = cudaSuccess;
     char why[400];
     const int best = cgp_select_measure(s.kernels, p->candidates, p->candidate_count, &s.device, args, stream,
                                         &cuda_error, why, sizeof why);
     if (best < 0) {
-        live_find(p, 1);
+        cgp_select_cache_release(&key);
+        handle_state(handle, 1);
         plan_free(p);
         return fail(cuda_error != cudaSuccess ? CGP_ERROR_CUDA : CGP_ERROR_UNSUPPORTED, "cgp_plan_create_measured: %s",
                     why);
     }
+    /* the candidates' timed runs recorded their paths into the plan's record: cleared, so that it holds what the
+     * plan's own runs record */
+    cudaError_t err = cudaMemsetAsync(p->path_record, 0, sizeof *p->path_record, stream);
+    if (err == cudaSuccess)
+        err = cudaStreamSynchronize(stream);
+    if (err != cudaSuccess) {
+        cgp_select_cache_release(&key);
+        handle_state(handle, 1);
+        plan_free(p);
+        return fail_cuda("cgp_plan_create_measured: clearing the path record", err);
+    }
     p->kernel = s.kernels[best];
     p->workspace_bytes = p->kernel->workspace_bytes(&s.problem, &s.device);
-    float medians[PLAN_MAX_CANDIDATES];
     for (int i = 0; i < p->candidate_count; ++i)
         medians[i] = p->candidates[i].median_ms;
-    const cgp_select_key key = select_key(&s);
     cgp_select_cache_store(&key, p->kernel->version, medians, p->candidate_count); /* out of memory: not cached */
-    *plan = p;
+    *plan = handle;
     return CGP_SUCCESS;
 }
 
@@ -417,12 +467,13 @@ cgp_status cgp_plan_candidates(const cgp_plan *plan, const cgp_candidate **candi
 {
     if (!candidates || !count)
         return fail(CGP_ERROR_NULL_POINTER, "cgp_plan_candidates: candidates and count must not be NULL");
-    if (!is_live(plan))
+    const plan_state *p = handle_state(plan, 0);
+    if (!p)
         return fail(CGP_ERROR_INVALID_PLAN, "cgp_plan_candidates: not a live plan");
-    *candidates = plan->candidates;
-    *count = plan->candidate_count;
+    *candidates = p->candidates;
+    *count = p->candidate_count;
     if (from_cache)
-        *from_cache = plan->from_cache;
+        *from_cache = p->from_cache;
     return CGP_SUCCESS;
 }
 
@@ -430,29 +481,32 @@ cgp_status cgp_plan_workspace_size(const cgp_plan *plan, size_t *bytes)
 {
     if (!bytes)
         return fail(CGP_ERROR_NULL_POINTER, "cgp_plan_workspace_size: bytes must not be NULL");
-    if (!is_live(plan))
+    const plan_state *p = handle_state(plan, 0);
+    if (!p)
         return fail(CGP_ERROR_INVALID_PLAN, "cgp_plan_workspace_size: not a live plan");
-    *bytes = plan->workspace_bytes;
+    *bytes = p->workspace_bytes;
     return CGP_SUCCESS;
 }
 
 cgp_status cgp_plan_kernel(const cgp_plan *plan, int *version, const char **name)
 {
-    if (!is_live(plan))
+    const plan_state *p = handle_state(plan, 0);
+    if (!p)
         return fail(CGP_ERROR_INVALID_PLAN, "cgp_plan_kernel: not a live plan");
     if (version)
-        *version = plan->kernel->version;
+        *version = p->kernel->version;
     if (name)
-        *name = plan->kernel->name;
+        *name = p->kernel->name;
     return CGP_SUCCESS;
 }
 
 /* cgp_plan_run (caller) and the stage split: stages = CGP_STAGE_ALL is the plan's kernel as it is */
-static cgp_status plan_launch(const char *caller, cgp_plan *plan, const float *x, const float *weight,
+static cgp_status plan_launch(const char *caller, cgp_plan *handle, const float *x, const float *weight,
                               const float *bias, float *y, void *workspace, size_t workspace_bytes, int stages,
                               cudaStream_t stream)
 {
-    if (!is_live(plan))
+    const plan_state *plan = handle_state(handle, 0);
+    if (!plan)
         return fail(CGP_ERROR_INVALID_PLAN, "%s: not a live plan (never created, or destroyed)", caller);
     if (!x || !weight || !bias || !y)
         return fail(CGP_ERROR_NULL_POINTER, "%s: x, weight, bias and y must not be NULL", caller);
@@ -506,11 +560,12 @@ cgp_status cgp_plan_run_stages(cgp_plan *plan, const float *x, const float *weig
     return plan_launch("cgp_plan_run_stages", plan, x, weight, bias, y, workspace, workspace_bytes, stages, stream);
 }
 
-cgp_status cgp_plan_recorded_path(cgp_plan *plan, const char **name)
+cgp_status cgp_plan_recorded_path(cgp_plan *handle, const char **name)
 {
     if (!name)
         return fail(CGP_ERROR_NULL_POINTER, "cgp_plan_recorded_path: name must not be NULL");
-    if (!is_live(plan))
+    const plan_state *plan = handle_state(handle, 0);
+    if (!plan)
         return fail(CGP_ERROR_INVALID_PLAN, "cgp_plan_recorded_path: not a live plan (never created, or destroyed)");
     int current = -1;
     cudaError_t err = cudaGetDevice(&current);
@@ -537,11 +592,11 @@ cgp_status cgp_plan_destroy(cgp_plan *plan)
 {
     if (!plan)
         return fail(CGP_ERROR_NULL_POINTER, "cgp_plan_destroy: plan is NULL");
-    if (!live_find(plan, 1))
+    plan_state *state = handle_state(plan, 1);
+    if (!state)
         return fail(CGP_ERROR_INVALID_PLAN, "cgp_plan_destroy: not a live plan (never created, or destroyed twice)");
-    plan->magic = 0;
-    const cudaError_t e1 = cudaFree(plan->accum), e2 = cudaFree(plan->counters), e3 = cudaFree(plan->path_record);
-    free(plan);
+    const cudaError_t e1 = cudaFree(state->accum), e2 = cudaFree(state->counters), e3 = cudaFree(state->path_record);
+    free(state);
     if (e1 != cudaSuccess)
         return fail_cuda("cudaFree", e1);
     if (e2 != cudaSuccess)

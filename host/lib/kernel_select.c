@@ -235,24 +235,27 @@ int cgp_select_measure(const cgp_kernel_desc *const *kernels, cgp_candidate *can
 }
 
 /* ---- the measured cache ---- */
+/* One key's measurement: being measured by the thread that claimed it (medians NULL), or measured. */
 typedef struct cache_entry {
     cgp_select_key key;
-    int version, count;
+    int measured, version, count;
     float *medians;
 } cache_entry;
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cache_changed = PTHREAD_COND_INITIALIZER; /* a claim was settled: stored or released */
 static cache_entry *cache;
 static size_t cache_count, cache_capacity;
 
 static int same_key(const cgp_select_key *a, const cgp_select_key *b)
 {
     return a->device == b->device && a->n == b->n && a->cin == b->cin && a->cout == b->cout && a->h == b->h &&
-           a->w == b->w && a->pad == b->pad && a->reduce == b->reduce && a->precision == b->precision;
+           a->w == b->w && a->pad == b->pad && a->reduce == b->reduce && a->precision == b->precision &&
+           a->weight_aligned16 == b->weight_aligned16;
 }
 
-/* the entry of key, or NULL; call with the lock held */
-static const cache_entry *cache_lookup(const cgp_select_key *key)
+/* the entry of key (measured or claimed), or NULL; call with the lock held */
+static cache_entry *cache_lookup(const cgp_select_key *key)
 {
     for (size_t i = 0; i < cache_count; ++i)
         if (same_key(&cache[i].key, key))
@@ -260,41 +263,82 @@ static const cache_entry *cache_lookup(const cgp_select_key *key)
     return NULL;
 }
 
+/* a new entry of key, not measured, or NULL when out of host memory; call with the lock held */
+static cache_entry *cache_append(const cgp_select_key *key)
+{
+    if (cache_count == cache_capacity) {
+        const size_t capacity = cache_capacity ? 2 * cache_capacity : 16;
+        cache_entry *grown = realloc(cache, capacity * sizeof *grown);
+        if (!grown)
+            return NULL;
+        cache = grown;
+        cache_capacity = capacity;
+    }
+    cache[cache_count] = (cache_entry){*key, 0, 0, 0, NULL};
+    return &cache[cache_count++];
+}
+
+static void copy_medians(const cache_entry *e, int *version, float *medians, int count)
+{
+    *version = e->version;
+    for (int i = 0; i < count; ++i)
+        medians[i] = i < e->count ? e->medians[i] : -1.0f;
+}
+
 int cgp_select_cache_find(const cgp_select_key *key, int *version, float *medians, int count)
 {
     pthread_mutex_lock(&cache_lock);
     const cache_entry *e = cache_lookup(key);
-    if (e) {
-        *version = e->version;
-        for (int i = 0; i < count; ++i)
-            medians[i] = i < e->count ? e->medians[i] : -1.0f;
-    }
+    const int found = e && e->measured;
+    if (found)
+        copy_medians(e, version, medians, count);
     pthread_mutex_unlock(&cache_lock);
-    return e != NULL;
+    return found;
+}
+
+int cgp_select_cache_claim(const cgp_select_key *key, int *version, float *medians, int count)
+{
+    pthread_mutex_lock(&cache_lock);
+    const cache_entry *e;
+    while ((e = cache_lookup(key)) && !e->measured)
+        pthread_cond_wait(&cache_changed, &cache_lock);
+    const int found = e != NULL;
+    if (found)
+        copy_medians(e, version, medians, count);
+    else
+        cache_append(key); /* out of host memory: no claim, so threads measuring the key at once do not wait */
+    pthread_mutex_unlock(&cache_lock);
+    return found;
 }
 
 int cgp_select_cache_store(const cgp_select_key *key, int version, const float *medians, int count)
 {
     int rc = 0;
     pthread_mutex_lock(&cache_lock);
-    if (!cache_lookup(key)) {
-        if (cache_count == cache_capacity) {
-            const size_t capacity = cache_capacity ? 2 * cache_capacity : 16;
-            cache_entry *grown = realloc(cache, capacity * sizeof *grown);
-            if (grown) {
-                cache = grown;
-                cache_capacity = capacity;
-            }
-        }
+    cache_entry *e = cache_lookup(key);
+    if (!e || !e->measured) {
         float *copy = malloc((size_t)(count > 0 ? count : 1) * sizeof *copy);
-        if (cache_count < cache_capacity && copy) {
+        if (copy && (e || (e = cache_append(key)))) {
             memcpy(copy, medians, (size_t)count * sizeof *copy);
-            cache[cache_count++] = (cache_entry){*key, version, count, copy};
+            e->measured = 1, e->version = version, e->count = count, e->medians = copy;
         } else {
             free(copy);
+            if (e) /* the claim, which cannot be filled: released */
+                *e = cache[--cache_count];
             rc = -1;
         }
     }
+    pthread_cond_broadcast(&cache_changed);
     pthread_mutex_unlock(&cache_lock);
     return rc;
+}
+
+void cgp_select_cache_release(const cgp_select_key *key)
+{
+    pthread_mutex_lock(&cache_lock);
+    cache_entry *e = cache_lookup(key);
+    if (e && !e->measured)
+        *e = cache[--cache_count];
+    pthread_cond_broadcast(&cache_changed);
+    pthread_mutex_unlock(&cache_lock);
 }

@@ -8,7 +8,8 @@
  *              kernels/fused/dispatch.cu;
  *   measured:  cgp_select_measure times the supported candidates on the caller's buffers in GPU time (CUDA-graph
  *              replay: no host launch cost inside); the winners are cached per (device, shape, padding, reduce,
- *              precision) for the process (thread-safe).
+ *              precision, weight alignment) for the process (thread-safe: one thread measures a key, the others
+ *              wait for its winner).
  * Internal to the library (libcgp.so does not export it); `cgp kernels --shape` prints what it decides.
  */
 #ifndef CGP_KERNEL_SELECT_H
@@ -42,18 +43,26 @@ int cgp_select_measure(const cgp_kernel_desc *const *kernels, cgp_candidate *can
                        const cgp_device_info *d, cgp_launch_args args, cudaStream_t stream, cudaError_t *cuda_error,
                        char *why, size_t why_size);
 
-/* The key of the measured cache. */
+/* The key of the measured cache: what the measurement depends on. weight_aligned16: the weight pointer's 16-byte
+ * alignment, which chooses the width of some versions' weight copies (their path). */
 typedef struct cgp_select_key {
     int device;
     int64_t n, cin, cout, h, w;
-    int pad, reduce, precision;
+    int pad, reduce, precision, weight_aligned16;
 } cgp_select_key;
 
 /* 1 when the key was measured in this process: the winner's version and the medians of the `count`
- * candidates (table order) into medians[]; else 0. */
+ * candidates (table order) into medians[]; else 0 (also while a thread is measuring it). Never waits. */
 int cgp_select_cache_find(const cgp_select_key *key, int *version, float *medians, int count);
-/* Remembers a measurement (a key measured already keeps its first winner). Returns 0, or -1 when out of
- * host memory (nothing is remembered). */
+/* For a thread about to measure the key: 1 with the winner as cgp_select_cache_find gives it when the key was
+ * measured, waiting first while another thread measures it; else 0, and the caller holds the key's claim: it
+ * measures, then calls cgp_select_cache_store, or cgp_select_cache_release when the measurement failed (then one of
+ * the waiting threads claims the key). So one thread measures a key and the others take its winner. */
+int cgp_select_cache_claim(const cgp_select_key *key, int *version, float *medians, int count);
+/* Remembers a measurement (a key measured already keeps its first winner) and settles the caller's claim. Returns
+ * 0, or -1 when out of host memory (nothing is remembered, the claim is released). */
 int cgp_select_cache_store(const cgp_select_key *key, int version, const float *medians, int count);
+/* Gives up the caller's claim of a key it could not measure. */
+void cgp_select_cache_release(const cgp_select_key *key);
 
 #endif

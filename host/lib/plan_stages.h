@@ -16,9 +16,11 @@
 cgp_status cgp_plan_run_stages(cgp_plan *plan, const float *x, const float *weight, const float *bias, float *y,
                                void *workspace, size_t workspace_bytes, int stages, cudaStream_t stream);
 
-/* The name of the path that the last launch with the plan's state recorded since the previous call (cgp_plan_run,
- * cgp_plan_run_stages, and in cgp_plan_create_measured the candidates' timed runs), exactly as the `path` hook of
- * the launch's version names it; NULL when no launch recorded one (or an id cgp_path_name does not know).
+/* The name of the path that the launches with the plan's state recorded since the previous call (cgp_plan_run,
+ * cgp_plan_run_stages; cgp_plan_create_measured clears what its candidates' timed runs recorded), exactly as the `path` hook of
+ * the launches' version names it for their weight pointer; every block of every launch records (path_record.cuh),
+ * so blocks or launches that took different paths give CGP_PATH_NAME_MIXED (kernel_api.h); NULL when no launch
+ * recorded one (or an id cgp_path_name does not know).
  * Synchronizes the device (the launches may be on any stream), then clears the record, so that the next call sees
  * only what later launches wrote. CGP_ERROR_CUDA when a CUDA call fails (cgp_last_error_detail names it) or the
  * current device is not the plan's. */

@@ -5,9 +5,10 @@
  * coefficients for any version that runs the problem. Superseded versions (kernels/fused/history/) stay selectable with
  * `--kernel N` so the history in docs/perf-log.md can be re-measured. Beside the table, what the tools need
  * to ask a version about a plan's problem: the version by number and the current device's info; and the names
- * of the paths a launch records (cgp_path_id).
+ * of the paths a launch records (cgp_path_id, with its variant bit CGP_PATH_FLAG_WEIGHTS_4B, and the recorded word).
  */
 #include "kernel_api.h"
+#include "tensor_map.cuh"
 
 /* X(descriptor) for every version, in the table's order; a history version's comment says how it differs from
  * the version above it */
@@ -150,6 +151,15 @@ static constexpr const char *path_names[] = {
     "resident, A from registers, 16x16 px x 64 ch", "resident, A from registers, 8x16 px x 64 ch",
     "resident, A from registers, 8x8 px x 64 ch", "resident, A from registers, 16x16 px x 32 ch",
     "resident, A from registers, 8x16 px x 32 ch", "resident, A from registers, 8x8 px x 32 ch",
+    /* CGP_PATH_IGEMM_WGMMA_OVERLAPPED_TILE0 + 0..5, then CGP_PATH_IGEMM_WGMMA_OVERLAPPED_SPLIT_TILE0 + 0..11 */
+    "overlapped, TMA 16x16 px x 64 ch", "overlapped, TMA 8x16 px x 64 ch", "overlapped, TMA 8x8 px x 64 ch",
+    "overlapped, TMA 16x16 px x 32 ch", "overlapped, TMA 8x16 px x 32 ch", "overlapped, TMA 8x8 px x 32 ch",
+    "overlapped, TMA 16x16 px x 64 ch, K split 2", "overlapped, TMA 8x16 px x 64 ch, K split 2",
+    "overlapped, TMA 8x8 px x 64 ch, K split 2", "overlapped, TMA 16x16 px x 32 ch, K split 2",
+    "overlapped, TMA 8x16 px x 32 ch, K split 2", "overlapped, TMA 8x8 px x 32 ch, K split 2",
+    "overlapped, TMA 16x16 px x 64 ch, K split 4", "overlapped, TMA 8x16 px x 64 ch, K split 4",
+    "overlapped, TMA 8x8 px x 64 ch, K split 4", "overlapped, TMA 16x16 px x 32 ch, K split 4",
+    "overlapped, TMA 8x16 px x 32 ch, K split 4", "overlapped, TMA 8x8 px x 32 ch, K split 4",
 };
 static_assert(sizeof path_names / sizeof path_names[0] == CGP_PATH_COUNT, "a name for every cgp_path_id");
 
@@ -166,7 +176,48 @@ constexpr bool path_names_fit()
 }
 static_assert(path_names_fit(), "every path name below CGP_PATH_NAME_MAX bytes with its NUL");
 
-extern "C" const char *cgp_path_name(unsigned id) { return id < CGP_PATH_COUNT ? path_names[id] : NULL; }
+/* The names of the ids with CGP_PATH_FLAG_WEIGHTS_4B: path_names[id] + ", 4-byte weights", made at compile time */
+struct PathName {
+    char text[CGP_PATH_NAME_MAX];
+};
+struct FlaggedNames {
+    PathName of[CGP_PATH_COUNT];
+};
+constexpr FlaggedNames weights_4b_names()
+{
+    constexpr char kSuffix[] = ", 4-byte weights";
+    FlaggedNames all{};
+    for (int id = 1; id < CGP_PATH_COUNT; ++id) {
+        int at = 0;
+        for (const char *c = path_names[id]; *c; ++c)
+            all.of[id].text[at++] = *c;
+        for (int i = 0; kSuffix[i]; ++i)
+            all.of[id].text[at++] = kSuffix[i];
+    }
+    return all;
+}
+constexpr bool weights_4b_names_fit()
+{
+    for (const char *name : path_names)
+        if (name && sizeof ", 4-byte weights" + __builtin_strlen(name) > CGP_PATH_NAME_MAX)
+            return false;
+    return true;
+}
+static_assert(weights_4b_names_fit(), "every name with its variant below CGP_PATH_NAME_MAX bytes with its NUL");
+static constexpr FlaggedNames weights_4b = weights_4b_names();
+
+extern "C" const char *cgp_path_name(unsigned id)
+{
+    if (id >> 16 != 0) { /* a recorded word: the id, and its complement from every block */
+        if ((id & id >> 16) != 0 || ((id | id >> 16) & 0xffffu) != 0xffffu)
+            return CGP_PATH_NAME_MIXED;
+        id &= 0xffffu;
+    }
+    const unsigned base = id & ~(unsigned)CGP_PATH_FLAG_WEIGHTS_4B;
+    if (base == CGP_PATH_NONE || base >= CGP_PATH_COUNT)
+        return NULL;
+    return id & CGP_PATH_FLAG_WEIGHTS_4B ? weights_4b.of[base].text : path_names[base];
+}
 
 extern "C" cudaError_t cgp_device_info_of(int ordinal, cgp_device_info *d)
 {
@@ -181,6 +232,7 @@ extern "C" cudaError_t cgp_device_info_of(int ordinal, cgp_device_info *d)
     d->cc_major = major;
     d->cc_minor = minor;
     d->smem_per_block_optin = (size_t)smem;
+    d->tma_encoder = tensor_map_encoder() != nullptr;
     return cudaSuccess;
 }
 

@@ -110,6 +110,7 @@ fused_fp32_generic(const float *__restrict__ x, const float *__restrict__ weight
 
 /* fp32-v1's hooks (kernel_desc.cuh) */
 struct GenericVersion : NoStageSplit {
+    static constexpr auto kPaths = path_run<1>(CGP_PATH_GENERIC);
     static constexpr cgp_precision precision = CGP_PRECISION_FP32;
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *)
@@ -129,7 +130,7 @@ struct GenericVersion : NoStageSplit {
         return (size_t)(p->n * generic_geometry(p).tiles_per_image * p->cout) * sizeof(double);
     }
 
-    static const char *path(const cgp_problem *, const cgp_device_info *) { return cgp_path_name(CGP_PATH_GENERIC); }
+    static const char *path(const cgp_problem *, const cgp_device_info *, int) { return cgp_path_name(CGP_PATH_GENERIC); }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *, cudaStream_t s)
     {

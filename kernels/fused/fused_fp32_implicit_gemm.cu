@@ -380,6 +380,11 @@ template <class T> cudaError_t launch_tile(const cgp_launch_args *a, TileSplit c
 /* fp32-v10's hooks (kernel_desc.cuh) */
 struct FfmaImplicitGemmVersion : NoStageSplit {
     static constexpr cgp_precision precision = CGP_PRECISION_FP32;
+    /* K whole, split over 2 and 8: every tile but 8x16 px x 128 ch split over 2, which choose never takes on an H200
+     * (tests/cpu/cpu_paths.c) */
+    static_assert(kTileCount == 6, "the 8x16 px x 128 ch tile is tile 3");
+    static constexpr auto kPaths =
+        path_run<kTileCount + 3>(CGP_PATH_FFMA_IGEMM_TILE0) + path_run<8>(CGP_PATH_FFMA_IGEMM_TILE0 + kTileCount + 4);
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
@@ -394,7 +399,7 @@ struct FfmaImplicitGemmVersion : NoStageSplit {
         return implicit_gemm_workspace_bytes(p, geometry(p, choose(p, d)));
     }
 
-    static const char *path(const cgp_problem *p, const cgp_device_info *d)
+    static const char *path(const cgp_problem *p, const cgp_device_info *d, int)
     {
         const TileSplit c = choose(p, d);
         return cgp_path_name(CGP_PATH_FFMA_IGEMM_TILE0 + (unsigned)(c.tile + kTileCount * split_index(c.split)));

@@ -200,6 +200,7 @@ fused_fp32_winograd_f4x4(const float *__restrict__ x, const float *__restrict__ 
 struct WinogradF4x4Kernel {
     static constexpr int kThreads = ::kThreads, kTileH = ::kTileH, kTileW = ::kTileW;
     static constexpr size_t kSmemBytes = ::kSmemBytes<kShiftedLead>; /* the larger */
+    static constexpr auto kPaths = path_run<1>(CGP_PATH_WINOGRAD_F4X4) + path_run<1>(CGP_PATH_WINOGRAD_F4X4_SHIFTED);
     /* the shifted window where its copies are 16 bytes (padding same, W % 4 = 0), else the window as it is */
     static WinogradLaunch launch_for(const cgp_problem *p)
     {

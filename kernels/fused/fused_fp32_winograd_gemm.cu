@@ -90,7 +90,7 @@ struct F4x4Gemm { /* fp32-v12 */
             return "needs a GPU of compute capability 9.0 or newer (TMA)";
         if (!sm90_code_runs(d))
             return "this build has no code for compute capability 9.0 (TMA): build with SM=90";
-        if (const char *why = input_tensor_map_unsupported(p))
+        if (const char *why = input_tensor_map_unsupported(p, d))
             return why;
         if (4 * p->cin > p->hout * p->wout)
             return "more input channels than a quarter of the output pixels, where F(4x4)'s rounding error in "
@@ -286,7 +286,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     winograd_gemm_conv_gelu_mean(const IgemmParams p, const __grid_constant__ CUtensorMap map)
 {
     const int split = (int)gridDim.z, rank = (int)blockIdx.z; /* a cluster of `split` blocks shares the chunks */
-    record_path(p.path_record, T::kPath + T::kTileCount * (unsigned)split_index(split));
+    record_path(p.path_record, (T::kPath + T::kTileCount * (unsigned)split_index(split)) | weights_width_flag(kWhole));
     __shared__ float slot_sums[T::kThreads];
     __shared__ double block_sums[T::kBn];
     __shared__ uint64_t landed[T::kTma ? kRawStages : 1]; /* TMA: stage s's window landed (a phase a chunk) */
@@ -476,6 +476,7 @@ cudaError_t launch_tile(const cgp_launch_args *a, TileSplit choice, const Implic
 /* The hooks (kernel_desc.cuh) of fp32-v11 (V = F2x2Gemm) and fp32-v12 (F4x4Gemm) */
 template <class V> struct WinogradGemmVersion : NoStageSplit {
     static constexpr cgp_precision precision = CGP_PRECISION_FP32;
+    static constexpr auto kPaths = with_weights_4b(path_run<3 * kShapeCount<V>>(V::kPath0)); /* K whole, 2, 4 */
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
@@ -492,10 +493,11 @@ template <class V> struct WinogradGemmVersion : NoStageSplit {
         return implicit_gemm_workspace_bytes(p, geometry_of<V>(p, choose<V>(p, d)));
     }
 
-    static const char *path(const cgp_problem *p, const cgp_device_info *d)
+    static const char *path(const cgp_problem *p, const cgp_device_info *d, int weights_misaligned)
     {
         const TileSplit c = choose<V>(p, d);
-        return cgp_path_name(V::kPath0 + (unsigned)(c.tile + kShapeCount<V> * split_index(c.split)));
+        return cgp_path_name((V::kPath0 + (unsigned)(c.tile + kShapeCount<V> * split_index(c.split))) |
+                             weights_width_flag(whole_chunks(p, weights_misaligned)));
     }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)

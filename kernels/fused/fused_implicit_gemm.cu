@@ -167,7 +167,7 @@ __device__ __forceinline__ void stage_mmas(const float *stage, const int (&a_off
 template <class T, bool kWhole>
 __global__ void __launch_bounds__(T::kThreads, 512 / T::kThreads) implicit_gemm_conv_gelu_mean(const IgemmParams p)
 {
-    record_path(p.path_record, T::kPath);
+    record_path(p.path_record, T::kPath | weights_width_flag(kWhole));
     __shared__ float warp_sums[T::kWarpsM * T::kBn];
     __shared__ double block_sums[T::kBn];
     float *ring = reinterpret_cast<float *>(dynamic_smem());
@@ -275,6 +275,7 @@ template <int P> constexpr size_t max_smem_bytes()
 /* tf32-v9's and 3xtf32-v9's hooks (kernel_desc.cuh) */
 template <int P> struct ImplicitGemmVersion : NoStageSplit {
     static constexpr cgp_precision precision = (cgp_precision)P;
+    static constexpr auto kPaths = with_weights_4b(path_run<4>(CGP_PATH_IGEMM_TILE0));
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
@@ -291,9 +292,10 @@ template <int P> struct ImplicitGemmVersion : NoStageSplit {
         return implicit_gemm_workspace_bytes(p, geometry(p));
     }
 
-    static const char *path(const cgp_problem *p, const cgp_device_info *)
+    static const char *path(const cgp_problem *p, const cgp_device_info *, int weights_misaligned)
     {
-        return cgp_path_name(CGP_PATH_IGEMM_TILE0 + (unsigned)choose_tile(p));
+        return cgp_path_name((CGP_PATH_IGEMM_TILE0 + (unsigned)choose_tile(p)) |
+                             weights_width_flag(whole_chunks(p, weights_misaligned)));
     }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *, cudaStream_t s)

@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(B::kThreads, 1)
     implicit_gemm_wgmma_conv_gelu_mean(const IgemmParams p, const __grid_constant__ CUtensorMap map)
 {
     const int split = (int)gridDim.z, rank = (int)blockIdx.z; /* a cluster of `split` blocks shares the chunks */
-    record_path(p.path_record, igemm_wgmma_path(kTma, kRounded, B::kIndex, split));
+    record_path(p.path_record, igemm_wgmma_path(kTma, kRounded, kOverlap, kWhole, B::kIndex, split));
     using Land = typename B::Land;
     using L = Landing<B, kTma, kRounded, kOverlap>;
     using Src = typename L::Src;
@@ -365,26 +365,62 @@ cudaError_t launch_blocks(const cgp_launch_args *a, TileSplit choice, cudaStream
  * k's wait (tf32-v17) */
 enum IgemmStaging { kCpAsyncWindows, kTmaWindows, kRoundedWeights, kRoundedOverlapped };
 
+constexpr int tile_count(unsigned tiles) { return tiles == 0 ? 0 : (int)(tiles & 1u) + tile_count(tiles >> 1); }
+
+/* The ids of the tiles in kTiles (bit i: tile i of kTileShapes) of one staging, K whole, then split over 2 and 4 */
+template <unsigned kTiles> constexpr PathList<3 * tile_count(kTiles)> tile_paths(bool tma, bool rounded, bool overlap)
+{
+    PathList<3 * tile_count(kTiles)> l{};
+    int at = 0;
+    for (int split = 0; split < 3; ++split)
+        for (unsigned tile = 0; tile < (unsigned)kTileCount; ++tile)
+            if (kTiles >> tile & 1u)
+                l.ids[at++] = (unsigned short)(igemm_wgmma_path0(tma, rounded, overlap, split > 0) + tile +
+                                               (split == 2 ? 6u : 0u));
+    return l;
+}
+
+/* The paths (kernel_api.h) of a version of this file: tf32-v10's and tf32-v13's of both weight widths, tf32-v15's by
+ * cp.async of both and by TMA, tf32-v17's by TMA; of the tiles choose takes on an H200 (its estimate never picks 8x8
+ * px x 64 ch or 8x16 px x 32 ch, nor, with tf32's rounded weights, 8x16 px: tests/cpu/cpu_paths.c holds the hooks'
+ * choices against these lists both ways) */
+template <int P, int kStaging> constexpr auto igemm_wgmma_paths()
+{
+    constexpr bool kRounded = kStaging >= kRoundedWeights, kOverlap = kStaging == kRoundedOverlapped;
+    constexpr unsigned kTiles = kRounded && P == kTf32 ? 0x2du : 0x2bu; /* bit i: tile i of kTileShapes */
+    constexpr auto cp_async = tile_paths<kTiles>(false, kRounded, false);
+    constexpr auto tma = tile_paths<kTiles>(true, kRounded, kOverlap);
+    if constexpr (kStaging == kCpAsyncWindows)
+        return with_weights_4b(cp_async);
+    else if constexpr (kStaging == kTmaWindows)
+        return with_weights_4b(tma);
+    else if constexpr (kStaging == kRoundedWeights)
+        return with_weights_4b(cp_async) + tma;
+    else
+        return tma;
+}
+
 /* The hooks (kernel_desc.cuh) of tf32-v10, 3xtf32-v10, tf32-v13, 3xtf32-v13, tf32-v15, 3xtf32-v15 and tf32-v17 */
 template <int P, int kStaging> struct ImplicitGemmWgmmaVersion : NoStageSplit {
     static constexpr cgp_precision precision = (cgp_precision)P;
     static constexpr bool kOverlap = kStaging == kRoundedOverlapped;
     static constexpr bool kRounded = kStaging == kRoundedWeights || kOverlap;
+    static constexpr auto kPaths = igemm_wgmma_paths<P, kStaging>();
     using CpAsyncSmem = TileSmem<P, false, kRounded>;
     using TmaSmem = TileSmem<P, true, kRounded, kOverlap>;
 
     /* Whether the windows of this problem land by TMA (tf32-v15: wherever TMA reads them; on 8x8-pixel tiles too,
      * where it measured faster than cp.async, unlike tf32-v13's: docs/perf-log.md, "tf32-v15"; tf32-v13 and
      * tf32-v17 always, refusing what TMA cannot read) */
-    static bool tma_windows(const cgp_problem *p)
+    static bool tma_windows(const cgp_problem *p, const cgp_device_info *d)
     {
         return kStaging == kTmaWindows || kOverlap ||
-               (kStaging == kRoundedWeights && input_tensor_map_unsupported(p) == NULL);
+               (kStaging == kRoundedWeights && input_tensor_map_unsupported(p, d) == NULL);
     }
 
     static TileSplit choice(const cgp_problem *p, const cgp_device_info *d)
     {
-        return choose(p, d, tma_windows(p) ? TmaSmem::bytes : CpAsyncSmem::bytes);
+        return choose(p, d, tma_windows(p, d) ? TmaSmem::bytes : CpAsyncSmem::bytes);
     }
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
@@ -397,7 +433,7 @@ template <int P, int kStaging> struct ImplicitGemmWgmmaVersion : NoStageSplit {
         if (kSmem > d->smem_per_block_optin)
             return kSharedMemoryNeed<kSmem>.text;
         if (kStaging == kTmaWindows || kOverlap) {
-            const char *why = input_tensor_map_unsupported(p);
+            const char *why = input_tensor_map_unsupported(p, d);
             if (why != NULL)
                 return why;
         }
@@ -419,16 +455,18 @@ template <int P, int kStaging> struct ImplicitGemmWgmmaVersion : NoStageSplit {
         return kRounded ? rounded_workspace_bytes<P>(p, c) : implicit_gemm_workspace_bytes(p, geometry(p, c));
     }
 
-    static const char *path(const cgp_problem *p, const cgp_device_info *d)
+    static const char *path(const cgp_problem *p, const cgp_device_info *d, int weights_misaligned)
     {
         const TileSplit c = choice(p, d);
-        return cgp_path_name(igemm_wgmma_path(tma_windows(p), kRounded, (unsigned)c.tile, c.split));
+        /* launch_blocks' kernel: one kernel with both TMA windows and rounded weights, else by whole_chunks */
+        const bool tma = tma_windows(p, d), whole = (tma && kRounded) || whole_chunks(p, weights_misaligned);
+        return cgp_path_name(igemm_wgmma_path(tma, kRounded, kOverlap, whole, (unsigned)c.tile, c.split));
     }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t stream)
     {
         const TileSplit c = choice(&a->p, d);
-        const bool tma = tma_windows(&a->p);
+        const bool tma = tma_windows(&a->p, d);
         return with_tile_blocks<P>(c.tile, [&](auto tile) {
             using B = typename decltype(tile)::Block;
             if constexpr (kStaging == kCpAsyncWindows)

@@ -213,7 +213,8 @@ template <int P, class B, bool kWhole, bool kTma>
 __global__ void __launch_bounds__(B::kThreads, 1) resident_wgmma_conv_gelu_mean(
     const IgemmParams p, const PersistentSchedule g, const __grid_constant__ CUtensorMap map)
 {
-    record_path(p.path_record, (kTma ? CGP_PATH_RESIDENT_TMA_TILE0 : CGP_PATH_RESIDENT_TILE0) + B::kIndex);
+    record_path(p.path_record,
+                ((kTma ? CGP_PATH_RESIDENT_TMA_TILE0 : CGP_PATH_RESIDENT_TILE0) + B::kIndex) | weights_width_flag(kWhole));
     using R = Resident<P, B, kTma ? kTmaWindows : kCpAsyncWindows>;
     using Land = typename B::Land;
     using Src = typename R::Src;
@@ -331,7 +332,7 @@ template <class B, bool kWhole>
 __global__ void __launch_bounds__(B::kThreads, 1) resident_fragment_wgmma_conv_gelu_mean(
     const IgemmParams p, const PersistentSchedule g, const __grid_constant__ CUtensorMap map)
 {
-    record_path(p.path_record, CGP_PATH_RESIDENT_FRAGMENT_TILE0 + B::kIndex);
+    record_path(p.path_record, (CGP_PATH_RESIDENT_FRAGMENT_TILE0 + B::kIndex) | weights_width_flag(kWhole));
     using R = Resident<kTf32, B, kRegisterFragments>;
     using Win = typename R::Src;
     constexpr int kTh = B::kTh, kTw = B::kTw, kWarps = B::kWarps, kBn = B::kBn, kStages = R::kStages;
@@ -499,13 +500,14 @@ template <int P, int kStaging> struct ResidentWgmmaVersion : NoStageSplit {
     static constexpr unsigned kPath0 = kStaging == kRegisterFragments ? CGP_PATH_RESIDENT_FRAGMENT_TILE0
                                        : kTma                         ? CGP_PATH_RESIDENT_TMA_TILE0
                                                                       : CGP_PATH_RESIDENT_TILE0;
+    static constexpr auto kPaths = with_weights_4b(path_run<kTileCount>(kPath0));
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
         if (const char *why = wgmma_gpu_unsupported(d))
             return why;
         if (kTma) {
-            const char *why = input_tensor_map_unsupported(p);
+            const char *why = input_tensor_map_unsupported(p, d);
             if (why != NULL)
                 return why;
         }
@@ -532,10 +534,12 @@ template <int P, int kStaging> struct ResidentWgmmaVersion : NoStageSplit {
         return c.tile < 0 ? 0 : persistent_workspace_bytes(p, schedule(p, d, kTileShapes[c.tile]));
     }
 
-    static const char *path(const cgp_problem *p, const cgp_device_info *d)
+    static const char *path(const cgp_problem *p, const cgp_device_info *d, int weights_misaligned)
     {
         const TileSplit c = choose<P, kStaging>(p, d);
-        return c.tile < 0 ? NULL : cgp_path_name(kPath0 + (unsigned)c.tile);
+        return c.tile < 0 ? NULL
+                          : cgp_path_name((kPath0 + (unsigned)c.tile) |
+                                          weights_width_flag(whole_chunks(p, weights_misaligned)));
     }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t stream)

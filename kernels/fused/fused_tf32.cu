@@ -875,6 +875,8 @@ TcParams tc_params(const cgp_launch_args *a)
 
 /* The hooks of version C (kernel_desc.cuh) */
 template <class C> struct MmaSyncVersion {
+    static_assert(CGP_PATH_FAST == CGP_PATH_GENERIC + 1, "generic, then fast");
+    static constexpr auto kPaths = path_run<2>(CGP_PATH_GENERIC);
     static constexpr cgp_precision precision = C::precision;
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
@@ -899,7 +901,7 @@ template <class C> struct MmaSyncVersion {
         return (bytes + 15) / 16 * 16;
     }
 
-    static const char *path(const cgp_problem *p, const cgp_device_info *d)
+    static const char *path(const cgp_problem *p, const cgp_device_info *d, int)
     {
         return cgp_path_name(use_fast_path<C>(p, d) ? CGP_PATH_FAST : CGP_PATH_GENERIC);
     }

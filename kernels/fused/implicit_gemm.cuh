@@ -606,10 +606,22 @@ inline cudaError_t launch_implicit_gemm(const void *kernel, IgemmParams p, const
 }
 
 /* Whole chunks and weights by 16-byte copies (StageCopies' kWhole) where Cin allows and the weights are 16-byte
- * aligned; the results are the same either way */
+ * aligned (weights_misaligned: the path hooks' question); the results are the same either way */
+inline bool whole_chunks(const cgp_problem *p, int weights_misaligned)
+{
+    return p->cin % kChunk == 0 && !weights_misaligned;
+}
+
+/* The same for a launch, from its weight pointer */
 inline bool implicit_gemm_whole_chunks(const cgp_launch_args *a)
 {
-    return a->p.cin % kChunk == 0 && reinterpret_cast<uintptr_t>(a->weight) % 16 == 0;
+    return whole_chunks(&a->p, cgp_weights_misaligned(a->weight));
+}
+
+/* The variant bit of a path id (kernel_api.h) that a kernel with whole chunks or not records and its hook names */
+__host__ __device__ constexpr unsigned weights_width_flag(bool whole)
+{
+    return whole ? 0u : (unsigned)CGP_PATH_FLAG_WEIGHTS_4B;
 }
 
 } // namespace

@@ -16,7 +16,8 @@
  *   issue_chunk      the 9 (3xTF32: 27) wgmmas of a chunk, each tap's A the window moved by the tap
  *                    (issue_chunk_fragments: tf32-v16's, A from the registers load_fragments filled)
  *   kTileShapes      the tiles both versions choose from, in the order of their path ids
- *   igemm_wgmma_path the path id of a tile, split and staging (the launch records it, the path hook names it)
+ *   igemm_wgmma_path the path id of a tile, split, staging and weight width (the launch records it, the path hook
+ *                    names it); igemm_wgmma_path0 the first id of a staging
  *   TileBlocks, with_tile_blocks    the Blocks of tile i, at compile time and (one switch for every hook that
  *                    launches or sizes a tile chosen at run time) at run time
  */
@@ -69,19 +70,31 @@ template <int P, int WY, int WX, int BN> struct Blocks {
     static constexpr unsigned kIndex = (BN == 32 ? 3 : 0) + (WY == 2 ? 0 : WX == 2 ? 1 : 2);
 };
 
-/* The cgp_path_id (kernel_api.h) of the wgmma implicit GEMMs' tile `tile` (its index in kTileShapes; B::kIndex) with
- * `split` blocks a cluster sharing its chunks, the windows by TMA or cp.async, the weights rounded once a launch or
- * converted per block: what a launch records and what the versions' path hook names */
-__host__ __device__ constexpr unsigned igemm_wgmma_path(bool tma, bool rounded, unsigned tile, int split)
+/* The first cgp_path_id (kernel_api.h) of the wgmma implicit GEMMs' 6 tiles with K whole (split_ids: then their 12
+ * with K split over 2 and 4 blocks), the windows by TMA or cp.async, the weights rounded once a launch or converted per
+ * block, the chunk loop overlapped (tf32-v17: rounded weights, windows by TMA) or not */
+__host__ __device__ constexpr unsigned igemm_wgmma_path0(bool tma, bool rounded, bool overlapped, bool split_ids)
 {
-    const unsigned whole = rounded ? (tma ? CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_TILE0 : CGP_PATH_IGEMM_WGMMA_ROUNDED_TILE0)
-                           : tma   ? CGP_PATH_IGEMM_WGMMA_TMA_TILE0
-                                   : CGP_PATH_IGEMM_WGMMA_TILE0;
-    const unsigned split_tile0 = rounded ? (tma ? CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_SPLIT_TILE0
-                                                : CGP_PATH_IGEMM_WGMMA_ROUNDED_SPLIT_TILE0)
-                                 : tma   ? CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0
-                                         : CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0;
-    return split == 1 ? whole + tile : split_tile0 + tile + (split == 2 ? 0u : 6u);
+    if (overlapped)
+        return split_ids ? CGP_PATH_IGEMM_WGMMA_OVERLAPPED_SPLIT_TILE0 : CGP_PATH_IGEMM_WGMMA_OVERLAPPED_TILE0;
+    if (rounded && tma)
+        return split_ids ? CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_SPLIT_TILE0 : CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_TILE0;
+    if (rounded)
+        return split_ids ? CGP_PATH_IGEMM_WGMMA_ROUNDED_SPLIT_TILE0 : CGP_PATH_IGEMM_WGMMA_ROUNDED_TILE0;
+    if (tma)
+        return split_ids ? CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0 : CGP_PATH_IGEMM_WGMMA_TMA_TILE0;
+    return split_ids ? CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0 : CGP_PATH_IGEMM_WGMMA_TILE0;
+}
+
+/* The cgp_path_id of tile `tile` (its index in kTileShapes; B::kIndex) with `split` blocks a cluster sharing its
+ * chunks, staged as igemm_wgmma_path0 says, its copies of whole chunks or not (weights_width_flag): what a launch
+ * records and what the versions' path hook names */
+__host__ __device__ constexpr unsigned igemm_wgmma_path(bool tma, bool rounded, bool overlapped, bool whole,
+                                                        unsigned tile, int split)
+{
+    const unsigned id = split == 1 ? igemm_wgmma_path0(tma, rounded, overlapped, false) + tile
+                                   : igemm_wgmma_path0(tma, rounded, overlapped, true) + tile + (split == 2 ? 0u : 6u);
+    return id | weights_width_flag(whole);
 }
 
 /* The landing stage of an input window by TMA (tf32-v12, v13, 3xtf32-v12, v13): a box of 8 channels x TH + 2 rows x
@@ -257,6 +270,12 @@ template <int P, class B> __device__ void round_weights_once(const IgemmParams &
     unsigned *words = p.launch_words;
     const int units = (int)p.channel_blocks * p.chunks;
     for (;;) {
+        /* Relaxed, and correct so: a claim only hands out a unit index, which the atomicity alone makes unique; no
+         * data travels with it (a unit's rounded weights are published by the release on kUnitsRounded below and
+         * read after the acquire of the wait), and the reset of the count happens after every block's last claim
+         * (a block counts itself past only after its claim came back >= units), with the kernel boundary before the
+         * next launch's claims. An acq_rel claim would add MEMBAR.ALL.GPU, ERRBAR, CGAERRBAR and CCTL.IVALL (an L1
+         * invalidation) around the ATOM on sm_90a, for no ordering anything here needs. */
         if (threadIdx.x == 0)
             claimed = (int)atomicAdd(&words[kUnitsClaimed], 1u);
         __syncthreads();

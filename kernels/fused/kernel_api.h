@@ -21,11 +21,19 @@ typedef struct cgp_problem {
     int pad; /* 0 (valid) or 1 (same) */
 } cgp_problem;
 
+/* 1 where `weight` is not 16-byte aligned: the `path` hook's weights_misaligned for a launch with that pointer */
+static inline int cgp_weights_misaligned(const void *weight) { return (uintptr_t)weight % 16 != 0; }
+
 typedef struct cgp_device_info {
     int sm_count;
     int cc_major, cc_minor;
     size_t smem_per_block_optin; /* bytes a block may use after cudaFuncSetAttribute */
+    int tma_encoder; /* 1 where the driver has cuTensorMapEncodeTiled (the TMA versions' tensor maps) */
 } cgp_device_info;
+
+/* An H200 as cgp_device_info_of describes it: 132 SMs, compute capability 9.0 (clusters, TMA, wgmma), 227 KiB of
+ * shared memory a block, a driver with the tensor-map encoder; for the hooks' choices without a GPU */
+#define CGP_DEVICE_INFO_H200 {132, 9, 0, 232448, 1}
 
 /* The paths a launch can take inside a version, numbered for the launch to record (cgp_launch_args.path_record);
  * cgp_path_name gives each the name a version's `path` hook returns. 0: nothing recorded. */
@@ -87,15 +95,28 @@ enum cgp_path_id {
     /* the wgmma implicit GEMM with resident weights and A from registers (tf32-v16): CGP_PATH_RESIDENT_FRAGMENT_TILE0
      * + the tile's index, named "resident, A from registers, " + its tf32-v10 name */
     CGP_PATH_RESIDENT_FRAGMENT_TILE0 = CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_SPLIT_TILE0 + 12,
-    CGP_PATH_COUNT = CGP_PATH_RESIDENT_FRAGMENT_TILE0 + 6 /* one past the last id */
+    /* tf32-v17's overlapped chunk loop (chunk k + 1's wgmmas issued before chunk k's wait; rounded weights, windows by
+     * TMA): its 6 tiles, then with K split over 2 and 4 blocks, named "overlapped, " + tf32-v13's name */
+    CGP_PATH_IGEMM_WGMMA_OVERLAPPED_TILE0 = CGP_PATH_RESIDENT_FRAGMENT_TILE0 + 6,
+    CGP_PATH_IGEMM_WGMMA_OVERLAPPED_SPLIT_TILE0 = CGP_PATH_IGEMM_WGMMA_OVERLAPPED_TILE0 + 6,
+    CGP_PATH_COUNT = CGP_PATH_IGEMM_WGMMA_OVERLAPPED_SPLIT_TILE0 + 12 /* one past the last id */
 };
 
-/* The bytes of the longest path name with its terminating NUL, at most (dispatch.cu checks every name) */
-enum { CGP_PATH_NAME_MAX = 64 };
+/* A variant bit of a path id: the launch copied the weights 4 bytes at a time and tested every chunk's channels
+ * against Cin (Cin not a multiple of 8, or weights not 16-byte aligned: cgp_weights_misaligned), where its version
+ * copies them 16 bytes at a time otherwise; named as the path + ", 4-byte weights" */
+enum { CGP_PATH_FLAG_WEIGHTS_4B = 0x100 };
 
-/* The name of path `id` (exactly what the `path` hook of a version taking it returns), or NULL for 0 and any id
- * not in cgp_path_id */
+/* The bytes of the longest path name with its terminating NUL, at most (dispatch.cu checks every name) */
+enum { CGP_PATH_NAME_MAX = 80 };
+
+/* The name of path `id` (a cgp_path_id, with CGP_PATH_FLAG_WEIGHTS_4B where set: exactly what the `path` hook of a
+ * version taking it returns), or of the word a launch's blocks recorded (path_record.cuh: each ORs in its id in the
+ * low 16 bits and the id's complement in the high 16 bits): the name of their id where every block recorded the
+ * same, CGP_PATH_NAME_MIXED where blocks recorded different ids. NULL for 0 (nothing recorded) and any id not in
+ * cgp_path_id. */
 const char *cgp_path_name(unsigned id);
+#define CGP_PATH_NAME_MIXED "(blocks of one launch recorded different paths)"
 
 /* Words of device state a launch may share across its blocks, after the per-image counters (zero between runs;
  * tf32-v15 and 3xtf32-v15: the units of rounded weights claimed and done, the blocks past their wait) */
@@ -109,8 +130,8 @@ typedef struct cgp_launch_args {
     void *workspace; /* workspace_bytes() of it, 16-byte aligned */
     double *accum;   /* [n * cout], used by the atomic reduction */
     unsigned *counters; /* [n] per image, then CGP_LAUNCH_WORDS launch-wide words */
-    /* one device word: thread 0 of block (0, 0, 0) of every launch writes the cgp_path_id of the path it took
-     * (path_record.cuh), for cgp_plan_recorded_path (host/lib/plan_stages.h) to read */
+    /* one device word: thread 0 of every block of every launch ORs in the cgp_path_id of the path it took and its
+     * complement (path_record.cuh), for cgp_plan_recorded_path (host/lib/plan_stages.h) to read */
     unsigned *path_record;
     int atomic;      /* 0: det reduction, 1: atomic reduction */
     cgp_problem p;
@@ -133,8 +154,14 @@ typedef struct cgp_kernel_desc {
     cudaError_t (*launch)(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s);
     /* The short name of the path launch takes inside this version for a problem it runs: "tma" or "cp.async"
      * (the wgmma versions' staging), "fast" or "generic" (the mma.sync versions), the tile (the implicit GEMMs),
-     * or the one name of a single-path version; cgp_path_name of the id the launch records (cgp_path_id) */
-    const char *(*path)(const cgp_problem *p, const cgp_device_info *d);
+     * or the one name of a single-path version; cgp_path_name of the id the launch records (cgp_path_id) for a
+     * weight pointer 16-byte aligned or not (weights_misaligned: cgp_weights_misaligned of it; a plan's own question,
+     * with no pointer yet, asks for 0) */
+    const char *(*path)(const cgp_problem *p, const cgp_device_info *d, int weights_misaligned);
+    /* Every id (cgp_path_id, with CGP_PATH_FLAG_WEIGHTS_4B) that `path` can name and a launch record, path_count
+     * of them: what tests/cpu/cpu_paths.c holds the hooks' choices against */
+    const unsigned short *paths;
+    int path_count;
     /* The stage split, or both NULL (the tensor-core versions have one on their fast path):
      * stages_unsupported: NULL when launch_stages runs this problem, else a sentence saying why not;
      * launch_stages: a launch of only the stages in `stages` (CGP_STAGE_*) */

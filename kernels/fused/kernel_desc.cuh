@@ -4,7 +4,8 @@
  *
  *   kernel_desc<Hooks>(version, name, summary)   the cgp_kernel_desc of one version, Hooks a struct with
  *       precision (a cgp_precision) and the static functions unsupported, workspace_bytes, launch and path,
- *       either stages_unsupported and launch_stages or, deriving from NoStageSplit, neither
+ *       either stages_unsupported and launch_stages or, deriving from NoStageSplit, neither, and kPaths (every
+ *       path id its launches can record: a PathList, made by path_run, + and with_weights_4b)
  *   CGP_DEFINE_KERNEL_DESC(symbol, Hooks, version, name, summary)   defines the descriptor `symbol` (extern "C",
  *       as dispatch.cu declares it) = kernel_desc<Hooks>(version, name, summary): the row macro of a file's
  *       X-macro table of its versions, TABLE(CGP_DEFINE_KERNEL_DESC)
@@ -28,7 +29,43 @@ template <class Hooks> constexpr cgp_kernel_desc kernel_desc(int version, const 
 {
     return cgp_kernel_desc{version,       name,         Hooks::precision,          summary,
                            Hooks::unsupported, Hooks::workspace_bytes, Hooks::launch, Hooks::path,
-                           Hooks::stages_unsupported, Hooks::launch_stages};
+                           Hooks::kPaths.ids, Hooks::kPaths.count, Hooks::stages_unsupported, Hooks::launch_stages};
+}
+
+/* A version's path ids (cgp_kernel_desc.paths): Hooks::kPaths, made of path_run, + and with_weights_4b */
+template <int N> struct PathList {
+    static constexpr int count = N;
+    unsigned short ids[N];
+};
+
+/* The N ids first, first + 1, ..., first + N - 1 */
+template <int N> constexpr PathList<N> path_run(unsigned first)
+{
+    PathList<N> l{};
+    for (int i = 0; i < N; ++i)
+        l.ids[i] = (unsigned short)(first + i);
+    return l;
+}
+
+template <int A, int B> constexpr PathList<A + B> operator+(const PathList<A> &a, const PathList<B> &b)
+{
+    PathList<A + B> l{};
+    for (int i = 0; i < A; ++i)
+        l.ids[i] = a.ids[i];
+    for (int i = 0; i < B; ++i)
+        l.ids[A + i] = b.ids[i];
+    return l;
+}
+
+/* Each id of l, then each with CGP_PATH_FLAG_WEIGHTS_4B: a version that copies its weights either way */
+template <int N> constexpr PathList<2 * N> with_weights_4b(const PathList<N> &l)
+{
+    PathList<2 * N> both{};
+    for (int i = 0; i < N; ++i) {
+        both.ids[i] = l.ids[i];
+        both.ids[N + i] = (unsigned short)(l.ids[i] | CGP_PATH_FLAG_WEIGHTS_4B);
+    }
+    return both;
 }
 
 #define CGP_DEFINE_KERNEL_DESC(symbol, Hooks, version, name, summary)                                             \

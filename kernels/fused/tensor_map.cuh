@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "cgp.h"
+#include "kernel_api.h"
 
 namespace {
 
@@ -38,8 +39,9 @@ PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder()
 }
 
 /* TMA reads rows whose stride is a multiple of 16 bytes (W % 4 = 0), at 32-bit coordinates (N below 2^31), with
- * strides below 2^40 bytes, through the driver's encoder; x itself is 16-byte aligned (the plan checks it) */
-const char *input_tensor_map_unsupported(const cgp_problem *p)
+ * strides below 2^40 bytes, through the driver's encoder (d->tma_encoder: tensor_map_encoder found it, or the
+ * described device has it); x itself is 16-byte aligned (the plan checks it) */
+const char *input_tensor_map_unsupported(const cgp_problem *p, const cgp_device_info *d)
 {
     if (p->w % 4 != 0)
         return "needs W a multiple of 4 (TMA reads rows of a multiple of 16 bytes)";
@@ -47,7 +49,7 @@ const char *input_tensor_map_unsupported(const cgp_problem *p)
         return "needs N below 2^31 (TMA's 32-bit coordinates)";
     if (p->cin * p->h * p->w >= ((int64_t)1 << 38))
         return "needs an image below 2^40 bytes (TMA's strides)";
-    if (tensor_map_encoder() == NULL)
+    if (!d->tma_encoder)
         return "the driver has no cuTensorMapEncodeTiled (TMA)";
     return NULL;
 }

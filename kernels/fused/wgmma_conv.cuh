@@ -751,9 +751,9 @@ template <class C> PersistentSchedule wgmma_schedule(const cgp_problem *p, const
  * has the shifted box (a box must start at a column that is a multiple of 4: on the H200 a box at column -1 or 1
  * is an illegal instruction, while -4, 0 and row -1 work); else by cp.async. x is 16-byte aligned (the plan
  * checks it). */
-template <class C> Staging staging_of(const cgp_problem *p)
+template <class C> Staging staging_of(const cgp_problem *p, const cgp_device_info *d)
 {
-    const bool tma = C::staged_by_tma && input_tensor_map_unsupported(p) == NULL;
+    const bool tma = C::staged_by_tma && input_tensor_map_unsupported(p, d) == NULL;
     if (tma && p->pad == 0)
         return kByTma;
     return tma && C::shifted_box ? kByTmaShifted : kByCpAsync;
@@ -799,7 +799,7 @@ cudaError_t launch_by_tma(const cgp_launch_args *a, const cgp_device_info *d, cu
 template <class C, int S>
 cudaError_t launch_with_staging(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
 {
-    const Staging staging = staging_of<C>(&a->p);
+    const Staging staging = staging_of<C>(&a->p, d);
     if constexpr (C::staged_by_tma) {
         if (staging == kByTma)
             return launch_by_tma<C, S, kByTma>(a, d, s);
@@ -811,9 +811,23 @@ cudaError_t launch_with_staging(const cgp_launch_args *a, const cgp_device_info 
     return launch_kernel<C, S, kByCpAsync>(a, d, s, CUtensorMap{});
 }
 
+/* The paths version C can take (staging_of): cp.async, and TMA where it is a TMA version, the shifted box where it has
+ * one */
+template <class C> constexpr auto wgmma_paths()
+{
+    static_assert(CGP_PATH_CP_ASYNC == CGP_PATH_TMA + 1, "tma, then cp.async");
+    if constexpr (C::shifted_box)
+        return path_run<2>(CGP_PATH_TMA) + path_run<1>(CGP_PATH_TMA_SHIFTED);
+    else if constexpr (C::staged_by_tma)
+        return path_run<2>(CGP_PATH_TMA);
+    else
+        return path_run<1>(CGP_PATH_CP_ASYNC);
+}
+
 /* The hooks of version C (kernel_desc.cuh) */
 template <class C> struct WgmmaVersion {
     static constexpr cgp_precision precision = C::precision;
+    static constexpr auto kPaths = wgmma_paths<C>();
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
@@ -830,9 +844,9 @@ template <class C> struct WgmmaVersion {
         return launch_with_staging<C, CGP_STAGE_ALL>(a, d, s);
     }
 
-    static const char *path(const cgp_problem *p, const cgp_device_info *)
+    static const char *path(const cgp_problem *p, const cgp_device_info *d, int)
     {
-        return cgp_path_name(path_of_staging(staging_of<C>(p)));
+        return cgp_path_name(path_of_staging(staging_of<C>(p, d)));
     }
 
     /* The stage split (kernel_api.h): every problem the version runs */

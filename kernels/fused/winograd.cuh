@@ -159,6 +159,7 @@ struct WinogradLaunch {
  * persistent schedule of V::kTileH x V::kTileW block tiles */
 template <class V> struct WinogradVersion : NoStageSplit {
     static constexpr cgp_precision precision = CGP_PRECISION_FP32;
+    static constexpr auto kPaths = V::kPaths;
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
@@ -176,7 +177,7 @@ template <class V> struct WinogradVersion : NoStageSplit {
         return persistent_workspace_bytes(p, persistent_schedule(p, d, V::kTileH, V::kTileW));
     }
 
-    static const char *path(const cgp_problem *p, const cgp_device_info *)
+    static const char *path(const cgp_problem *p, const cgp_device_info *, int)
     {
         return cgp_path_name(V::launch_for(p).path);
     }

@@ -17,7 +17,7 @@ from ._lib import Error
 
 __version__ = "0.2.0"  # MAJOR.MINOR: those of the libcgp it needs (include/cgp.h CGP_VERSION_*)
 __all__ = ["Error", "cached_plans", "clear_cache", "conv_gelu_mean", "declaration_problems", "kernel_of",
-           "library_path"]
+           "library_path", "set_cache_limit"]
 
 _library = _lib.load(__version__)
 _cache = _plans.Cache(_library)
@@ -44,24 +44,33 @@ def conv_gelu_mean(x, weight, bias, padding="valid", precision="fp32", reduce="d
 
 def _run(x, weight, bias, padding, precision, reduce, select):
     options = _lib.option_values(padding, precision, reduce, select)
-    output, keep, ptrs, shape, device = _arrays.prepare(x, weight, bias, options.padding)
-    return _cache.run(output, ptrs, shape, device, options)  # `keep`: adopted arrays, alive until the launch
+    output, keep, ptrs, shape, device, producers = _arrays.prepare(x, weight, bias, options.padding)
+    # `keep`: adopted arrays, alive until the launch
+    return _cache.run(output, ptrs, shape, device, options, producers)
 
 
 def kernel_of(x, weight, bias, padding="valid", precision="fp32", reduce="det", select="heuristic"):
     """(version, name) of the kernel conv_gelu_mean runs for these arguments on the current stream,
     e.g. (9, "fp32-v9"); makes and caches the plan when there is none yet."""
     options = _lib.option_values(padding, precision, reduce, select)
-    output, keep, ptrs, shape, device = _arrays.prepare(x, weight, bias, options.padding)
+    output, keep, ptrs, shape, device, _ = _arrays.prepare(x, weight, bias, options.padding)
     with output.device(device):
         plan, _ = _cache.plan(output, ptrs, shape, device, options)
     return plan.version, plan.name
 
 
 def cached_plans():
-    """The cached plans, one dict each: framework, device, shape (N, Cin, Cout, H, W), options (the
-    enum values), stream (the handle), kernel."""
+    """The cached plans, least recently used first, one dict each: framework, device, shape (N, Cin,
+    Cout, H, W), options (the enum values), stream (the handle), thread (the thread's ident for the
+    per-thread default stream, else None), captured (a run was captured: kept past the limit), kernel."""
     return _cache.entries()
+
+
+def set_cache_limit(plans):
+    """Keeps at most `plans` plans (default 32), destroying the least recently used beyond it (after
+    synchronizing their device), but never one whose run a CUDA graph may hold; returns the previous
+    limit."""
+    return _cache.set_limit(plans)
 
 
 def clear_cache():

@@ -163,6 +163,22 @@ def _interface_info(obj, name):
     return Info(shape, dtype, contiguous, int(iface["data"][0]), None)
 
 
+def interface_stream(obj, name):
+    """The stream on which a __cuda_array_interface__ object's data is produced (its "stream" entry,
+    version 3): None when it names none (absent or None: no wait), else the handle, 1 the legacy and 2
+    the per-thread default stream. 0 is refused, as the protocol disallows it (ambiguous)."""
+    stream = obj.__cuda_array_interface__.get("stream")
+    if stream is None:
+        return None
+    if not isinstance(stream, int) or isinstance(stream, bool) or stream < 0:
+        raise ValueError("%s: __cuda_array_interface__ 'stream' must be None or a stream handle (an integer "
+                         ">= 1), got %r" % (name, stream))
+    if stream == 0:
+        raise ValueError("%s: __cuda_array_interface__ 'stream' is 0, which the protocol disallows (ambiguous: "
+                         "1 is the legacy default stream, 2 the per-thread default stream)" % name)
+    return stream
+
+
 def _describe(obj, name, output):
     """(obj, or its adoption by `output` for a DLPack-only object; its Info)"""
     native = _native(obj)
@@ -221,10 +237,12 @@ def check_devices(infos):
 
 def prepare(x, weight, bias, padding):
     """Checks x, weight, bias -> (framework of the output, the three arrays (adopted where needed, to
-    keep alive until the launch), their data addresses, (N, Cin, Cout, H, W), CUDA ordinal)."""
+    keep alive until the launch), their data addresses, (N, Cin, Cout, H, W), CUDA ordinal, the
+    streams the launch must wait for: those __cuda_array_interface__ arrays name (interface_stream))."""
     output = framework_for(x)
     arrays, infos = zip(*(_describe(a, name, output) for a, name in zip((x, weight, bias), NAMES)))
     shape = check(infos, padding)
+    producers = [interface_stream(a, name) for a, name, info in zip(arrays, NAMES, infos) if info.device is None]
     if output is None:
         raise TypeError("x: cgp allocates the output (N, Cout) with CuPy or PyTorch, and neither can be imported "
                         "(x is a %s)" % type(x).__name__)
@@ -234,7 +252,8 @@ def prepare(x, weight, bias, padding):
             arrays[i] = output.adopt(arrays[i])
             infos[i] = output.info(arrays[i])
     check_devices(infos)
-    return output, arrays, [info.ptr for info in infos], shape, infos[0].device
+    return (output, arrays, [info.ptr for info in infos], shape, infos[0].device,
+            sorted({p for p in producers if p is not None}))
 
 
 _checked = {}  # metadata (an adapter's metadata()) of calls that passed check() -> (problem, CUDA ordinal)

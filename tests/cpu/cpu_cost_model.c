@@ -42,7 +42,7 @@ static void judge_group(const csv_table *t, const int *col, int first, int end, 
                   cout = number(t, first, col[C_COUT]), h = number(t, first, col[C_H]), w = number(t, first, col[C_W]);
     const int pad = strcmp(csv_cell(t, first, col[C_PADDING]), "same") == 0;
     const cgp_problem p = {n, cin, cout, h, w, h - 2 + 2 * pad, w - 2 + 2 * pad, pad};
-    const cgp_device_info d = {132, 9, 0, 232448}; /* the H200 the table was recorded on */
+    const cgp_device_info d = CGP_DEVICE_INFO_H200; /* the H200 the table was recorded on */
     int pick = -1, recorded = -1;
     double pick_ms = 0.0, fastest = 0.0;
     for (int r = first; r < end; ++r) {
@@ -79,7 +79,7 @@ static void check_winners_modelled(const csv_table *t, const int *col)
 {
     const char *name = "cpu_cost_model every recorded winner has coefficients";
     const cgp_problem p = {1, 8, 64, 32, 32, 30, 30, 0};
-    const cgp_device_info d = {132, 9, 0, 232448};
+    const cgp_device_info d = CGP_DEVICE_INFO_H200;
     for (int r = 0; r < t->rows; ++r) {
         double ms = 0.0;
         if (strcmp(csv_cell(t, r, col[C_MEASURED]), "1") == 0 &&

@@ -4,9 +4,10 @@
  *     dimensions, no output pixel, sizes that overflow); bad options (padding, reduce, precision,
  *     kernel out of range, a version that does not exist, a version of another precision, a
  *     version that cannot run the shape); misaligned x, weight, y and workspace; a workspace too
- *     small or NULL; a destroyed or never-created plan given to every call. Each returns its status
- *     without crashing or enqueuing anything, and cgp_last_error_detail() (per thread) names the
- *     problem. Every status has a message. The checks that need no device also run without one.
+ *     small or NULL; a destroyed or never-created plan given to every call, also after new plans were created (a
+ *     handle is never given twice). Each returns its status without crashing or enqueuing anything, and
+ *     cgp_last_error_detail() (per thread) names the problem. Every status has a message. The checks that need no
+ *     device also run without one.
  *   - streams: two plans with different inputs on two non-default streams at once; one plan on
  *     cudaStreamPerThread, cudaStreamLegacy and stream 0; outputs against the CPU reference.
  *   - CUDA graphs: cgp_plan_run captured on a stream (global capture mode, which refuses any
@@ -311,7 +312,7 @@ out:
 
 static int poison_y(const api_problem *p, cudaStream_t s, const char *name)
 {
-    TEST_CUDA(name, cudaMemsetAsync(p->dy, 0xff, (size_t)p->y_count * sizeof(float), s)); /* NaN */
+    TEST_CUDA(name, poison_outputs(p->dy, p->y_count, s));
     return 0;
 out:
     return -1;
@@ -368,20 +369,6 @@ static cgp_status run_plan(const api_plan *a, const api_problem *p, cudaStream_t
     return cgp_plan_run(a->plan, p->dx, p->dw, p->db, p->dy, a->workspace, a->workspace_bytes, s);
 }
 
-/* The device state the library reads, in kernel_api.h's form (to ask a version why it refuses). */
-static int device_info(cgp_device_info *d)
-{
-    int dev = 0, smem = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&d->sm_count, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&d->cc_major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&d->cc_minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
-        return -1;
-    d->smem_per_block_optin = (size_t)smem;
-    return 0;
-}
-
 static void check_kernel_choice(void)
 {
     const cgp_shape shape = {1, 3, 7, 9, 9};
@@ -404,8 +391,8 @@ static void check_kernel_choice(void)
              (int)o.precision);
     expect_status(name, cgp_plan_create(&plan, &shape, &o), CGP_ERROR_INVALID_OPTION, "precision");
 
-    cgp_device_info device;
-    if (device_info(&device) != 0) {
+    cgp_device_info device; /* the device state the library reads (to ask a version why it refuses) */
+    if (cgp_current_device_info(&device) != cudaSuccess) {
         TEST_FAIL("gpu_api create: a kernel version that cannot run the shape", "could not query the device");
         return;
     }
@@ -423,14 +410,51 @@ static void check_kernel_choice(void)
     TEST_SKIP("gpu_api create: a kernel version that cannot run the shape", "every version runs 1x3x7x9x9");
 }
 
-/* Bytes of y all 0xff: nothing wrote it since it was poisoned. */
+/* Every element of y never written since it was poisoned. */
 static int y_untouched(const api_problem *p)
 {
-    const unsigned char *bytes = (const unsigned char *)p->hy;
-    for (size_t i = 0; i < (size_t)p->y_count * sizeof(float); ++i)
-        if (bytes[i] != 0xff)
+    for (int64_t i = 0; i < p->y_count; ++i)
+        if (!check_never_written(p->hy[i]))
             return 0;
     return 1;
+}
+
+/* A destroyed plan's handle never names a plan created after it: the host memory of a freed plan comes back to the
+ * next plan made (glibc hands a block of the same size straight back), so a handle that was the plan's address
+ * would run the new plan, with its larger shape, on the old caller's buffers. */
+static void check_handle_not_reused(cgp_plan *dead, const api_problem *p, void *ws, size_t ws_bytes, cudaStream_t s)
+{
+    const char *name = "gpu_api destroyed plan, then plans created: the old handle is none of them";
+    const cgp_shape larger = {p->shape.n * 4, p->shape.cin, p->shape.cout * 2, p->shape.h * 2, p->shape.w * 2};
+    const cgp_options o = cgp_default_options();
+    enum { kCreated = 8 };
+    cgp_plan *made[kCreated] = {NULL};
+    int created = 0, same_handle = 0;
+    for (; created < kCreated; ++created) {
+        const cgp_status st = cgp_plan_create(&made[created], &larger, &o);
+        if (st != CGP_SUCCESS) {
+            TEST_FAIL(name, "cgp_plan_create: %s (%s)", cgp_status_string(st), cgp_last_error_detail());
+            break;
+        }
+        same_handle |= made[created] == dead;
+        if (created % 2 == 0) { /* destroy every other one: freed blocks and slots come back */
+            cgp_plan_destroy(made[created]);
+            made[created] = NULL;
+        }
+    }
+    if (created == kCreated) {
+        /* asked first, so that a handle wrongly taken for a live plan launches nothing on the small buffers */
+        const cgp_status kernel_st = cgp_plan_kernel(dead, NULL, NULL);
+        const cgp_status run_st = kernel_st == CGP_ERROR_INVALID_PLAN
+                                      ? cgp_plan_run(dead, p->dx, p->dw, p->db, p->dy, ws, ws_bytes, s)
+                                      : CGP_SUCCESS;
+        TEST_EXPECT(name, !same_handle && kernel_st == CGP_ERROR_INVALID_PLAN && run_st == CGP_ERROR_INVALID_PLAN,
+                    "a new plan got the old handle: %d; cgp_plan_kernel(old): %s, cgp_plan_run(old): %s", same_handle,
+                    cgp_status_string(kernel_st), cgp_status_string(run_st));
+    }
+    for (int i = 0; i < created; ++i)
+        if (made[i])
+            cgp_plan_destroy(made[i]);
 }
 
 static void check_run_misuse(void)
@@ -507,6 +531,7 @@ static void check_run_misuse(void)
                   "live plan");
     expect_status("gpu_api destroyed plan: destroy again", cgp_plan_destroy(dead), CGP_ERROR_INVALID_PLAN,
                   "live plan");
+    check_handle_not_reused(dead, &p, ws, ws_bytes, s);
 out:
     plan_free(&a, setup);
     if (s)

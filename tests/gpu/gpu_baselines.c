@@ -122,7 +122,7 @@ static void check_layout_kernel(void)
         TEST_CUDA(name, cudaMalloc((void **)&dev_in, (size_t)count * sizeof(float)));
         TEST_CUDA(name, cudaMalloc((void **)&dev_out, (size_t)count * sizeof(float)));
         TEST_CUDA(name, cudaMemcpy(dev_in, host_in, (size_t)count * sizeof(float), cudaMemcpyHostToDevice));
-        TEST_CUDA(name, cudaMemset(dev_out, 0xff, (size_t)count * sizeof(float)));
+        TEST_CUDA(name, poison_outputs(dev_out, count, 0));
         TEST_CUDA(name, baseline_nchw_to_nhwc(dev_in, dev_out, n, c, hw, 0));
         TEST_CUDA(name, cudaDeviceSynchronize());
         TEST_CUDA(name, cudaMemcpy(host_out, dev_out, (size_t)count * sizeof(float), cudaMemcpyDeviceToHost));
@@ -148,11 +148,11 @@ out:
     free(host_out);
 }
 
-/* Runs v once into the NaN-poisoned y and copies y back; 0 or -1 after reporting FAIL. */
+/* Runs v once into the poisoned y (poison.h) and copies y back; 0 or -1 after reporting FAIL. */
 static int run_row(bench_variant *v, const bench_problem *p, cudaStream_t s, float *host_y, size_t y_bytes,
                    const char *name)
 {
-    TEST_CUDA(name, cudaMemsetAsync(p->y, 0xff, y_bytes, s)); /* all-ones bits: NaN */
+    TEST_CUDA(name, poison_outputs(p->y, (int64_t)(y_bytes / sizeof(float)), s));
     if (v->run(v, p, s) != 0) {
         TEST_FAIL(name, "run() failed (see the message above)");
         return -1;
@@ -201,7 +201,7 @@ static void check_rows(const bench_problem *p, const double *ref, const char *la
         if (print_details)
             printf("# %s: %s\n", v->name, v->detail);
         if (v->precision == BENCH_PRECISION_NONE) { /* timing-only row: it must run */
-            TEST_CUDA(name, cudaMemsetAsync(p->y, 0xff, y_bytes, s));
+            TEST_CUDA(name, poison_outputs(p->y, outputs, s));
             if (v->run(v, p, s) != 0)
                 TEST_FAIL(name, "run() failed (see the message above)");
             else if (cudaStreamSynchronize(s) != cudaSuccess || cudaGetLastError() != cudaSuccess)

@@ -83,11 +83,12 @@ static int cov_check(const char *name, const cov_problem *c, int precision, cons
         .passed;
 }
 
-/* The path the plan's launches recorded is the one its version's hook names: 1, or 0 after a FAIL under `name` */
-static int cov_check_path(const char *name, cgp_plan *plan, const cov_problem *c)
+/* The path the plan's launches (with weights w) recorded is the one its version's hook names: 1, or 0 after a FAIL
+ * under `name` */
+static int cov_check_path(const char *name, cgp_plan *plan, const cov_problem *c, const float *w)
 {
     char why[300];
-    if (test_recorded_path_matches(plan, &c->pr.p.shape, c->pr.p.padding, why, sizeof why))
+    if (test_recorded_path_matches(plan, &c->pr.p.shape, c->pr.p.padding, w, why, sizeof why))
         return 1;
     TEST_FAIL(name, "%s", why);
     return 0;
@@ -129,12 +130,11 @@ static int plan_make(cov_plan *a, const cov_problem *c, int precision, int versi
     return 0;
 }
 
-/* All bytes 0xff: nothing wrote y since it was poisoned. */
+/* Every element never written since y was poisoned. */
 static int untouched(const float *y, int64_t count)
 {
-    const unsigned char *bytes = (const unsigned char *)y;
-    for (size_t i = 0; i < (size_t)count * sizeof(float); ++i)
-        if (bytes[i] != 0xff)
+    for (int64_t i = 0; i < count; ++i)
+        if (!check_never_written(y[i]))
             return 0;
     return 1;
 }
@@ -192,7 +192,7 @@ static void error_path_run(const cgp_kernel_desc *k, const cov_problem *c, int r
     const problem *pr = &c->pr;
     if (!y || plan_make(&a, c, k->precision, k->version, reduce, name) != 0)
         goto out;
-    if (cudaMemset(pr->p.y, 0xff, (size_t)c->outputs * sizeof(float)) != cudaSuccess ||
+    if (poison_outputs(pr->p.y, c->outputs, 0) != cudaSuccess ||
         cudaDeviceSynchronize() != cudaSuccess || cudaStreamCreate(&s) != cudaSuccess ||
         cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed) != cudaSuccess) {
         TEST_FAIL(name, "setting up the capture: %s", cudaGetErrorString(cudaGetLastError()));
@@ -233,7 +233,7 @@ static void error_path_run(const cgp_kernel_desc *k, const cov_problem *c, int r
     if (later != CGP_SUCCESS)
         TEST_FAIL(name, "the next run, on the legacy stream after the capture: %s: %s", cgp_status_string(later),
                   cgp_last_error_detail());
-    else if (cov_check(name, c, k->precision, y) && cov_check_path(name, a.plan, c))
+    else if (cov_check(name, c, k->precision, y) && cov_check_path(name, a.plan, c, c->pr.p.w))
         test_report("PASS", name, "%s; the next run is right", detail);
 out:
     if (s)
@@ -274,7 +274,8 @@ static void small_planes(void)
                     run_poisoned(a.plan, c.pr.p.x, c.pr.p.w, c.pr.p.b, c.pr.p.y, c.outputs, a.ws, a.ws_bytes, y);
                 if (st != CGP_SUCCESS)
                     TEST_FAIL(name, "%s: %s", cgp_status_string(st), cgp_last_error_detail());
-                else if (cov_check(name, &c, table[k]->precision, y) && cov_check_path(name, a.plan, &c))
+                else if (cov_check(name, &c, table[k]->precision, y) &&
+                         cov_check_path(name, a.plan, &c, c.pr.p.w))
                     TEST_PASS(name);
                 plan_free(&a);
             }
@@ -331,7 +332,7 @@ static void graph_case(const cgp_kernel_desc *k, const cov_problem *c, int reduc
         TEST_FAIL(name, "eager run: %s: %s", cgp_status_string(st), cgp_last_error_detail());
         goto out;
     }
-    if (!cov_check_path(name, a.plan, c))
+    if (!cov_check_path(name, a.plan, c, c->pr.p.w))
         goto out;
     if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess ||
         cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) != cudaSuccess) {
@@ -350,7 +351,7 @@ static void graph_case(const cgp_kernel_desc *k, const cov_problem *c, int reduc
         goto out;
     }
     for (int replay = 1; replay <= 3; ++replay) {
-        if (cudaMemsetAsync(pr->p.y, 0xff, y_bytes, s) != cudaSuccess || cudaGraphLaunch(exec, s) != cudaSuccess ||
+        if (poison_outputs(pr->p.y, c->outputs, s) != cudaSuccess || cudaGraphLaunch(exec, s) != cudaSuccess ||
             cudaStreamSynchronize(s) != cudaSuccess ||
             cudaMemcpy(y, pr->p.y, y_bytes, cudaMemcpyDeviceToHost) != cudaSuccess) {
             TEST_FAIL(name, "replay %d: %s", replay, cudaGetErrorString(cudaGetLastError()));
@@ -362,7 +363,7 @@ static void graph_case(const cgp_kernel_desc *k, const cov_problem *c, int reduc
             TEST_FAIL(name, "replay %d is not bit-identical to the eager run", replay);
             goto out;
         }
-        if (!cov_check_path(name, a.plan, c))
+        if (!cov_check_path(name, a.plan, c, c->pr.p.w))
             goto out;
     }
     test_report("PASS", name, "3 replays within the bounds%s", reduce ? "" : ", bit-identical to an eager run");
@@ -411,9 +412,9 @@ static void job_round(stream_job *j, int round)
     const problem *pr = &j->c->pr;
     if (j->status != CGP_SUCCESS)
         return;
-    if (cudaMemsetAsync(pr->p.y, 0xff, (size_t)j->c->outputs * sizeof(float), j->s) != cudaSuccess) {
+    if (poison_outputs(pr->p.y, j->c->outputs, j->s) != cudaSuccess) {
         j->status = CGP_ERROR_CUDA;
-        snprintf(j->error, sizeof j->error, "round %d: cudaMemsetAsync failed", round);
+        snprintf(j->error, sizeof j->error, "round %d: poison_outputs failed", round);
     } else if ((j->status = cgp_plan_run(j->a.plan, pr->p.x, pr->p.w, pr->p.b, pr->p.y, j->a.ws, j->a.ws_bytes,
                                          j->s)) != CGP_SUCCESS) {
         snprintf(j->error, sizeof j->error, "round %d: %s", round, cgp_last_error_detail());
@@ -430,7 +431,8 @@ static void job_finish(stream_job *j)
     }
     char why[300];
     if (j->status == CGP_SUCCESS &&
-        !test_recorded_path_matches(j->a.plan, &j->c->pr.p.shape, j->c->pr.p.padding, why, sizeof why))
+        !test_recorded_path_matches(j->a.plan, &j->c->pr.p.shape, j->c->pr.p.padding, j->c->pr.p.w, why,
+                                    sizeof why))
         snprintf(j->path_mismatch, sizeof j->path_mismatch, "%s", why);
     if (j->s)
         cudaStreamDestroy(j->s);
@@ -568,7 +570,7 @@ static void alignment_case(const cgp_kernel_desc *k, const cov_problem *c, int r
     if (st != CGP_SUCCESS)
         TEST_FAIL(name, "%s: %s (%s)", cgp_status_string(st), cgp_last_error_detail(),
                   cudaGetErrorString(cudaGetLastError()));
-    else if (cov_check(name, c, k->precision, y_host) && cov_check_path(name, a.plan, c))
+    else if (cov_check(name, c, k->precision, y_host) && cov_check_path(name, a.plan, c, w))
         TEST_PASS(name);
 out:
     for (int i = 0; i < 5; ++i)

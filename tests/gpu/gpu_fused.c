@@ -11,13 +11,16 @@
  * precision that accepts the shape with the lowest GPU time the cost model predicts (host/lib/cost_model.h; the
  * first in the table that accepts it where the model has coefficients for none), and cgp_plan_kernel must name
  * it; a version that runs none of the shapes fails. tf32-v15 / 3xtf32-v15 also get their documented staging
- * checked on every shape they run (test_rounded_staging: TMA windows exactly where W % 4 = 0).
+ * checked on every shape they run (test_rounded_staging: TMA windows exactly where W % 4 = 0). Then every fixed shape
+ * of tests/lib/path_shapes.h (one per (version, path) pair the hooks can choose on an H200, tests/cpu/cpu_paths.c)
+ * on its version, with its weights 16-byte aligned or 4 bytes past, checked as above, its recorded path the hook's.
  */
 #include <string.h>
 
 #include "cost_model.h"
 #include "gpulib.h"
 #include "kernel_api.h"
+#include "path_shapes.h"
 #include "problem.h"
 #include "tolerance.h"
 
@@ -181,7 +184,7 @@ static void test_kernel_zero(const problem *pr, const cgp_problem *cp, const cgp
             TEST_FAIL(name, "the plan names %s (%d), the heuristic's version for the shape is %s (%d)", kname,
                       version, first->name, first->version);
         else
-            test_report("PASS", name, "%s, path %s", kname, first->path(cp, dev));
+            test_report("PASS", name, "%s, path %s", kname, first->path(cp, dev, 0));
         cudaFree(ws);
         if (plan)
             cgp_plan_destroy(plan);
@@ -199,7 +202,7 @@ static void test_rounded_staging(const problem *pr, const cgp_problem *cp, const
     snprintf(name, sizeof name, "fused v%d staging %s %lldx%lldx%lldx%lldx%lld", k->version,
              pr->p.padding ? "same" : "valid", (long long)s->n, (long long)s->cin, (long long)s->cout,
              (long long)s->h, (long long)s->w);
-    const char *path = k->path(cp, dev), *digits = strpbrk(path, "0123456789");
+    const char *path = k->path(cp, dev, 0), *digits = strpbrk(path, "0123456789");
     int th = 0, tw = 0;
     if (!digits || sscanf(digits, "%dx%d px", &th, &tw) != 2 || th < 1 || tw < 1) {
         TEST_FAIL(name, "path \"%s\" names no tile (\"TH x TW px\")", path);
@@ -248,7 +251,7 @@ static void test_version(const problem *pr, const double *ref, const double *ref
                               test_arith_of_precision(precision), pr->p.hout * pr->p.wout, s->cin)
                      .passed)
                 break;
-            if (!test_recorded_path_matches(plan, s, pr->p.padding, why, sizeof why)) {
+            if (!test_recorded_path_matches(plan, s, pr->p.padding, pr->p.w, why, sizeof why)) {
                 TEST_FAIL(name, "%s", why);
                 break;
             }
@@ -261,6 +264,59 @@ static void test_version(const problem *pr, const double *ref, const double *ref
     }
     cudaFree(ws);
     cgp_plan_destroy(plan);
+}
+
+/* Fixed shape f on its version, det, with the weights at a 16-byte boundary or 4 bytes past it (a copy): y against
+ * the reference, the recorded path the one the hook names for that weight pointer */
+static void test_path_shape(const path_shape *f, uint64_t seed)
+{
+    char name[160], err[512], why[300];
+    path_shape_name(f, name, sizeof name);
+    const cgp_kernel_desc *k = cgp_kernel_find(f->version);
+    const cgp_shape *s = &f->shape;
+    const int64_t outputs = s->n * s->cout, weights = s->cout * s->cin * 9;
+    problem pr;
+    if (!k || problem_create(&pr, s, f->padding, seed, 0, err, sizeof err)) {
+        TEST_FAIL(name, "%s", k ? err : "no such kernel version");
+        return;
+    }
+    double *ref = malloc((size_t)outputs * sizeof(double)), *ref_tf32 = malloc((size_t)outputs * sizeof(double));
+    float *y = malloc((size_t)outputs * sizeof(float)), *w_copy = NULL;
+    cgp_plan *plan = NULL;
+    void *ws = NULL;
+    size_t ws_bytes = 0;
+    const float *w = pr.p.w;
+    if (f->weights_misaligned) {
+        TEST_CUDA(name, cudaMalloc((void **)&w_copy, (size_t)(weights + 4) * sizeof(float)));
+        TEST_CUDA(name, cudaMemcpy(w_copy + 1, pr.p.w, (size_t)weights * sizeof(float), cudaMemcpyDeviceToDevice));
+        w = w_copy + 1;
+    }
+    if (!ref || !ref_tf32 || !y) {
+        TEST_FAIL(name, "out of host memory");
+        goto out;
+    }
+    if (test_problem_references(&pr, ref, ref_tf32, err, sizeof err) != 0) {
+        TEST_FAIL(name, "%s", err);
+        goto out;
+    }
+    cgp_status st = test_plan_with_workspace(s, f->padding, 0, k->precision, k->version, &plan, &ws, &ws_bytes);
+    if (st == CGP_SUCCESS)
+        st = run_poisoned(plan, pr.p.x, w, pr.p.b, pr.p.y, outputs, ws, ws_bytes, y);
+    if (st != CGP_SUCCESS)
+        TEST_FAIL(name, "%s: %s", cgp_status_string(st), cgp_last_error_detail());
+    else if (test_check_y(name, y, k->precision == CGP_PRECISION_TF32 ? ref_tf32 : ref, outputs,
+                          test_arith_of_precision(k->precision), pr.p.hout * pr.p.wout, s->cin)
+                 .passed) /* else test_check_y reported the failure */
+        TEST_EXPECT(name, test_recorded_path_matches(plan, s, f->padding, w, why, sizeof why), "%s", why);
+out:
+    cudaFree(ws);
+    if (plan)
+        cgp_plan_destroy(plan);
+    cudaFree(w_copy);
+    free(ref);
+    free(ref_tf32);
+    free(y);
+    problem_destroy(&pr);
 }
 
 int main(void)
@@ -331,6 +387,8 @@ int main(void)
                     (int)(2 * sizeof shapes / sizeof *shapes));
     }
     free(ran);
+    for (size_t i = 0; i < sizeof path_shapes / sizeof *path_shapes; ++i)
+        test_path_shape(&path_shapes[i], seed + 1000 + i);
     test_tolerance_summary("gpu_fused");
     return test_exit_code();
 }

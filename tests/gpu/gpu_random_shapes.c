@@ -73,7 +73,7 @@ static int test_version(const problem *pr, const cgp_kernel_desc *k, int reduce,
         goto out;
     }
     char path_why[300];
-    if (!test_recorded_path_matches(plan, s, pr->p.padding, path_why, sizeof path_why)) {
+    if (!test_recorded_path_matches(plan, s, pr->p.padding, pr->p.w, path_why, sizeof path_why)) {
         snprintf(why, cap, "%s: %s", name, path_why);
         goto out;
     }

@@ -10,7 +10,9 @@
  *              Cin = 3, included), leaves the plan's state clean (its first run is right), and caches the
  *              winner: a second call with the same key reports from_cache, runs no kernel (y stays NaN) and
  *              gives the same version; cgp_plan_create with select MEASURED takes the cached winner, or
- *              refuses a key never measured; four threads measuring one key at once all succeed;
+ *              refuses a key never measured; of four threads measuring one key at once one measures and the
+ *              others take its winner (one version, bit-identical det outputs); the weights' 16-byte alignment
+ *              is part of the key;
  *   misuse:    NULL buffers, a misaligned x, kernel != 0.
  * Without a GPU: one SKIP (a FAIL with CGP_TEST_REQUIRE_GPU=1).
  * Run: CGP_TEST_REQUIRE_GPU=1 make test CGP_TEST_FILTER=gpu_select
@@ -223,8 +225,8 @@ static void test_measured(const cgp_shape *shape, cgp_padding pad, int precision
 
     snprintf(name, sizeof name, "gpu_select measured %s %s again: from the cache, no kernel run",
              precision_names[precision], text);
-    if (cudaMemset(pr.p.y, 0xFF, (size_t)outputs * sizeof(float)) != cudaSuccess) { /* NaN */
-        TEST_FAIL(name, "cudaMemset");
+    if (poison_outputs(pr.p.y, outputs, 0) != cudaSuccess) {
+        TEST_FAIL(name, "poison_outputs: %s", cudaGetErrorString(cudaGetLastError()));
         goto out;
     }
     if (!(again = measure(name, &pr, &o, s, 1)))
@@ -242,7 +244,7 @@ static void test_measured(const cgp_shape *shape, cgp_padding pad, int precision
         cudaMemcpy(y, pr.p.y, (size_t)outputs * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess)
         nan_left = 0;
     for (int64_t i = 0; nan_left && i < outputs; ++i)
-        nan_left = y[i] != y[i];
+        nan_left = check_never_written(y[i]);
     TEST_EXPECT(name, v1 == v2 && same_medians && nan_left, "versions %d and %d, same medians %d, y untouched %d", v1,
                 v2, same_medians, nan_left);
 
@@ -272,10 +274,14 @@ out:
     problem_destroy(&pr);
 }
 
+enum { kThreads = 4 };
+
 typedef struct thread_job {
     const problem *pr;
+    pthread_barrier_t *start; /* every thread calls cgp_plan_create_measured at once */
     cgp_status status;
-    int version;
+    int version, from_cache;
+    float *y; /* host: the det output of one run of the thread's plan */
 } thread_job;
 
 static void *measure_thread(void *arg)
@@ -285,60 +291,129 @@ static void *measure_thread(void *arg)
     o.precision = CGP_PRECISION_TF32;
     cgp_plan *plan = NULL;
     cudaStream_t s = NULL;
+    const int64_t outputs = j->pr->p.shape.n * j->pr->p.shape.cout;
     j->status = CGP_ERROR_CUDA;
-    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess) {
+    const int stream_made = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess;
+    pthread_barrier_wait(j->start);
+    if (stream_made) {
         j->status = cgp_plan_create_measured(&plan, &j->pr->p.shape, &o, j->pr->p.x, j->pr->p.w, j->pr->p.b,
                                              j->pr->p.y, s);
-        if (j->status == CGP_SUCCESS) {
-            cgp_plan_kernel(plan, &j->version, NULL);
-            cgp_plan_destroy(plan);
+        const cgp_candidate *c = NULL;
+        int count = 0;
+        size_t bytes = 0;
+        if (j->status == CGP_SUCCESS && (j->status = cgp_plan_kernel(plan, &j->version, NULL)) == CGP_SUCCESS &&
+            (j->status = cgp_plan_candidates(plan, &c, &count, &j->from_cache)) == CGP_SUCCESS &&
+            (j->status = cgp_plan_workspace_size(plan, &bytes)) == CGP_SUCCESS) {
+            void *ws = NULL;
+            if ((bytes && cudaMalloc(&ws, bytes) != cudaSuccess) ||
+                cgp_plan_run(plan, j->pr->p.x, j->pr->p.w, j->pr->p.b, j->pr->p.y, ws, bytes, s) != CGP_SUCCESS ||
+                cudaStreamSynchronize(s) != cudaSuccess ||
+                cudaMemcpy(j->y, j->pr->p.y, (size_t)outputs * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess)
+                j->status = CGP_ERROR_CUDA;
+            cudaFree(ws);
         }
+        if (plan)
+            cgp_plan_destroy(plan);
         cudaStreamDestroy(s);
     }
     return NULL;
 }
 
-/* four threads measure one key at once, each on its own buffers and stream */
+/* Four threads measure one key at once, each on its own copy of the same inputs and its own stream: one of them
+ * measures and the others wait and take its winner, so all four run one version and their det outputs are
+ * bit-identical (threads measuring at once would time each other's runs and could keep different winners). */
 static void test_threads(uint64_t seed)
 {
-    const char *name = "gpu_select four threads measure one key at once";
+    const char *name = "gpu_select four threads measure one key at once: one measures, all run its winner";
     const cgp_shape shape = {2, 8, 48, 24, 36};
-    problem pr[4];
-    thread_job jobs[4];
-    pthread_t threads[4];
-    int made = 0, started = 0, ok = 1;
-    char err[512];
-    for (; made < 4; ++made)
-        if (problem_create(&pr[made], &shape, CGP_PADDING_VALID, seed + (uint64_t)made, 0, err, sizeof err) != 0)
+    const int64_t outputs = shape.n * shape.cout;
+    problem pr[kThreads];
+    thread_job jobs[kThreads] = {{0}};
+    pthread_t threads[kThreads];
+    pthread_barrier_t start;
+    int made = 0, started = 0, ok = 1, measured = 0, same_version = 1, same_y = 1;
+    char err[512] = "";
+    float *ys = malloc((size_t)(kThreads * outputs) * sizeof *ys);
+    for (; ys && made < kThreads; ++made) /* the same seed: the same inputs in every thread's buffers */
+        if (problem_create(&pr[made], &shape, CGP_PADDING_VALID, seed, 0, err, sizeof err) != 0)
             break;
-    for (; made == 4 && started < 4; ++started) {
-        jobs[started] = (thread_job){&pr[started], CGP_ERROR_CUDA, 0};
-        if (pthread_create(&threads[started], NULL, measure_thread, &jobs[started]) != 0)
-            break;
+    if (made == kThreads && pthread_barrier_init(&start, NULL, kThreads) == 0) {
+        for (; started < kThreads; ++started) {
+            jobs[started] = (thread_job){&pr[started], &start, CGP_ERROR_CUDA, 0, 0, ys + started * outputs};
+            if (pthread_create(&threads[started], NULL, measure_thread, &jobs[started]) != 0)
+                break;
+        }
+        if (started < kThreads) { /* the barrier would never open */
+            TEST_FAIL(name, "pthread_create failed after %d threads", started);
+            abort();
+        }
+        for (int i = 0; i < started; ++i)
+            pthread_join(threads[i], NULL);
+        pthread_barrier_destroy(&start);
     }
     for (int i = 0; i < started; ++i) {
-        pthread_join(threads[i], NULL);
         ok &= jobs[i].status == CGP_SUCCESS;
+        measured += !jobs[i].from_cache;
+        same_version &= jobs[i].version == jobs[0].version;
+        same_y &= memcmp(jobs[i].y, jobs[0].y, (size_t)outputs * sizeof(float)) == 0;
     }
-    cgp_plan *plan = NULL;
-    cgp_options o = cgp_default_options();
-    o.precision = CGP_PRECISION_TF32;
-    o.select = CGP_SELECT_MEASURED;
-    int version = 0, from_cache = 0, count = 0, one_of = 0;
-    const cgp_candidate *c = NULL;
-    const cgp_status st = started == 4 && ok ? cgp_plan_create(&plan, &shape, &o) : CGP_ERROR_CUDA;
-    if (st == CGP_SUCCESS) {
-        cgp_plan_kernel(plan, &version, NULL);
-        cgp_plan_candidates(plan, &c, &count, &from_cache);
-        for (int i = 0; i < 4; ++i)
-            one_of |= jobs[i].version == version;
-        cgp_plan_destroy(plan);
-    }
-    TEST_EXPECT(name, made == 4 && started == 4 && ok && st == CGP_SUCCESS && from_cache && one_of,
-                "%d problems, %d threads, all measured %d, then %s with version %d (one of theirs: %d) %s", made,
-                started, ok, cgp_status_string(st), version, one_of, made < 4 ? err : "");
+    TEST_EXPECT(name, ys && made == kThreads && started == kThreads && ok && measured == 1 && same_version && same_y,
+                "%d problems, %d threads, all succeeded %d, measured by %d threads (expected 1), versions %d %d %d %d, "
+                "det outputs bit-identical %d %s", made, started, ok, measured, jobs[0].version, jobs[1].version,
+                jobs[2].version, jobs[3].version, same_y, err);
     for (int i = 0; i < made; ++i)
         problem_destroy(&pr[i]);
+    free(ys);
+}
+
+/* The weight pointer's 16-byte alignment is part of the measured key (it picks the width of some versions' weight
+ * copies): weights 4 bytes past an aligned address measure anew, once; cgp_plan_create takes the aligned winner. */
+static void test_alignment_key(uint64_t seed)
+{
+    const char *name = "gpu_select measured: weights 16-byte aligned and not are two keys";
+    const cgp_shape shape = {2, 16, 40, 18, 22};
+    problem pr;
+    char err[512];
+    if (problem_create(&pr, &shape, CGP_PADDING_SAME, seed, 0, err, sizeof err) != 0) {
+        TEST_FAIL(name, "%s", err);
+        return;
+    }
+    const size_t w_bytes = (size_t)(shape.cout * shape.cin * 9) * sizeof(float);
+    float *shifted = NULL;
+    cgp_options o = cgp_default_options();
+    o.padding = CGP_PADDING_SAME;
+    o.precision = CGP_PRECISION_TF32;
+    cgp_plan *plans[3] = {NULL, NULL, NULL};
+    int from_cache[3] = {-1, -1, -1}, versions[3] = {0, 0, 0}, n = 0;
+    cgp_status st = CGP_ERROR_CUDA;
+    if (cudaMalloc((void **)&shifted, w_bytes + 16) == cudaSuccess &&
+        cudaMemcpy(shifted + 1, pr.p.w, w_bytes, cudaMemcpyDeviceToDevice) == cudaSuccess) {
+        const float *weights[3] = {pr.p.w, shifted + 1, shifted + 1};
+        for (st = CGP_SUCCESS; n < 3 && st == CGP_SUCCESS; ++n) {
+            const cgp_candidate *c = NULL;
+            int count = 0;
+            st = cgp_plan_create_measured(&plans[n], &shape, &o, pr.p.x, weights[n], pr.p.b, pr.p.y, 0);
+            if (st == CGP_SUCCESS)
+                cgp_plan_candidates(plans[n], &c, &count, &from_cache[n]), cgp_plan_kernel(plans[n], &versions[n], NULL);
+        }
+    }
+    cgp_plan *created = NULL;
+    int created_version = 0;
+    o.select = CGP_SELECT_MEASURED;
+    if (st == CGP_SUCCESS && (st = cgp_plan_create(&created, &shape, &o)) == CGP_SUCCESS)
+        cgp_plan_kernel(created, &created_version, NULL);
+    TEST_EXPECT(name, st == CGP_SUCCESS && from_cache[0] == 0 && from_cache[1] == 0 && from_cache[2] == 1 &&
+                          versions[2] == versions[1] && created_version == versions[0],
+                "%s (%s); from_cache aligned %d, shifted %d, shifted again %d (expected 0, 0, 1); versions %d %d %d, "
+                "cgp_plan_create %d", cgp_status_string(st), st == CGP_SUCCESS ? "" : cgp_last_error_detail(),
+                from_cache[0], from_cache[1], from_cache[2], versions[0], versions[1], versions[2], created_version);
+    for (int i = 0; i < 3; ++i)
+        if (plans[i])
+            cgp_plan_destroy(plans[i]);
+    if (created)
+        cgp_plan_destroy(created);
+    cudaFree(shifted);
+    problem_destroy(&pr);
 }
 
 static void test_misuse(uint64_t seed)
@@ -387,6 +462,7 @@ int main(void)
         test_measured(&few, CGP_PADDING_VALID, precision, seed + 10 + (uint64_t)precision);
     }
     test_threads(seed + 20);
+    test_alignment_key(seed + 25);
     test_misuse(seed + 30);
     return test_exit_code();
 }

@@ -218,7 +218,7 @@ static int test_plan(const problem *pr, const char *inputs, int precision, int v
             printf("# %s runs %s\n", name, ran_name);
             if (!test_check_y(name, y_first, ref, outputs, arith, pr->p.hout * pr->p.wout, s->cin).passed)
                 goto out;
-            if (!test_recorded_path_matches(plan, s, pr->p.padding, why, sizeof why)) {
+            if (!test_recorded_path_matches(plan, s, pr->p.padding, pr->p.w, why, sizeof why)) {
                 TEST_FAIL(name, "%s", why);
                 goto out;
             }
@@ -330,13 +330,13 @@ static void test_stage_split(const problem *pr, int precision, int version, int 
         TEST_FAIL(name, "cgp_plan_run: %s: %s", cgp_status_string(st), cgp_last_error_detail());
         goto out;
     }
-    if (!test_recorded_path_matches(plan, s, pr->p.padding, why, sizeof why)) {
+    if (!test_recorded_path_matches(plan, s, pr->p.padding, pr->p.w, why, sizeof why)) {
         TEST_FAIL(name, "cgp_plan_run: %s", why);
         goto out;
     }
     for (int stages = 0; stages <= CGP_STAGE_ALL; ++stages) {
-        if (cudaMemset(pr->p.y, 0xFF, (size_t)outputs * sizeof(float)) != cudaSuccess) { /* NaN */
-            TEST_FAIL(name, "cudaMemset");
+        if (poison_outputs(pr->p.y, outputs, 0) != cudaSuccess) {
+            TEST_FAIL(name, "poison_outputs: %s", cudaGetErrorString(cudaGetLastError()));
             goto out;
         }
         st = cgp_plan_run_stages(plan, pr->p.x, pr->p.w, pr->p.b, pr->p.y, ws, ws_bytes, stages, 0);
@@ -354,11 +354,12 @@ static void test_stage_split(const problem *pr, int precision, int version, int 
             goto out;
         }
         for (int64_t i = 0; i < outputs; ++i)
-            if (y_part[i] != y_part[i]) {
-                TEST_FAIL(name, "stages %d left y[%lld] NaN (unwritten)", stages, (long long)i);
+            if (check_never_written(y_part[i]) || y_part[i] != y_part[i]) {
+                TEST_FAIL(name, "stages %d left y[%lld] %s", stages, (long long)i,
+                          check_never_written(y_part[i]) ? "never written" : "NaN");
                 goto out;
             }
-        if (!test_recorded_path_matches(plan, s, pr->p.padding, why, sizeof why)) {
+        if (!test_recorded_path_matches(plan, s, pr->p.padding, pr->p.w, why, sizeof why)) {
             TEST_FAIL(name, "stages %d: %s", stages, why);
             goto out;
         }

@@ -7,7 +7,9 @@
  * takes its 32-channel tile; W = 45 and 44, where
  * the wgmma versions stage by cp.async and by TMA, and fp32-v9 and the wgmma versions shift their window for
  * padding same; Cin = 3, where the wgmma versions' TMA box reaches past the channels), or with --default the
- * default problem, each run checked against the fp64 GPU reference. Exit 0 when every run worked and matched.
+ * default problem, each run checked against the fp64 GPU reference; then (without --default) every fixed shape of
+ * tests/lib/path_shapes.h on its version, both reductions (one shape per (version, path) pair the hooks can choose,
+ * the weights 4 bytes past a 16-byte boundary where the entry says so). Exit 0 when every run worked and matched.
  * CGP_SANITIZE_KERNELS="17 18" limits the runs to those versions (a session with little GPU time).
  *     compute-sanitizer --tool racecheck --error-exitcode 1 build/sanitize_main [--default]
  */
@@ -18,6 +20,7 @@
 #include "check.h"
 #include "gpulib.h"
 #include "kernel_api.h"
+#include "path_shapes.h"
 #include "problem.h"
 
 /* Whether CGP_SANITIZE_KERNELS (version numbers separated by spaces or commas) names version, or is unset */
@@ -38,6 +41,59 @@ static int version_selected(int version)
         p = end;
     }
     return 0;
+}
+
+/* Fixed shape f on its version, both reductions, twice each, checked against the reference */
+static void sanitize_path_shape(const path_shape *f)
+{
+    const cgp_kernel_desc *k = cgp_kernel_find(f->version);
+    const cgp_shape *s = &f->shape;
+    const int64_t outputs = s->n * s->cout, weights = s->cout * s->cin * 9;
+    char name[200], err[512];
+    path_shape_name(f, name, sizeof name);
+    problem pr;
+    if (!k || problem_create(&pr, s, f->padding, 7, 0, err, sizeof err) != 0) {
+        TEST_FAIL(name, "%s", k ? err : "no such kernel version");
+        return;
+    }
+    double *ref = malloc(sizeof(double) * (size_t)outputs);
+    float *y = malloc(sizeof(float) * (size_t)outputs), *w_copy = NULL;
+    const float *w = pr.p.w;
+    if (f->weights_misaligned) {
+        TEST_CUDA(name, cudaMalloc((void **)&w_copy, (size_t)(weights + 4) * sizeof(float)));
+        TEST_CUDA(name, cudaMemcpy(w_copy + 1, pr.p.w, (size_t)weights * sizeof(float), cudaMemcpyDeviceToDevice));
+        w = w_copy + 1;
+    }
+    if (!ref || !y || problem_reference(&pr, ref, err, sizeof err) != 0) {
+        TEST_FAIL(name, "reference: %s", ref && y ? err : "out of host memory");
+        goto out;
+    }
+    for (int reduce = 0; reduce <= 1; ++reduce) {
+        char run_name[240];
+        snprintf(run_name, sizeof run_name, "sanitize %s %s", name, reduce ? "atomic" : "det");
+        cgp_plan *plan;
+        void *ws;
+        size_t ws_bytes;
+        cgp_status st = test_plan_with_workspace(s, f->padding, reduce, k->precision, k->version, &plan, &ws,
+                                                 &ws_bytes);
+        for (int r = 0; r < 2 && st == CGP_SUCCESS; ++r)
+            st = run_poisoned(plan, pr.p.x, w, pr.p.b, pr.p.y, outputs, ws, ws_bytes, y);
+        if (st != CGP_SUCCESS) {
+            TEST_FAIL(run_name, "%s: %s", cgp_status_string(st), cgp_last_error_detail());
+        } else {
+            const check_report c =
+                check_compare(y, ref, outputs, check_tolerance(k->precision, pr.p.hout * pr.p.wout, s->cin));
+            TEST_EXPECT(run_name, c.passed, "rel L2 error %.3e", c.rel_l2_error);
+        }
+        cudaFree(ws);
+        if (plan)
+            cgp_plan_destroy(plan);
+    }
+out:
+    cudaFree(w_copy);
+    free(ref);
+    free(y);
+    problem_destroy(&pr);
 }
 
 int main(int argc, char **argv)
@@ -100,5 +156,8 @@ int main(int argc, char **argv)
         free(y);
         problem_destroy(&pr);
     }
+    for (size_t i = 0; !full_size && i < sizeof path_shapes / sizeof *path_shapes; ++i)
+        if (version_selected(path_shapes[i].version))
+            sanitize_path_shape(&path_shapes[i]);
     return test_exit_code();
 }

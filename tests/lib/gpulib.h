@@ -12,7 +12,6 @@
 #ifndef CGP_GPULIB_H
 #define CGP_GPULIB_H
 
-#include <glob.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +21,10 @@
 #include "cgp.h"
 #include "kernel_api.h"
 #include "plan_stages.h"
+#include "poison.h"
 #include "problem.h"
 #include "reference_gpu.h"
+#include "sysinfo.h"
 #include "testlib.h"
 #include "tf32_round.h"
 
@@ -38,68 +39,32 @@
         }                                                                                                  \
     } while (0)
 
-static inline int test_first_match(const char *pattern, char *found, size_t cap)
-{
-    glob_t g;
-    found[0] = '\0';
-    const int hit = glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0;
-    if (hit)
-        snprintf(found, cap, "%s", g.gl_pathv[0]);
-    globfree(&g);
-    return hit;
-}
-
-/* 1 when the machine has an NVIDIA device: a device node /dev/nvidia<N> or a GPU the kernel driver lists. */
-static inline int test_nvidia_device_present(char *evidence, size_t cap)
-{
-    return test_first_match("/dev/nvidia[0-9]*", evidence, cap) ||
-           test_first_match("/proc/driver/nvidia/gpus/*", evidence, cap);
-}
-
-/* 1 when CUDA can use a device. Else: no device on the machine -> the program's remaining cases skip
- * with the reason; a device CUDA cannot use -> FAIL. */
+/* 1 when CUDA can use a device. Else: no device on the machine (or one CUDA_VISIBLE_DEVICES hides) -> the program's
+ * remaining cases skip with the reason; a device CUDA cannot use -> FAIL (sysinfo_no_device_reason, the wording the
+ * CLI uses too). */
 static inline int test_gpu_available(const char *suite)
 {
     int count = 0;
     const cudaError_t e = cudaGetDeviceCount(&count);
     if (e == cudaSuccess && count > 0)
         return 1;
-    char cuda[256], evidence[256], why[768];
-    if (e != cudaSuccess)
-        snprintf(cuda, sizeof cuda, "cudaGetDeviceCount: %s (%s)", cudaGetErrorName(e), cudaGetErrorString(e));
-    else
-        snprintf(cuda, sizeof cuda, "cudaGetDeviceCount counts 0 devices");
-    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
-    if (test_nvidia_device_present(evidence, sizeof evidence)) {
-        if (visible && e == cudaErrorNoDevice)
-            snprintf(why, sizeof why, "the NVIDIA device %s is hidden by CUDA_VISIBLE_DEVICES=\"%s\"; %s", evidence,
-                     visible, cuda);
-        else {
-            TEST_FAIL(suite, "this machine has an NVIDIA device (%s) but CUDA cannot use it: %s", evidence, cuda);
-            return 0;
-        }
-    } else {
-        snprintf(why, sizeof why, "no NVIDIA GPU on this machine (no /dev/nvidia<N>, nothing in "
-                                  "/proc/driver/nvidia/gpus); %s", cuda);
+    char why[768];
+    if (sysinfo_no_device_reason((int)e, why, sizeof why)) {
+        TEST_FAIL(suite, "%s", why);
+        return 0;
     }
     test_skip_rest(suite, why);
     return 0;
 }
 
-/* The current device's limits, as the plan code sees them (kernel_api.h). */
+/* The current device's limits, as the plan code sees them (kernel_api.h); all zero where CUDA cannot say (every
+ * version then refuses, naming why). */
 static inline cgp_device_info test_device_info(void)
 {
-    cgp_device_info d = {0, 0, 0, 0};
-    int dev = 0, v = 0;
-    cudaGetDevice(&dev);
-    if (cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess)
-        d.sm_count = v;
-    if (cudaDeviceGetAttribute(&v, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess)
-        d.cc_major = v;
-    if (cudaDeviceGetAttribute(&v, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess)
-        d.cc_minor = v;
-    if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess)
-        d.smem_per_block_optin = (size_t)v;
+    cgp_device_info d;
+    memset(&d, 0, sizeof d);
+    if (cgp_current_device_info(&d) != cudaSuccess)
+        memset(&d, 0, sizeof d);
     return d;
 }
 
@@ -144,12 +109,13 @@ static inline void test_expect_refusal(const char *name, const cgp_shape *s, cgp
         cgp_plan_destroy(plan);
 }
 
-/* Runs plan on device tensors with y poisoned (NaN) first; copies y to y_host.
+/* Runs plan on device tensors with y poisoned first (poison.h: an element left so is "never written"); copies y to
+ * y_host.
  * Returns CGP_SUCCESS or the failing status (a CUDA failure after the launch is CGP_ERROR_CUDA). */
 static inline cgp_status run_poisoned(cgp_plan *plan, const float *x, const float *w, const float *b, float *y,
                                       int64_t outputs, void *ws, size_t ws_bytes, float *y_host)
 {
-    if (cudaMemset(y, 0xFF, (size_t)outputs * sizeof(float)) != cudaSuccess)
+    if (poison_outputs(y, outputs, 0) != cudaSuccess)
         return CGP_ERROR_CUDA;
     const cgp_status st = cgp_plan_run(plan, x, w, b, y, ws, ws_bytes, 0);
     if (st != CGP_SUCCESS)
@@ -161,10 +127,11 @@ static inline cgp_status run_poisoned(cgp_plan *plan, const float *x, const floa
 }
 
 /* 1 when the path that the plan's launches recorded since the last read (cgp_plan_recorded_path, which clears
- * it) is the one the `path` hook of the plan's version names for the plan's problem (shape s, padding); else 0
- * with why[] naming both, or saying that no launch recorded a path. What ran, from the launch itself. */
-static inline int test_recorded_path_matches(cgp_plan *plan, const cgp_shape *s, cgp_padding padding, char *why,
-                                             size_t cap)
+ * it) is the one the `path` hook of the plan's version names for the plan's problem (shape s, padding) and the
+ * weight pointer the launches had; else 0 with why[] naming both, or saying that no launch recorded a path, or that
+ * the blocks of a launch recorded different ones. What ran, from the launch itself. */
+static inline int test_recorded_path_matches(cgp_plan *plan, const cgp_shape *s, cgp_padding padding,
+                                             const float *weight, char *why, size_t cap)
 {
     int version = 0;
     const char *kname = "?", *recorded = NULL;
@@ -182,7 +149,7 @@ static inline int test_recorded_path_matches(cgp_plan *plan, const cgp_shape *s,
     }
     const cgp_problem p = {s->n, s->cin, s->cout, s->h, s->w, cgp_output_height(s, padding),
                            cgp_output_width(s, padding), (int)padding};
-    const char *expected = k->path(&p, &d);
+    const char *expected = k->path(&p, &d, cgp_weights_misaligned(weight));
     if ((st = cgp_plan_recorded_path(plan, &recorded)) != CGP_SUCCESS)
         snprintf(why, cap, "cgp_plan_recorded_path: %s: %s", cgp_status_string(st), cgp_last_error_detail());
     else if (!recorded)

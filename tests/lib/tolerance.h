@@ -163,11 +163,12 @@ static inline test_result test_check_y(const char *name, const float *y, const d
     test_note_ratio(a, 1, t.r.max_abs_error / t.bounds.max_abs, name);
     if (!t.passed) {
         const int64_t i = t.r.worst_index;
-        TEST_FAIL(name, "rel L2 %.3e (bound %.3e), max abs %.3e (bound %.3e), %lld non-finite mismatches; worst "
-                        "y[%lld] = %.9g, reference %.17g (%s model)",
-                  t.r.rel_l2_error, t.bounds.rel_l2, t.r.max_abs_error, t.bounds.max_abs,
+        TEST_FAIL(name, "rel L2 %.3e (bound %.3e), max abs %.3e (bound %.3e), %lld never written, %lld non-finite "
+                        "mismatches; worst y[%lld] = %.9g%s, reference %.17g (%s model)",
+                  t.r.rel_l2_error, t.bounds.rel_l2, t.r.max_abs_error, t.bounds.max_abs, (long long)t.r.never_written,
                   (long long)t.r.nonfinite_mismatches, (long long)i, i >= 0 ? (double)y[i] : 0.0,
-                  i >= 0 ? ref[i] : 0.0, test_error_models[a].name);
+                  i >= 0 && check_never_written(y[i]) ? " (never written)" : "", i >= 0 ? ref[i] : 0.0,
+                  test_error_models[a].name);
     }
     return t;
 }

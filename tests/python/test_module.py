@@ -179,9 +179,9 @@ def cpu_cases(tmp):
 class FakeArray:
     """__cuda_array_interface__ (version 3) with any shape, typestr, address and strides; never read."""
 
-    def __init__(self, shape, ptr, typestr="<f4", strides=None, mask=None):
+    def __init__(self, shape, ptr, typestr="<f4", strides=None, mask=None, stream=None):
         self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "data": (ptr, False), "version": 3,
-                                         "strides": strides, "mask": mask}
+                                         "strides": strides, "mask": mask, "stream": stream}
 
 
 class FakeDLPack:
@@ -225,6 +225,10 @@ def argument_cases(frameworks=None):
         ("x 2x9 with valid padding", fakes(x=(2, 3, 2, 9)), {}, ValueError, "x: H=2, W=9 give no output pixel"),
         ("x masked", fakes(x=FakeArray((2, 3, 8, 9), 0x10000, mask=FakeArray((2, 3, 8, 9), 0x40000))), {},
          ValueError, "x: a masked"),
+        ("x stream 0 (the protocol disallows it)", fakes(x=FakeArray((2, 3, 8, 9), 0x10000, stream=0)), {},
+         ValueError, "x: __cuda_array_interface__ 'stream' is 0, which the protocol disallows"),
+        ("weight stream True", fakes(weight=FakeArray((4, 3, 3, 3), 0x20000, stream=True)), {}, ValueError,
+         "weight: __cuda_array_interface__ 'stream' must be None or a stream handle"),
         ("padding 'full'", fakes(), {"padding": "full"}, ValueError, "padding must be one of 'valid', 'same'"),
         ("padding 1 (not a string)", fakes(), {"padding": 1}, ValueError, "padding must be one of"),
         ("padding ['same'] (unhashable)", fakes(), {"padding": ["same"]}, ValueError,
@@ -594,6 +598,96 @@ def gpu_cases(seed):
         used = {p["stream"] for p in cgp.cached_plans() if p["shape"] == (8, 16, 64, 96, 96)}
         expect({s.cuda_stream for s in streams} <= used, "plans on streams %s, the streams are %s"
                % (used, [s.cuda_stream for s in streams]))
+
+    @case("the per-thread default stream (handle 2): one plan per thread, never shared")
+    def _():
+        import threading
+        import cgp
+        torch, g = gpu().torch, gpu()
+        shape = (4, 8, 48, 40, 44)
+        xs = [g.inputs(*shape)[0] for _ in range(2)]
+        _, w, b = g.inputs(*shape)
+        want = [cgp.conv_gelu_mean(x, w, b, padding="same") for x in xs]
+        torch.cuda.synchronize()
+        got, errors, start = [[], []], [], threading.Barrier(2)
+
+        def worker(i):
+            try:
+                with torch.cuda.stream(torch.cuda.ExternalStream(2)):  # cudaStreamPerThread: this thread's own
+                    start.wait()
+                    for _ in range(16):
+                        got[i].append(cgp.conv_gelu_mean(xs[i], w, b, padding="same"))
+                    torch.cuda.current_stream().synchronize()
+            except Exception as e:  # reported below, in the case's thread
+                errors.append(repr(e))
+
+        threads = [threading.Thread(target=worker, args=(i,)) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        expect(not errors, "; ".join(errors))
+        plans = [p for p in cgp.cached_plans() if p["shape"] == shape and p["stream"] == 2]
+        expect(len(plans) == 2 and len({p.get("thread") for p in plans}) == 2,
+               "plans on handle 2: %s (one per thread expected)" % plans)
+        expect(all(g.same_bits(y, want[i]) for i in range(2) for y in got[i]), "a result differs from the "
+               "single-thread one")
+        return "%d plans on handle 2" % len(plans)
+
+    @case("set_cache_limit: the least recently used plan goes, a plan a graph holds stays")
+    def _():
+        import cgp
+        torch, g = gpu().torch, gpu()
+        shapes = [(2, 4, 8, 16, 16 + i) for i in range(4)]  # A, B, C, and D captured
+        inputs = [g.inputs(*s) for s in shapes]
+        want = [cgp.conv_gelu_mean(*t) for t in inputs]
+        cgp.clear_cache()
+        previous = cgp.set_cache_limit(2)
+        try:
+            for i in (0, 1, 0, 2):  # A, B, A again (B is now the least recently used), C: B goes, not A
+                cgp.conv_gelu_mean(*inputs[i])
+            kept = [p["shape"] for p in cgp.cached_plans()]
+            expect(kept == [shapes[0], shapes[2]], "kept %s, expected A then C" % kept)
+            cgp.clear_cache()
+            cgp.set_cache_limit(1)
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                static_y = cgp.conv_gelu_mean(*inputs[3])
+            for i in range(3):  # A, B, C: each evicts the one before, never D
+                again = cgp.conv_gelu_mean(*inputs[i])
+                expect(g.same_bits(again, want[i]), "shape %s made again differs" % (shapes[i],))
+            plans = cgp.cached_plans()
+            expect([(p["shape"], p["captured"]) for p in plans] == [(shapes[3], True), (shapes[2], False)],
+                   "kept %s, expected D (captured) and C" % plans)
+            static_y.zero_()
+            graph.replay()
+            torch.cuda.synchronize()
+            expect(g.same_bits(static_y, want[3]), "the graph's replay after the evictions differs")
+            return "limit %d restored" % previous
+        finally:
+            cgp.set_cache_limit(previous)
+            cgp.clear_cache()
+
+    @case("__cuda_array_interface__ 'stream': the launch waits for the stream that produces x")
+    def _():
+        import cgp
+        torch, g = gpu().torch, gpu()
+        x_src, w, b = g.inputs(2, 8, 32, 40, 40)
+        want = cgp.conv_gelu_mean(x_src, w, b)
+        x = torch.zeros_like(x_src)
+        producer = torch.cuda.Stream()
+        torch.cuda.synchronize()
+        with torch.cuda.stream(producer):
+            torch.cuda._sleep(200_000_000)  # about 0.1 s of the producer stream before x gets its values
+            x.copy_(x_src)
+
+        class Produced:  # x as a producer outside PyTorch would offer it: still being written on `producer`
+            def __init__(self, t, stream):
+                self.__cuda_array_interface__ = dict(t.__cuda_array_interface__, stream=stream)
+
+        y = cgp.conv_gelu_mean(Produced(x, producer.cuda_stream), w, b)
+        torch.cuda.synchronize()
+        expect(g.same_bits(y, want), "y was computed from x before its producer stream wrote it")
 
     @case("CuPy arrays in, a CuPy array out (current stream, and a non-blocking stream)")
     def _():

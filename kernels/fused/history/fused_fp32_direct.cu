@@ -286,6 +286,7 @@ template <int kVersion> constexpr size_t smem_bytes() { return kSmemBytes + (kVe
 
 /* The hooks of fp32-v<kVersion> (kernel_desc.cuh) */
 template <int kVersion> struct DirectVersion : NoStageSplit {
+    static constexpr auto kPaths = path_run<1>(CGP_PATH_DIRECT);
     static constexpr cgp_precision precision = CGP_PRECISION_FP32;
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
@@ -302,7 +303,7 @@ template <int kVersion> struct DirectVersion : NoStageSplit {
         return persistent_workspace_bytes(p, persistent_schedule(p, d, kTileH, kTileW));
     }
 
-    static const char *path(const cgp_problem *, const cgp_device_info *) { return cgp_path_name(CGP_PATH_DIRECT); }
+    static const char *path(const cgp_problem *, const cgp_device_info *, int) { return cgp_path_name(CGP_PATH_DIRECT); }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
     {

@@ -319,6 +319,7 @@ fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ w
 struct WinogradF2x2SmemKernel {
     static constexpr int kThreads = ::kThreads, kTileH = kTile, kTileW = kTile;
     static constexpr size_t kSmemBytes = ::kSmemBytes;
+    static constexpr auto kPaths = path_run<1>(CGP_PATH_WINOGRAD_F2X2);
     static WinogradLaunch launch_for(const cgp_problem *)
     {
         return {fused_fp32_winograd, kSmemBytes, CGP_PATH_WINOGRAD_F2X2};
@@ -328,6 +329,7 @@ struct WinogradF2x2SmemKernel {
 struct WinogradF2x2RegisterKernel {
     static constexpr int kThreads = kRegThreads, kTileH = kTile, kTileW = kTile;
     static constexpr size_t kSmemBytes = kRegSmemBytes;
+    static constexpr auto kPaths = path_run<1>(CGP_PATH_WINOGRAD_F2X2);
     static WinogradLaunch launch_for(const cgp_problem *)
     {
         return {fused_fp32_winograd_reg, kSmemBytes, CGP_PATH_WINOGRAD_F2X2};

@@ -1,0 +1,229 @@
+/*
+ * cpu_paths.c - the kernel versions' hooks (kernels/fused/kernel_api.h: unsupported, path) and the heuristic selection
+ * (host/lib/kernel_select.c) evaluated on the CPU for a described H200 (CGP_DEVICE_INFO_H200), without a GPU:
+ *   - a sweep of shapes over the hooks' decision boundaries (batch, channels, planes, padding, the weight pointer's
+ *     16-byte alignment) reaches, per version, every path id the version lists (cgp_kernel_desc.paths) and no other;
+ *   - the fixed shapes of tests/lib/path_shapes.h, which gpu_fused and sanitize_main run on the GPU, reach every
+ *     (version, path) pair the sweep reaches: a pair no fixed shape reaches fails, named, as does a fixed shape its
+ *     version refuses or one that adds no pair of its own;
+ *   - the heuristic picks, per precision on a few shapes, a version of that precision that runs the shape, with the
+ *     lowest GPU time the cost model predicts among those that run it.
+ * Linked with libcgp (the Makefile's rule), whose hooks are host code: nothing here touches CUDA.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgp.h"
+#include "cost_model.h"
+#include "kernel_api.h"
+#include "kernel_select.h"
+#include "path_shapes.h"
+#include "testlib.h"
+
+enum { ID_SPACE = 2 * CGP_PATH_FLAG_WEIGHTS_4B }; /* every id, with and without the variant bit */
+
+static const cgp_device_info h200 = CGP_DEVICE_INFO_H200;
+
+/* The id whose cgp_path_name is `name`, or 0; one version k lists first (some versions share names: tf32-v9's and
+ * tf32-v10's "8x16 px x 64 ch", which the record cannot tell apart either) */
+static unsigned path_id(const cgp_kernel_desc *k, const char *name)
+{
+    for (int i = 0; name && i < k->path_count; ++i)
+        if (strcmp(cgp_path_name(k->paths[i]), name) == 0)
+            return k->paths[i];
+    for (unsigned id = 1; name && id < ID_SPACE; ++id) {
+        const char *known = cgp_path_name(id);
+        if (known && strcmp(known, name) == 0)
+            return id;
+    }
+    return 0;
+}
+
+static int listed(const cgp_kernel_desc *k, unsigned id)
+{
+    for (int i = 0; i < k->path_count; ++i)
+        if (k->paths[i] == id)
+            return 1;
+    return 0;
+}
+
+static cgp_problem problem_of(const cgp_shape *s, cgp_padding padding)
+{
+    const cgp_problem p = {s->n, s->cin, s->cout, s->h, s->w, cgp_output_height(s, padding),
+                           cgp_output_width(s, padding), (int)padding};
+    return p;
+}
+
+/* The path id version k takes on p with the weights 16-byte aligned or not (0 where it refuses p; -1 where it names
+ * a path cgp_path_name does not know) */
+static int path_taken(const cgp_kernel_desc *k, const cgp_problem *p, int weights_misaligned)
+{
+    if (k->unsupported(p, &h200))
+        return 0;
+    const unsigned id = path_id(k, k->path(p, &h200, weights_misaligned));
+    return id ? (int)id : -1;
+}
+
+/* The sweep: each version's reached ids into reached[version index * ID_SPACE + id] */
+static void sweep(const cgp_kernel_desc *const *table, int count, unsigned char *reached, int *unnamed)
+{
+    static const int64_t ns[] = {1, 2, 4, 8, 16, 32, 128};
+    static const int64_t cins[] = {1, 3, 8, 16, 24, 36, 56, 64, 72, 88, 96, 128, 176, 256, 512};
+    static const int64_t couts[] = {1, 16, 32, 40, 64, 128, 256, 512};
+    static const int64_t planes[][2] = {{3, 3},   {5, 5},   {8, 8},   {9, 9},    {12, 12},   {13, 11},   {16, 16},
+                                        {17, 17}, {20, 24}, {24, 24}, {28, 28},  {32, 32},   {33, 33},   {37, 44},
+                                        {37, 45}, {40, 40}, {56, 56}, {64, 64},  {100, 100}, {128, 128}, {256, 256},
+                                        {4, 8},   {8, 4},   {6, 16},  {10, 18},  {10, 20},   {18, 10},   {18, 12},
+                                        {10, 36}, {18, 36}, {34, 20}, {12, 64},  {64, 12}};
+    for (size_t a = 0; a < sizeof ns / sizeof *ns; ++a)
+        for (size_t b = 0; b < sizeof cins / sizeof *cins; ++b)
+            for (size_t c = 0; c < sizeof couts / sizeof *couts; ++c)
+                for (size_t e = 0; e < sizeof planes / sizeof *planes; ++e)
+                    for (int pad = 0; pad <= 1; ++pad)
+                        for (int misaligned = 0; misaligned <= 1; ++misaligned) {
+                            const cgp_shape s = {ns[a], cins[b], couts[c], planes[e][0], planes[e][1]};
+                            const cgp_problem p = problem_of(&s, (cgp_padding)pad);
+                            for (int k = 0; k < count; ++k) {
+                                const int id = path_taken(table[k], &p, misaligned);
+                                if (id > 0)
+                                    reached[(size_t)k * ID_SPACE + (unsigned)id] = 1;
+                                else if (id < 0)
+                                    unnamed[k] = 1;
+                            }
+                        }
+}
+
+static void check_listed_paths(const cgp_kernel_desc *const *table, int count, const unsigned char *reached,
+                               const int *unnamed)
+{
+    for (int k = 0; k < count; ++k) {
+        char name[96], missing[2048] = "", extra[2048] = "";
+        snprintf(name, sizeof name, "paths %s: the sweep reaches every listed path and no other", table[k]->name);
+        int reached_count = 0;
+        for (unsigned id = 1; id < ID_SPACE; ++id) {
+            const int hit = reached[(size_t)k * ID_SPACE + id], wanted = listed(table[k], id);
+            reached_count += hit;
+            char *into = hit && !wanted ? extra : !hit && wanted ? missing : NULL;
+            if (into && strlen(into) + 80 < sizeof missing)
+                snprintf(into + strlen(into), sizeof missing - strlen(into), "%s\"%s\"", *into ? ", " : "",
+                         cgp_path_name(id));
+        }
+        if (unnamed[k])
+            TEST_FAIL(name, "its path hook names a path that cgp_path_name does not know");
+        else if (*extra)
+            TEST_FAIL(name, "reaches paths it does not list: %s", extra);
+        else if (*missing)
+            TEST_FAIL(name, "no swept shape reaches these listed paths: %s", missing);
+        else
+            test_report("PASS", name, "%d paths", reached_count);
+    }
+}
+
+static void check_fixed_shapes(const cgp_kernel_desc *const *table, int count, const unsigned char *reached)
+{
+    unsigned char *covered = calloc((size_t)count * ID_SPACE, 1);
+    if (!covered) {
+        TEST_FAIL("paths: fixed shapes", "out of host memory");
+        return;
+    }
+    int pairs = 0, covered_pairs = 0;
+    for (size_t i = 0; i < sizeof path_shapes / sizeof *path_shapes; ++i) {
+        const path_shape *f = &path_shapes[i];
+        char name[160];
+        path_shape_name(f, name, sizeof name);
+        int k = 0;
+        while (k < count && table[k]->version != f->version)
+            ++k;
+        const cgp_problem p = problem_of(&f->shape, f->padding);
+        const int id = k < count ? path_taken(table[k], &p, f->weights_misaligned) : 0;
+        if (k == count)
+            TEST_FAIL(name, "no kernel version %d", f->version);
+        else if (id <= 0)
+            TEST_FAIL(name, "%s refuses it: %s", table[k]->name,
+                      id == 0 ? table[k]->unsupported(&p, &h200) : "its path is unnamed");
+        else if (covered[(size_t)k * ID_SPACE + (unsigned)id])
+            TEST_FAIL(name, "path \"%s\" of %s is reached by an earlier fixed shape already", cgp_path_name((unsigned)id),
+                      table[k]->name);
+        else {
+            covered[(size_t)k * ID_SPACE + (unsigned)id] = 1;
+            test_report("PASS", name, "%s takes \"%s\"", table[k]->name, cgp_path_name((unsigned)id));
+        }
+    }
+    for (int k = 0; k < count; ++k) {
+        char name[96], missing[4096] = "";
+        snprintf(name, sizeof name, "paths %s: the fixed shapes reach every path the sweep reaches", table[k]->name);
+        for (unsigned id = 1; id < ID_SPACE; ++id) {
+            const int hit = reached[(size_t)k * ID_SPACE + id], fixed = covered[(size_t)k * ID_SPACE + id];
+            pairs += hit;
+            covered_pairs += hit && fixed;
+            if (hit && !fixed && strlen(missing) + 80 < sizeof missing)
+                snprintf(missing + strlen(missing), sizeof missing - strlen(missing), "%s(%s, \"%s\")",
+                         *missing ? ", " : "", table[k]->name, cgp_path_name(id));
+        }
+        TEST_EXPECT(name, !*missing, "no fixed shape of tests/lib/path_shapes.h reaches %s", missing);
+    }
+    printf("# %d (version, path) pairs reachable on the described H200, %d reached by the %zu fixed shapes\n", pairs,
+           covered_pairs, sizeof path_shapes / sizeof *path_shapes);
+    free(covered);
+}
+
+/* The heuristic's pick per precision: a version of that precision that runs the shape, none of which the cost model
+ * predicts faster (or, where it has coefficients for none, the first in the table's order that runs it) */
+static void check_selection(const cgp_kernel_desc *const *table, int count)
+{
+    static const cgp_shape shapes[] = {{128, 8, 64, 256, 256}, {1, 3, 64, 224, 224}, {32, 64, 128, 56, 56},
+                                       {8, 512, 512, 7, 7},    {2, 36, 72, 13, 11}};
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; ++i)
+        for (int pad = 0; pad <= 1; ++pad)
+            for (int precision = 0; precision < 3; ++precision) {
+                const cgp_problem p = problem_of(&shapes[i], (cgp_padding)pad);
+                char name[160];
+                snprintf(name, sizeof name, "selection %s %lldx%lldx%lldx%lldx%lld %s",
+                         precision == 0 ? "fp32" : precision == 1 ? "tf32" : "3xtf32", (long long)p.n,
+                         (long long)p.cin, (long long)p.cout, (long long)p.h, (long long)p.w, pad ? "same" : "valid");
+                const char *reason = NULL;
+                const cgp_kernel_desc *pick = cgp_select_heuristic(&p, &h200, precision, &reason);
+                double pick_ms = 0.0;
+                const int modelled = pick && cgp_cost_model_ms(pick->version, &p, &h200, &pick_ms);
+                const cgp_kernel_desc *faster = NULL, *first = NULL;
+                for (int k = 0; k < count; ++k) {
+                    double ms = 0.0;
+                    if (table[k]->precision != precision || table[k]->unsupported(&p, &h200))
+                        continue;
+                    first = first ? first : table[k];
+                    if (modelled && cgp_cost_model_ms(table[k]->version, &p, &h200, &ms) && ms < pick_ms)
+                        faster = table[k];
+                }
+                if (!pick)
+                    TEST_FAIL(name, "no pick, while %s runs the shape", first ? first->name : "no version");
+                else if (pick->precision != precision || pick->unsupported(&p, &h200))
+                    TEST_FAIL(name, "picks %s, which does not run the shape in this precision", pick->name);
+                else if (faster)
+                    TEST_FAIL(name, "picks %s, while the cost model predicts %s faster", pick->name, faster->name);
+                else if (!modelled && pick != first)
+                    TEST_FAIL(name, "picks %s without a prediction, not the first that runs it (%s)", pick->name,
+                              first->name);
+                else
+                    test_report("PASS", name, "%s, path %s", pick->name, pick->path(&p, &h200, 0));
+            }
+}
+
+int main(void)
+{
+    int count = 0;
+    const cgp_kernel_desc *const *table = cgp_kernel_table(&count);
+    unsigned char *reached = calloc((size_t)count * ID_SPACE, 1);
+    int *unnamed = calloc((size_t)count, sizeof *unnamed);
+    if (!reached || !unnamed) {
+        TEST_FAIL("cpu_paths", "out of host memory");
+        return test_exit_code();
+    }
+    sweep(table, count, reached, unnamed);
+    check_listed_paths(table, count, reached, unnamed);
+    check_fixed_shapes(table, count, reached);
+    check_selection(table, count);
+    free(reached);
+    free(unnamed);
+    return test_exit_code();
+}

@@ -5,17 +5,17 @@
 #
 #   OUT=/tmp/out scripts/h200_session.sh [step ...]
 # Steps: env build ptxas test bench benchzoo versions stages grid profile tcprofile mprofile roofline zoo sweeps layout
-#        charts results select readme sanitize torch torchfull torchzoo pycall sass (torchzoo: scripts/torch_compare.py
-#        --zoo into zoo.csv, zoo.md, torch_compare_zoo.csv; pycall: scripts/py_call_overhead.py's table into
+#        charts results select readme sanitize torch torchfull torchzoo train pycall sass (torchzoo: scripts/torch_compare.py
+#        --zoo into zoo.csv, zoo.md, torch_compare_zoo.csv; train: scripts/torch_compare.py --train into train.csv; pycall: scripts/py_call_overhead.py's table into
 #        py_call_overhead.md; benchzoo: `cgp bench --zoo --precision all` into bench_zoo.csv/.json/.md, warm and with
 #        --cold-l2; select: `cgp select` of 400 random shapes and the zoo into selection.csv, selection_candidates.csv;
 #        readme: scripts/results_readme.py's README section from zoo.csv into README_results.md)
 # (default: env build ptxas test bench versions sass; charts = roofline zoo sweeps layout, the charts of
 # results/h200/ and their text-extent check). Results are packed into $OUT/results.tgz.
-# results = bench torchzoo select roofline zoo layout readme, in that order: every committed table and chart
+# results = bench torchzoo train select roofline zoo layout readme, in that order: every committed table and chart
 #   of results/h200/ from one run, and nothing else. What it writes into $OUT/results/ is exactly the list of
 #   files at the top of results/h200/ (besides README.md and history/): bench_default.{csv,json,md}, zoo.csv, zoo.md,
-#   torch_compare_zoo.csv, selection.csv, selection_candidates.csv, roofline.{csv,svg}, roofline_zoo.{csv,svg},
+#   torch_compare_zoo.csv, train.csv, selection.csv, selection_candidates.csv, roofline.{csv,svg}, roofline_zoo.{csv,svg},
 #   speedup_zoo.svg, README_results.md. Run at the final commit
 #   (.commit written), e.g. `OUT=/tmp/out/r scripts/h200_session.sh env build test results`; then the previous
 #   top-level files go to results/h200/history/ with their commit in the name, results.tgz's results/* replace them,
@@ -57,7 +57,7 @@ steps=()
 for s in "$@"; do
     case $s in
     charts) steps+=(roofline zoo sweeps layout) ;;
-    results) steps+=(bench torchzoo select roofline zoo layout readme) ;;
+    results) steps+=(bench torchzoo train select roofline zoo layout readme) ;;
     *) steps+=("$s") ;;
     esac
 done
@@ -94,6 +94,8 @@ for s in "${steps[@]}"; do
     torchzoo) TAIL=30 step torchzoo env PYTHONUNBUFFERED=1 timeout ${TORCH_TIMEOUT:-540} python3 scripts/torch_compare.py \
                --zoo --iters 20 --warmup 3 --csv "$RES/torch_compare_zoo.csv" --zoo-csv "$RES/zoo.csv" \
                --zoo-md "$RES/zoo.md" ;;
+    train) TAIL=30 step train env PYTHONUNBUFFERED=1 timeout ${TORCH_TIMEOUT:-540} python3 scripts/torch_compare.py \
+               --train --train-csv "$RES/train.csv" ;;
     pycall) TAIL=30 step pycall bash -c 'timeout 300 python3 scripts/py_call_overhead.py --lib build/libcgp.so \
                > '"$RES"'/py_call_overhead.md' ;;
     torch) TAIL=40 step torch env PYTHONUNBUFFERED=1 timeout 300 python3 scripts/torch_compare.py --no-max-autotune \

@@ -40,6 +40,23 @@ Usage (from the repository root, after `make`):
         # zoo.md (the GPU-time table first, then the per-call one), with the minimum and geometric-mean
         # speedups per precision; every row also into --csv (default results/h200/torch_compare_zoo.csv,
         # with gpu_ms_median, gpu_ms_min, gpu_runs_per_graph beside the per-call columns)
+    PYTHONUNBUFFERED=1 python3 scripts/torch_compare.py --train [FILE] [--train-csv results/h200/train.csv]
+        # training, every shape of the zoo (as --zoo reads it): per shape and cgp precision, forward +
+        # backward (y, then torch.autograd.grad of x, weight and bias for a fixed random dy) of PyTorch's
+        # eager NCHW pipeline (conv2d -> gelu -> adaptive_avg_pool2d(1) -> flatten, TF32 as the class
+        # says) and of cgp's op, into train.csv:
+        #   n,cin,cout,h,w,padding,precision,cgp_kernel,cgp_gpu_ms,torch_gpu_ms,gpu_speedup,cgp_call_ms,
+        #   torch_call_ms,call_speedup,cgp_peak_mib,torch_peak_mib,peak_saved_mib,grad_rel_diff,note,
+        #   device,torch,cudnn,cuda,commit,date
+        # (the _gpu_ms: GPU time of one step, its forward and backward captured in a CUDA graph, empty
+        # where the step could not be captured, the note says why; the _call_ms: per step, host launches
+        # included; speedups: PyTorch's / cgp's; _peak_mib: torch.cuda.max_memory_allocated over one
+        # step minus the memory allocated before it (x, weight, bias, dy and anything held before are
+        # not in it; the gradients the step returns are); peak_saved_mib: PyTorch's minus cgp's;
+        # grad_rel_diff: the largest relative L2 difference of cgp's dx, dweight, dbias from PyTorch's
+        # of the class). Defaults --warmup 2 --iters 10 --graph-runs 2 --graph-replays 5. Then the
+        # summary: per precision the speedups and peak ratios over the zoo, and the memory cgp saves on
+        # the default problem. Exit 1 when grad_rel_diff is above 1e-4 (fp32, 3xtf32) or 1e-2 (tf32).
     python3 scripts/torch_compare.py --check-lib     # only the cgp module's declaration check (no torch)
 
 Classes (--zoo): cgp fp32 and 3xtf32 against the PyTorch rows with TF32 off, cgp tf32 against those
@@ -196,10 +213,11 @@ def time_ms(torch, fn, warmup, iters):
 WARMUP_BEFORE_CAPTURE = 3  # calls of fn on the capture stream before it is captured
 
 
-def capture_graph(torch, fn, runs):
+def capture_graph(torch, fn, runs, grad=False):
     """(graph, stream, output of the last captured call): `runs` calls of fn captured into one
-    torch.cuda.CUDAGraph on a dedicated stream, under torch.no_grad(). First the stream waits for the
-    current one and fn runs WARMUP_BEFORE_CAPTURE times on it, outside capture: the first call's work
+    torch.cuda.CUDAGraph on a dedicated stream, under torch.no_grad() (grad mode on with grad=True: a
+    call that runs a backward, captured with it). First the stream waits for the current one and fn
+    runs WARMUP_BEFORE_CAPTURE times on it, outside capture: the first call's work
     (cudnn.benchmark's search, cgp's measured selection and plan, which the cgp module keys on the
     stream, torch.compile's compilation and autotuning) must not be captured. Each replay rewrites the
     output's memory. When the capture raises, end_failed_capture() cleans up and the first error of fn's
@@ -208,7 +226,7 @@ def capture_graph(torch, fn, runs):
     stream = torch.cuda.Stream()
     stream.wait_stream(caller)
     graph, call_errors = torch.cuda.CUDAGraph(), []
-    with torch.no_grad():
+    with torch.set_grad_enabled(grad):
         with torch.cuda.stream(stream):
             for _ in range(WARMUP_BEFORE_CAPTURE):
                 fn()
@@ -242,12 +260,13 @@ def end_failed_capture(torch, graph, stream, caller):
     torch.cuda.synchronize()
 
 
-def time_graph_ms(torch, fn, runs=20, replays=15):
+def time_graph_ms(torch, fn, runs=20, replays=15, grad=False):
     """GPU time of one call of fn (ms), one value per timed replay: `runs` calls captured into one CUDA
-    graph (capture_graph), one untimed replay, then `replays` replays, each between two CUDA events
-    recorded on the graph's stream; each replay's time / runs. No host launch is inside the time. Raises
-    what the capture raises (a call that synchronizes, or another stream's work, cannot be captured)."""
-    graph, stream, _ = capture_graph(torch, fn, runs)
+    graph (capture_graph, grad mode as `grad` says), one untimed replay, then `replays` replays, each between
+    two CUDA events recorded on the graph's stream; each replay's time / runs. No host launch is inside the
+    time. Raises what the capture raises (a call that synchronizes, or another stream's work, cannot be
+    captured)."""
+    graph, stream, _ = capture_graph(torch, fn, runs, grad)
     events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(replays)]
     with torch.cuda.stream(stream):
         graph.replay()
@@ -327,11 +346,13 @@ def parse_args(argv):
     ap.add_argument("--h", type=int, default=256)
     ap.add_argument("--w", type=int, default=256)
     ap.add_argument("--padding", choices=sorted(PADDING), default="valid")
-    ap.add_argument("--iters", type=int, default=30, help="per-call time: timed runs per row (at least 20)")
-    ap.add_argument("--warmup", type=int, default=5, help="per-call time: untimed runs first (torch.compile compiles "
-                    "in the first)")
-    ap.add_argument("--graph-runs", type=int, default=20, help="GPU time: calls captured into one CUDA graph")
-    ap.add_argument("--graph-replays", type=int, default=15, help="GPU time: timed replays of that graph")
+    ap.add_argument("--iters", type=int, help="per-call time: timed runs per row (at least 20; default 30, --train "
+                    "10, at least 5)")
+    ap.add_argument("--warmup", type=int, help="per-call time: untimed runs first (torch.compile compiles in the "
+                    "first; default 5, --train 2)")
+    ap.add_argument("--graph-runs", type=int, help="GPU time: calls captured into one CUDA graph (default 20, "
+                    "--train 2)")
+    ap.add_argument("--graph-replays", type=int, help="GPU time: timed replays of that graph (default 15, --train 5)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-compile", action="store_true", help="skip every torch.compile row")
     ap.add_argument("--no-max-autotune", action="store_true", help="skip the torch.compile max-autotune rows")
@@ -341,9 +362,20 @@ def parse_args(argv):
     ap.add_argument("--max-autotune", action="store_true", help="--zoo: also torch.compile max-autotune-no-cudagraphs")
     ap.add_argument("--zoo-csv", default=os.path.join(REPO, "results", "h200", "zoo.csv"), help="--zoo: summary CSV")
     ap.add_argument("--zoo-md", default=os.path.join(REPO, "results", "h200", "zoo.md"), help="--zoo: Markdown table")
+    ap.add_argument("--train", nargs="?", const=os.path.join(REPO, "host", "bench", "zoo.csv"), metavar="FILE",
+                    help="training: per shape of the zoo (default host/bench/zoo.csv) and precision, forward+backward "
+                    "time and peak memory of PyTorch's eager pipeline and of cgp, into --train-csv")
+    ap.add_argument("--train-csv", default=os.path.join(REPO, "results", "h200", "train.csv"),
+                    help="--train: the CSV written")
     ap.add_argument("--check-lib", action="store_true", help="only check the cgp module's ctypes declarations "
                     "against include/cgp.h and the library")
     args = ap.parse_args(argv)
+    if args.zoo and args.train:
+        ap.error("--zoo and --train are separate runs: give one")
+    for name, default, train_default in (("iters", 30, 10), ("warmup", 5, 2), ("graph_runs", 20, 2),
+                                         ("graph_replays", 15, 5)):
+        if getattr(args, name) is None:
+            setattr(args, name, train_default if args.train else default)
     if args.zoo:  # the zoo's rows: torch.compile default, max-autotune only when asked; every row to its own CSV
         args.no_max_autotune = not args.max_autotune
         args.autotune_mode = "max-autotune-no-cudagraphs"
@@ -353,8 +385,9 @@ def parse_args(argv):
         args.autotune_mode = "max-autotune"
     if min(args.n, args.cin, args.cout, args.h, args.w) < 1:
         ap.error("every dimension must be >= 1")
-    if args.iters < 20:
-        ap.error("--iters must be at least 20, got %d" % args.iters)
+    least_iters = 5 if args.train else 20
+    if args.iters < least_iters:
+        ap.error("--iters must be at least %d, got %d" % (least_iters, args.iters))
     if args.warmup < 1:
         ap.error("--warmup must be at least 1 (the first run of a torch.compile row compiles), got %d" % args.warmup)
     if args.graph_runs < 1 or args.graph_replays < 1:
@@ -378,9 +411,9 @@ def main(argv):
         return 0
     print("libcgp: %s" % cgp.library_path)
 
-    if args.zoo:
+    if args.zoo or args.train:
         try:
-            shapes = read_zoo(args.zoo)
+            shapes = read_zoo(args.zoo or args.train)
         except (OSError, ValueError) as e:
             print("torch_compare: %s" % e, file=sys.stderr)
             return 2
@@ -404,6 +437,11 @@ def main(argv):
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
     print("device %(device)s, torch %(torch)s, cuDNN %(cudnn)s, CUDA %(cuda)s, commit %(commit)s" % meta)
+    if args.train:
+        print("timing: forward+backward, GPU time from %d steps a CUDA graph, %d timed replays (after %d warm-up steps "
+              "on its stream); per call %d warm-up + 1 measured for memory + %d timed steps"
+              % (args.graph_runs, args.graph_replays, WARMUP_BEFORE_CAPTURE, args.warmup, args.iters))
+        return run_train(shapes, meta, args)
     print("timing: GPU time from %d calls a CUDA graph, %d timed replays (after %d warm-up calls on its stream); "
           "per call %d warm-up + %d timed runs" % (args.graph_runs, args.graph_replays, WARMUP_BEFORE_CAPTURE,
                                                     args.warmup, args.iters))
@@ -608,6 +646,166 @@ def summarize_rows(rows):
         r["speedup"] = r["stats"][0] / base_ms if r["ms"] and base_ms else None
         r["failed"] = (bool(r["ms"]) and r["tolerance"] is not None
                        and not r.get("err_checked", r["err"]) <= r["tolerance"])
+
+
+# ---- --train: forward + backward, time and peak memory ------------------------------------------
+TRAIN_FIELDS = ["n", "cin", "cout", "h", "w", "padding", "precision", "cgp_kernel", "cgp_gpu_ms", "torch_gpu_ms",
+                "gpu_speedup", "cgp_call_ms", "torch_call_ms", "call_speedup", "cgp_peak_mib", "torch_peak_mib",
+                "peak_saved_mib", "grad_rel_diff", "note", "device", "torch", "cudnn", "cuda", "commit", "date"]
+# cgp's gradients against PyTorch's pipeline's of the same class (the same backward but for the recomputed
+# convolution's algorithm): a larger difference fails the run
+TRAIN_GRAD_BOUND = {"fp32": 1e-4, "tf32": 1e-2, "3xtf32": 1e-4}
+DEFAULT_PROBLEM = Shape(128, 8, 64, 256, 256, "valid")
+MIB = 1024.0 * 1024.0
+
+
+def train_row(torch, step, args):
+    """Measures one forward+backward `step` (a callable returning the gradients): the first calls (cudnn's
+    benchmark search, cgp's measured selection) untimed, then one call between reset_peak_memory_stats and
+    max_memory_allocated, whose peak minus the memory allocated before it is the row's peak (the inputs, dy
+    and anything held before are not in it; the gradients it returns are), then per-call times (time_ms)
+    and the GPU time by CUDA-graph replay with grad mode on (time_graph_ms). Returns (gradients of the
+    measured call, peak bytes, per-call ms list, GPU ms list or None, note)."""
+    for _ in range(args.warmup):
+        step()
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_allocated()
+    torch.cuda.reset_peak_memory_stats()
+    grads = step()
+    torch.cuda.synchronize()
+    peak = torch.cuda.max_memory_allocated() - before
+    call_ms = time_ms(torch, step, 1, args.iters)
+    gpu_ms, note = None, ""
+    try:
+        gpu_ms = time_graph_ms(torch, step, args.graph_runs, args.graph_replays, grad=True)
+    except Exception as e:  # a step that cannot be captured keeps its per-call time
+        note = "not capturable: " + one_line(e)
+    torch.cuda.empty_cache()
+    return grads, peak, call_ms, gpu_ms, note
+
+
+def train_shape(shape, args):
+    """Every precision of one shape in training: PyTorch's eager NCHW pipeline (conv2d -> gelu ->
+    adaptive_avg_pool2d(1) -> flatten; TF32 off, then on) and cgp's op (each precision), each step the
+    forward and torch.autograd.grad of x, weight and bias (all three require grad: a layer inside a network)
+    for a fixed random dy. Returns one dict per precision: shape, precision, cgp_kernel, the times (median
+    ms: cgp_gpu_ms, torch_gpu_ms, None where not capturable; cgp_call_ms, torch_call_ms), the peaks in
+    bytes (cgp_peak, torch_peak), grad_rel_diff (the largest relative L2 difference of cgp's dx, dweight,
+    dbias from PyTorch's of the class) and note."""
+    import cgp
+    import torch
+    import torch.nn.functional as F
+    x, w, b = (t.requires_grad_() for t in make_inputs(torch, shape, args.seed))
+    dy = torch.rand(shape.n, shape.cout, generator=torch.Generator(device="cuda").manual_seed(args.seed + 1),
+                    device="cuda") - 0.5
+    pad = PADDING[shape.padding]
+    print("problem N x Cin x Cout x H x W = %s, padding %s (training)" % (shape_name(shape), shape.padding))
+
+    def torch_step():
+        y = F.adaptive_avg_pool2d(F.gelu(F.conv2d(x, w, b, padding=pad)), 1).flatten(1)
+        return torch.autograd.grad(y, (x, w, b), dy)
+
+    def cgp_step(precision):
+        return lambda: torch.autograd.grad(cgp.conv_gelu_mean(x, w, b, padding=shape.padding, precision=precision,
+                                                              select="measured"), (x, w, b), dy)
+
+    def measured(label, step, tf32):
+        start = time.time()
+        with Tf32(torch, tf32):
+            result = train_row(torch, step, args)
+        grads, peak, call_ms, gpu_ms, note = result
+        print("  %-28s GPU %9s ms  per call %9.4f ms  peak %10.1f MiB  (%.0f s)%s" % (
+            label, "%.4f" % statistics.median(gpu_ms) if gpu_ms else "-", statistics.median(call_ms), peak / MIB,
+            time.time() - start, "  " + note if note else ""))
+        return result
+
+    pipeline = {tf32: measured("torch eager NCHW, %s" % tf32_tag(tf32), torch_step, tf32) for tf32 in (False, True)}
+    out = []
+    for precision, _ in PRECISIONS:
+        tf32 = ZOO_TF32[precision]
+        kernel = cgp.kernel_of(x.detach(), w.detach(), b.detach(), padding=shape.padding, precision=precision,
+                               select="measured")[1]
+        grads, peak, call_ms, gpu_ms, note = measured("cgp %s (%s)" % (precision, kernel), cgp_step(precision), tf32)
+        torch_grads, torch_peak, torch_call_ms, torch_gpu_ms, torch_note = pipeline[tf32]
+        diff = max(rel_l2(torch, got, want.double()) for got, want in zip(grads, torch_grads))
+        notes = ["cgp " + note] if note else []
+        notes += ["torch " + torch_note] if torch_note else []
+        out.append({"shape": shape, "precision": precision, "cgp_kernel": kernel,
+                    "cgp_gpu_ms": statistics.median(gpu_ms) if gpu_ms else None,
+                    "torch_gpu_ms": statistics.median(torch_gpu_ms) if torch_gpu_ms else None,
+                    "cgp_call_ms": statistics.median(call_ms), "torch_call_ms": statistics.median(torch_call_ms),
+                    "cgp_peak": peak, "torch_peak": torch_peak, "grad_rel_diff": diff, "note": "; ".join(notes)})
+        del grads
+    cgp.clear_cache()
+    return out
+
+
+def write_train(path, meta, records):
+    """results/h200/train.csv (TRAIN_FIELDS), written whole or not at all."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    mib = lambda v: "%.1f" % (v / MIB)
+    with open(path + ".tmp", "w", newline="") as f:
+        out = csv.DictWriter(f, fieldnames=TRAIN_FIELDS)
+        out.writeheader()
+        for r in records:
+            rec = dict(zip(("n", "cin", "cout", "h", "w", "padding"), r["shape"]), **meta)
+            rec.update({"precision": r["precision"], "cgp_kernel": r["cgp_kernel"],
+                        "cgp_gpu_ms": fmt_ms(r["cgp_gpu_ms"]), "torch_gpu_ms": fmt_ms(r["torch_gpu_ms"]),
+                        "gpu_speedup": fmt_speedup(ratio(r["torch_gpu_ms"], r["cgp_gpu_ms"])),
+                        "cgp_call_ms": fmt_ms(r["cgp_call_ms"]), "torch_call_ms": fmt_ms(r["torch_call_ms"]),
+                        "call_speedup": fmt_speedup(ratio(r["torch_call_ms"], r["cgp_call_ms"])),
+                        "cgp_peak_mib": mib(r["cgp_peak"]), "torch_peak_mib": mib(r["torch_peak"]),
+                        "peak_saved_mib": mib(r["torch_peak"] - r["cgp_peak"]),
+                        "grad_rel_diff": "%.3e" % r["grad_rel_diff"], "note": r["note"]})
+            out.writerow(rec)
+    os.replace(path + ".tmp", path)
+
+
+def print_train_summary(records):
+    """Per precision: the GPU-time speedup of forward+backward over PyTorch's pipeline of the class and the
+    ratio of the peaks (PyTorch's / cgp's) over the shapes; then the default problem's peaks and what cgp
+    saves there."""
+    for precision, _ in PRECISIONS:
+        mine = [r for r in records if r["precision"] == precision]
+        count, low, where, geomean, below = ratio_summary([(r["shape"], ratio(r["torch_gpu_ms"], r["cgp_gpu_ms"]))
+                                                           for r in mine])
+        line = "train %s: forward+backward GPU time over PyTorch eager NCHW (%s): " % (
+            precision, tf32_tag(ZOO_TF32[precision]))
+        line += ("%d shapes, min %.2fx (%s), geometric mean %.2fx, %d below 1.0x" % (count, low, where, geomean, below)
+                 if count else "no shape with both GPU times")
+        count, low, where, geomean, _ = ratio_summary([(r["shape"], ratio(r["torch_peak"], r["cgp_peak"]))
+                                                       for r in mine])
+        if count:
+            line += "; peak memory PyTorch / cgp min %.2fx (%s), geometric mean %.2fx" % (low, where, geomean)
+        print(line)
+    default = [r for r in records if r["shape"] == DEFAULT_PROBLEM]
+    if not default:
+        print("train: the default problem (%s %s) is not among the shapes" % (shape_name(DEFAULT_PROBLEM),
+                                                                            DEFAULT_PROBLEM.padding))
+    for r in default:
+        print("train, the default problem (%s %s), %s: peak memory of forward+backward above what it started with: "
+              "PyTorch %.1f MiB, cgp %.1f MiB, %.1f MiB saved (%.2fx)" % (
+                  shape_name(DEFAULT_PROBLEM), DEFAULT_PROBLEM.padding, r["precision"], r["torch_peak"] / MIB,
+                  r["cgp_peak"] / MIB, (r["torch_peak"] - r["cgp_peak"]) / MIB, ratio(r["torch_peak"], r["cgp_peak"])))
+
+
+def run_train(shapes, meta, args):
+    """--train: train_shape() for every shape, train.csv, the summary. Exit 1 when cgp's gradients differ
+    from PyTorch's by more than TRAIN_GRAD_BOUND, else 0."""
+    start = time.time()
+    records = []
+    for shape in shapes:
+        records += train_shape(shape, args)
+    write_train(args.train_csv, meta, records)
+    print("\nwrote %s (%.0f s)" % (args.train_csv, time.time() - start))
+    print_train_summary(records)
+    off = ["%s %s %s: %.2e" % (shape_name(r["shape"]), r["shape"].padding, r["precision"], r["grad_rel_diff"])
+           for r in records if not r["grad_rel_diff"] <= TRAIN_GRAD_BOUND[r["precision"]]]
+    if off:
+        print("torch_compare: cgp's gradients differ from PyTorch's beyond the bound: %s" % "; ".join(off),
+              file=sys.stderr)
+        return 1
+    return 0
 
 
 def read_zoo(path):

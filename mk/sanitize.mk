@@ -3,7 +3,7 @@
 # tests/gpu/sanitize_main.c), with each of memcheck, racecheck, synccheck and initcheck, plus memcheck
 # on the default problem. Needs a GPU and compute-sanitizer (from the CUDA toolkit). The full log goes
 # to $(BUILD)/sanitize.log; the last lines summarise the errors per tool. Fails if a tool reports an
-# error or a run fails its check.
+# error or a run fails its check. The five runs go at once (separate processes on one GPU).
 # CGP_SANITIZE_KERNELS="17 18" (in the environment) limits the runs to those kernel versions.
 
 SANITIZER ?= compute-sanitizer
@@ -13,18 +13,27 @@ $(SANITIZE_DRIVER): tests/gpu/sanitize_main.c $(BUILD)/libcgp_tool.a $(BUILD)/li
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $< $(TOOL_LINK)
 
 .PHONY: sanitize
+# the five runs at once, each in its own process with its own log (they share nothing but the GPU; the slowest,
+# racecheck, sets the time), then their logs one after the other into $(BUILD)/sanitize.log
+SANITIZE_RUNS := memcheck racecheck synccheck initcheck memcheck--default
 sanitize: $(SANITIZE_DRIVER)
 	@command -v $(SANITIZER) >/dev/null || { echo "sanitize: $(SANITIZER) not found (CUDA toolkit bin/)"; exit 1; }
-	@rm -f $(BUILD)/sanitize.log; failed=0; \
-	for run in "memcheck" "racecheck" "synccheck" "initcheck" "memcheck --default"; do \
-	  set -- $$run; tool=$$1; shift; \
-	  echo "== compute-sanitizer --tool $$tool $(SANITIZE_DRIVER) $$*" | tee -a $(BUILD)/sanitize.log; \
-	  $(SANITIZER) --tool $$tool --error-exitcode 99 $(SANITIZE_DRIVER) $$* >> $(BUILD)/sanitize.log 2>&1; rc=$$?; \
-	  summary=$$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" $(BUILD)/sanitize.log | tail -1); \
-	  runs=$$(grep -c "^PASS" $(BUILD)/sanitize.log); \
-	  echo "   exit $$rc; $$summary; $$runs checked runs so far" | tee -a $(BUILD)/sanitize.log; \
-	  [ $$rc -eq 0 ] || failed=1; \
-	done; \
+	@rm -f $(BUILD)/sanitize.log $(BUILD)/sanitize-*.log; start=$$(date +%s); \
+	for run in $(SANITIZE_RUNS); do \
+	  tool=$${run%%--*}; args=$$( [ "$$run" = "$$tool" ] || echo "--$${run#*--}" ); \
+	  ( echo "== compute-sanitizer --tool $$tool $(SANITIZE_DRIVER) $$args"; \
+	    $(SANITIZER) --tool $$tool --error-exitcode 99 $(SANITIZE_DRIVER) $$args 2>&1; \
+	    echo "exit $$?" ) > $(BUILD)/sanitize-$$run.log & \
+	done; wait; failed=0; \
+	for run in $(SANITIZE_RUNS); do \
+	  log=$(BUILD)/sanitize-$$run.log; cat $$log >> $(BUILD)/sanitize.log; \
+	  rc=$$(tail -n 1 $$log | sed -n 's/^exit //p'); \
+	  summary=$$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" $$log | tail -1); \
+	  echo "$$(head -n 1 $$log)"; \
+	  echo "   exit $$rc; $$summary; $$(grep -c "^PASS" $$log) checked runs, $$(grep -c "^FAIL" $$log) failed" | \
+	    tee -a $(BUILD)/sanitize.log; \
+	  [ "$$rc" = 0 ] || failed=1; \
+	done; rm -f $(BUILD)/sanitize-*.log; \
 	grep -E "^FAIL" $(BUILD)/sanitize.log; \
-	echo "sanitize: $$( [ $$failed -eq 0 ] && echo 'no errors' || echo 'ERRORS (see $(BUILD)/sanitize.log)')"; \
+	echo "sanitize: $$( [ $$failed -eq 0 ] && echo 'no errors' || echo 'ERRORS (see $(BUILD)/sanitize.log)') in $$(( $$(date +%s) - start )) s"; \
 	exit $$failed

@@ -211,9 +211,7 @@ ZOO_CSV ?= $(BUILD)/zoo.csv
 
 run: $(BUILD)/cgp
 	$(BUILD)/cgp bench --precision all
-	$(BUILD)/cgp check --precision fp32
-	$(BUILD)/cgp check --precision tf32
-	$(BUILD)/cgp check --precision 3xtf32
+	$(BUILD)/cgp check --precision all
 	@if [ -f $(ZOO_CSV) ]; then $(BUILD)/cgp bench --zoo-summary $(ZOO_CSV); else \
 	  echo "no zoo results in $(ZOO_CSV): '$(BUILD)/cgp bench --zoo --precision all --csv $(ZOO_CSV)' measures every" \
 	       "shape of the public zoo (host/bench/zoo.csv) on this GPU, and 'make run' then summarises them"; fi

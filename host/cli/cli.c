@@ -10,6 +10,7 @@
 const char *const cli_padding_names[] = {"valid", "same", NULL};
 const char *const cli_reduce_names[] = {"det", "atomic", NULL};
 const char *const cli_precision_names[] = {"fp32", "tf32", "3xtf32", NULL};
+const char *const cli_precision_or_all_names[] = {"fp32", "tf32", "3xtf32", "all", NULL};
 
 void cli_problem_defaults(cli_problem_options *o)
 {
@@ -45,11 +46,13 @@ void cli_add_shape_specs(option_spec *specs, int *count, cli_problem_options *o)
     append_specs(specs, count, add, sizeof add / sizeof add[0]);
 }
 
-void cli_add_kernel_specs(option_spec *specs, int *count, cli_problem_options *o)
+void cli_add_kernel_specs(option_spec *specs, int *count, cli_problem_options *o, int precision_all)
 {
     const option_spec add[] = {
         OPTION_CHOICE("--reduce", &o->reduce, cli_reduce_names, "det: bit-identical runs; atomic: atomics"),
-        OPTION_CHOICE("--precision", &o->precision, cli_precision_names, "arithmetic of the convolution"),
+        OPTION_CHOICE("--precision", &o->precision, precision_all ? cli_precision_or_all_names : cli_precision_names,
+                      precision_all ? "arithmetic of the convolution (all: each in turn)"
+                                    : "arithmetic of the convolution"),
         OPTION_INT("--kernel", &o->kernel, 0, 99, "kernel version (0: the best for the shape; see `cgp kernels`)"),
     };
     append_specs(specs, count, add, sizeof add / sizeof add[0]);

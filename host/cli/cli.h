@@ -14,6 +14,8 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_BAD_INPUT = 2 };
 extern const char *const cli_padding_names[];   /* "valid", "same" */
 extern const char *const cli_reduce_names[];    /* "det", "atomic" */
 extern const char *const cli_precision_names[]; /* "fp32", "tf32", "3xtf32" */
+extern const char *const cli_precision_or_all_names[]; /* the same, then "all" (CLI_PRECISION_ALL) */
+#define CLI_PRECISION_ALL 3
 
 /* Option values shared by check, bench and roofline; defaults are the default problem. */
 typedef struct cli_problem_options {
@@ -25,9 +27,10 @@ typedef struct cli_problem_options {
 
 void cli_problem_defaults(cli_problem_options *o);
 /* Append option specs to specs[*count]: the shape (--n --cin --cout --h --w --padding --seed),
- * and the kernel choice (--reduce --precision --kernel). */
+ * and the kernel choice (--reduce --precision --kernel; precision_all: --precision also takes "all",
+ * CLI_PRECISION_ALL, for a command that runs each precision in turn). */
 void cli_add_shape_specs(option_spec *specs, int *count, cli_problem_options *o);
-void cli_add_kernel_specs(option_spec *specs, int *count, cli_problem_options *o);
+void cli_add_kernel_specs(option_spec *specs, int *count, cli_problem_options *o, int precision_all);
 cgp_shape cli_shape(const cli_problem_options *o);
 /* 1 when a shape option (--n --cin --cout --h --w, and --padding if with_padding) holds another value than
  * its default. */

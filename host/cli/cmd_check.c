@@ -6,6 +6,7 @@
  * (check.h: what is left is the kernel's own error), and its error against the exact operands is
  * printed beside it, not judged: that is TF32's rounding, which no TF32 kernel avoids.
  *     cgp check [--n 128 --cin 8 --cout 64 --h 256 --w 256 --padding valid --reduce det ...]
+ *               [--precision fp32|tf32|3xtf32|all]   (all: each in turn; exit code the worst of them)
  *               [--dist uniform|normal|uniform01]
  * Exit 0 on pass, 1 on fail, 2 on bad options.
  */
@@ -43,34 +44,12 @@ static int report(const char *what, const float *y, const double *ref, int64_t c
     return r.passed;
 }
 
-int cmd_check(int argc, char **argv)
+/* One check of the options' precision (not CLI_PRECISION_ALL); the exit code. */
+static int check_one(const cli_problem_options *opts, int reference, int dist)
 {
-    cli_problem_options po;
-    cli_problem_defaults(&po);
-    int reference = REF_AUTO, dist = PROBLEM_DIST_UNIFORM;
-    option_spec specs[OPTIONS_MAX];
-    int count = 0;
-    cli_add_shape_specs(specs, &count, &po);
-    cli_add_kernel_specs(specs, &count, &po);
-    specs[count++] = (option_spec)OPTION_CHOICE("--reference", &reference, reference_names,
-                                                "auto: GPU fp64, plus CPU fp64 for small problems");
-    specs[count++] = (option_spec)OPTION_CHOICE("--dist", &dist, dist_names,
-                                                "x: uniform in [-sqrt 3, sqrt 3] (unit variance), normal N(0, 1), or "
-                                                "uniform01 in [0, 1] (an image's pixels)");
-    specs[count++] = (option_spec)OPTION_END;
-    int code = EXIT_OK;
-    if (!cli_parse("cgp check", "check the fused kernel against an fp64 reference on random inputs", specs, argc,
-                   argv, &code))
-        return code;
+    const cli_problem_options po = *opts;
     const cgp_shape s = cli_shape(&po);
     const cgp_options o = cli_options(&po);
-    if (cgp_output_height(&s, o.padding) < 1 || cgp_output_width(&s, o.padding) < 1) {
-        fprintf(stderr, "cgp check: H=%lld W=%lld give no output pixel with padding %s\n", (long long)s.h,
-                (long long)s.w, cli_padding_names[po.padding]);
-        return EXIT_BAD_INPUT;
-    }
-    if (!cli_require_device("cgp check"))
-        return EXIT_FAIL;
     /* the inputs and the plan's own state (n * cout doubles, n counters) must fit, and for tf32 the operands
      * rounded to tf32 for the reference */
     char err[512];
@@ -172,4 +151,47 @@ int cmd_check(int argc, char **argv)
     problem_destroy(&pr);
     cgp_plan_destroy(plan);
     return passed ? EXIT_OK : EXIT_FAIL;
+}
+
+int cmd_check(int argc, char **argv)
+{
+    cli_problem_options po;
+    cli_problem_defaults(&po);
+    int reference = REF_AUTO, dist = PROBLEM_DIST_UNIFORM;
+    option_spec specs[OPTIONS_MAX];
+    int count = 0;
+    cli_add_shape_specs(specs, &count, &po);
+    cli_add_kernel_specs(specs, &count, &po, 1);
+    specs[count++] = (option_spec)OPTION_CHOICE("--reference", &reference, reference_names,
+                                                "auto: GPU fp64, plus CPU fp64 for small problems");
+    specs[count++] = (option_spec)OPTION_CHOICE("--dist", &dist, dist_names,
+                                                "x: uniform in [-sqrt 3, sqrt 3] (unit variance), normal N(0, 1), or "
+                                                "uniform01 in [0, 1] (an image's pixels)");
+    specs[count++] = (option_spec)OPTION_END;
+    int code = EXIT_OK;
+    if (!cli_parse("cgp check", "check the fused kernel against an fp64 reference on random inputs", specs, argc,
+                   argv, &code))
+        return code;
+    const cgp_shape s = cli_shape(&po);
+    if (cgp_output_height(&s, (cgp_padding)po.padding) < 1 || cgp_output_width(&s, (cgp_padding)po.padding) < 1) {
+        fprintf(stderr, "cgp check: H=%lld W=%lld give no output pixel with padding %s\n", (long long)s.h,
+                (long long)s.w, cli_padding_names[po.padding]);
+        return EXIT_BAD_INPUT;
+    }
+    if (po.precision == CLI_PRECISION_ALL && po.kernel != 0) {
+        fprintf(stderr, "cgp check: --kernel %lld is a version of one precision: give that --precision with it, not "
+                        "all\n", (long long)po.kernel);
+        return EXIT_BAD_INPUT;
+    }
+    if (!cli_require_device("cgp check"))
+        return EXIT_FAIL;
+    if (po.precision != CLI_PRECISION_ALL)
+        return check_one(&po, reference, dist);
+    int worst = EXIT_OK; /* the worst of the precisions' exit codes: bad input, then failure */
+    for (int precision = 0; precision < CLI_PRECISION_ALL; ++precision) {
+        po.precision = precision;
+        const int rc = check_one(&po, reference, dist);
+        worst = rc > worst ? rc : worst;
+    }
+    return worst;
 }

@@ -70,7 +70,7 @@ int cmd_run(int argc, char **argv)
     specs[count++] = (option_spec)OPTION_STRING("--bias", &bias, "bias: float32 .npy of shape (Cout,)");
     specs[count++] = (option_spec)OPTION_STRING("--output", &output, "y: float32 .npy of shape (N, Cout), written");
     specs[count++] = (option_spec)OPTION_CHOICE("--padding", &po.padding, cli_padding_names, "valid (0) or same (1)");
-    cli_add_kernel_specs(specs, &count, &po);
+    cli_add_kernel_specs(specs, &count, &po, 0);
     specs[count++] = (option_spec)OPTION_END;
     int code = EXIT_OK;
     if (!cli_parse("cgp run", "y[n,c] = mean_hw GELU(conv3x3(x, weight) + bias) for tensors in .npy files", specs,

@@ -126,6 +126,8 @@ int main(void)
     expect_bad("cli bench repeated option", "bench --n 2 --n 3", "--n given twice");
     expect_bad("cli bench positional", "bench 12", "'12'");
     expect_bad("cli check --kernel", "check --kernel 100", "--kernel must be an integer in [0, 99]");
+    expect_bad("cli check --precision all with a --kernel", "check --precision all --kernel 9",
+               "--kernel 9 is a version of one precision");
     expect_bad("cli check no output pixel", "check --h 2 --w 9", "no output pixel with padding valid");
     expect_bad("cli check --dist", "check --dist gaussian", "--dist must be one of uniform, normal, uniform01");
     expect_bad("cli bench sweep without output pixel", "bench --sweep h=8,2", "H=2 W=2 give no output pixel");

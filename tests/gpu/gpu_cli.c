@@ -192,6 +192,14 @@ int main(void)
         TEST_EXPECT(dist ? "cli check 3xtf32 --dist normal" : "cli check fp32 --dist uniform01",
                     r.exit_code == 0 && strstr(r.out, "cgp check: PASS"), "exit %d\n%s%s", r.exit_code, r.out, r.err);
     }
+    r = cli_run("check --precision all --n 2 --cin 3 --cout 5 --h 11 --w 9");
+    {
+        const char *first = strstr(r.out, "precision=fp32"), *second = strstr(r.out, "precision=tf32"),
+                   *third = strstr(r.out, "precision=3xtf32"), *fail = strstr(r.out, "cgp check: FAIL");
+        TEST_EXPECT("cli check --precision all: each precision in turn, each passing",
+                    r.exit_code == 0 && first && second && third && first < second && second < third && !fail,
+                    "exit %d\n%s%s", r.exit_code, r.out, r.err);
+    }
     r = cli_run("check --n 16777216 --h 1024 --w 1024");
     TEST_EXPECT("cli check too large for the device", r.exit_code == 2 && strstr(r.err, "free"),
                 "exit %d, stderr %s", r.exit_code, r.err);

@@ -5,11 +5,18 @@
  *   - on the default problem each bound is under 10 times the error measured there: a 10x regression fails;
  *   - the tail factors: m(O) and l(O) at a few O, m falling towards 1 and l rising with O;
  *   - test_evaluate_y passes a y at the measured error and fails one with a single output off by 10x the
- *     largest error measured, which relative L2 over 8192 outputs alone would miss.
+ *     largest error measured, which relative L2 over 8192 outputs alone would miss;
+ *   - the version caps (tolerance_caps.h): every version of libcgp's kernel table (linked, no GPU) has a cap under
+ *     the model that judges it (tf32 versions also under the tf32 model of gpu_tensorcore's exact inputs), no cap
+ *     names a version the table lacks, each is 4 (or 8) times the worst it was measured at; and on a tiny plane
+ *     a 10x regression of an error the H200 measured, which the model bound alone passes, fails the version's cap
+ *     (fp32-v9 and tf32-v1, results/h200/history/make_test_2ec739e.log.gz).
  * Prints every bound it checks.
  */
 #include <math.h>
 
+#include "cgp.h"
+#include "kernel_api.h"
 #include "testlib.h"
 #include "tolerance.h"
 
@@ -44,6 +51,83 @@ static const measured default_problem[] = {
 };
 
 enum { OUTPUTS = 8192, MOST_OUTPUTS = 19200 };
+
+/* tiny planes of the H200 run at 2ec739e (P = 1) whose errors, 10 times over, the model bound passes */
+static const struct tiny_case {
+    int version;
+    test_arith arith;
+    int64_t pixels, outputs, cin;
+    double rel_l2;
+    const char *where;
+} tiny_cases[] = {
+    {9, TEST_ARITH_FP32, 1, 64, 8, 2.48e-7, "path v9 1x8x64x3x3 valid (fp32-v9)"},
+    {11, TEST_ARITH_TF32, 1, 28, 1, 4.22e-4, "gpu_tensorcore tf32 kernel 11 det valid 4x1x7x3x3 exact inputs"},
+};
+
+/* Every version of the kernel table has a cap under each model that judges it, and every cap a version. */
+static void test_caps_cover_the_table(void)
+{
+    int count = 0, covered = 1, known = 1, margins = 1;
+    const cgp_kernel_desc *const *table = cgp_kernel_table(&count);
+    for (int k = 0; k < count; ++k) {
+        const int tf32 = table[k]->precision == CGP_PRECISION_TF32;
+        const test_arith a = test_arith_of_precision(table[k]->precision);
+        if (test_version_cap(table[k]->version, a) <= 0.0 || (tf32 && test_version_cap(table[k]->version,
+                                                                                        TEST_ARITH_TF32) <= 0.0)) {
+            TEST_FAIL("tolerance caps cover every kernel version", "%s (version %d) has no cap under the %s model%s: "
+                      "measure it and rerun scripts/tolerance_caps.py", table[k]->name, table[k]->version,
+                      test_error_models[a].name, tf32 ? " and the tf32 model" : "");
+            covered = 0;
+        }
+    }
+    for (size_t i = 0; i < sizeof test_version_caps / sizeof test_version_caps[0]; ++i) {
+        const struct test_version_cap *c = &test_version_caps[i];
+        const cgp_kernel_desc *k = cgp_kernel_find(c->version);
+        if (!k || !(test_arith_of_precision(k->precision) == c->arith ||
+                    (k->precision == CGP_PRECISION_TF32 && c->arith == TEST_ARITH_TF32))) {
+            TEST_FAIL("tolerance caps name only versions of the table", "a cap for version %d under the %s model",
+                      c->version, test_error_models[c->arith].name);
+            known = 0;
+        }
+        if (!(c->cap >= 4.0 * c->worst && c->cap <= 8.0 * 1.01 * c->worst && c->cases >= 20)) {
+            TEST_FAIL("tolerance caps are 4 to 8 times the worst measured", "version %d, %s model: cap %.3g, worst "
+                      "%.3g, %d cases", c->version, test_error_models[c->arith].name, c->cap, c->worst, c->cases);
+            margins = 0;
+        }
+    }
+    if (covered)
+        test_report("PASS", "tolerance caps cover every kernel version", "%d versions", count);
+    if (known)
+        TEST_PASS("tolerance caps name only versions of the table");
+    if (margins)
+        TEST_PASS("tolerance caps are 4 to 8 times the worst measured");
+}
+
+/* y = ref + the error e (relative L2 10 times a measured one, alternating sign): the model bound alone passes it, the
+ * version's cap fails it, the FAIL naming the cap */
+static void test_caps_catch_tiny_regressions(const double *ref, float *y)
+{
+    for (size_t c = 0; c < sizeof tiny_cases / sizeof tiny_cases[0]; ++c) {
+        const struct tiny_case *t = &tiny_cases[c];
+        double sum2 = 0.0;
+        for (int64_t i = 0; i < t->outputs; ++i)
+            sum2 += ref[i] * ref[i];
+        const double e = 10.0 * t->rel_l2 * fmax(sqrt(sum2 / (double)t->outputs), 0.05);
+        for (int64_t i = 0; i < t->outputs; ++i)
+            y[i] = (float)(ref[i] + (i % 2 ? e : -e));
+        const test_result model = test_evaluate_y(y, ref, t->outputs, t->arith, t->pixels, t->cin);
+        const test_result capped =
+            test_evaluate_y_version(y, ref, t->outputs, t->arith, t->pixels, t->cin, t->version);
+        char name[200];
+        snprintf(name, sizeof name, "tolerance cap of v%d fails a 10x regression on %s, which the model bound passes",
+                 t->version, t->where);
+        TEST_EXPECT(name, model.passed && !capped.passed && capped.capped,
+                    "rel L2 %.3g: model bound %.3g (%s), cap %.3g (%s)", model.r.rel_l2_error, model.bounds.rel_l2,
+                    model.passed ? "passed" : "failed", capped.bounds.rel_l2, capped.passed ? "passed" : "failed");
+        printf("# %s: rel L2 %.3g, model bound %.3g, cap %.3g (%.1fx tighter)\n", name, capped.r.rel_l2_error,
+               model.bounds.rel_l2, capped.bounds.rel_l2, model.bounds.rel_l2 / capped.bounds.rel_l2);
+    }
+}
 
 int main(void)
 {
@@ -95,5 +179,8 @@ int main(void)
                 !outlier.passed && outlier.r.rel_l2_error <= outlier.bounds.rel_l2,
                 "passed: rel L2 %.3g (bound %.3g), max abs %.3g (bound %.3g)", outlier.r.rel_l2_error,
                 outlier.bounds.rel_l2, outlier.r.max_abs_error, outlier.bounds.max_abs);
+
+    test_caps_cover_the_table();
+    test_caps_catch_tiny_regressions(ref, y);
     return test_exit_code();
 }

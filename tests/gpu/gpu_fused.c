@@ -4,7 +4,7 @@
  * Fresh random inputs each run (seed printed), outputs poisoned with NaN before every run so an
  * unwritten element fails, det mode bit-identical over 3 runs, and the path the launch recorded
  * (kernels/fused/path_record.cuh) the one the version's `path` hook names. Bounds: tests/lib/tolerance.h (relative
- * L2 and max abs; tf32 against the reference of its tf32-rounded inputs).
+ * L2 and max abs; tf32 against the reference of its tf32-rounded inputs; relative L2 also under the version's cap).
  * Which version takes which shape is the test's own rule (expected_support): a version that refuses a shape
  * it must run fails, one that accepts a shape it must refuse fails; an expected refusal is a case too:
  * cgp_plan_create must refuse it with the version's reason. Kernel 0 ("best") must be the version of its
@@ -247,8 +247,8 @@ static void test_version(const problem *pr, const double *ref, const double *ref
         }
         if (r == 0) {
             char why[300];
-            if (!test_check_y(name, y_first, precision == CGP_PRECISION_TF32 ? ref_tf32 : ref, outputs,
-                              test_arith_of_precision(precision), pr->p.hout * pr->p.wout, s->cin)
+            if (!test_check_y_version(name, y_first, precision == CGP_PRECISION_TF32 ? ref_tf32 : ref, outputs,
+                                      test_arith_of_precision(precision), pr->p.hout * pr->p.wout, s->cin, version)
                      .passed)
                 break;
             if (!test_recorded_path_matches(plan, s, pr->p.padding, pr->p.w, why, sizeof why)) {
@@ -304,9 +304,9 @@ static void test_path_shape(const path_shape *f, uint64_t seed)
         st = run_poisoned(plan, pr.p.x, w, pr.p.b, pr.p.y, outputs, ws, ws_bytes, y);
     if (st != CGP_SUCCESS)
         TEST_FAIL(name, "%s: %s", cgp_status_string(st), cgp_last_error_detail());
-    else if (test_check_y(name, y, k->precision == CGP_PRECISION_TF32 ? ref_tf32 : ref, outputs,
-                          test_arith_of_precision(k->precision), pr.p.hout * pr.p.wout, s->cin)
-                 .passed) /* else test_check_y reported the failure */
+    else if (test_check_y_version(name, y, k->precision == CGP_PRECISION_TF32 ? ref_tf32 : ref, outputs,
+                                  test_arith_of_precision(k->precision), pr.p.hout * pr.p.wout, s->cin, k->version)
+                 .passed) /* else test_check_y_version reported the failure */
         TEST_EXPECT(name, test_recorded_path_matches(plan, s, f->padding, w, why, sizeof why), "%s", why);
 out:
     cudaFree(ws);

@@ -16,7 +16,8 @@
  * (kernels/fused/path_record.cuh: "fast" or "generic", "tma", "tma, shifted box" or "cp.async", the implicit
  * GEMMs' tile) the one the version's `path` hook names, so a version that ran another path than it says fails.
  * Bounds:
- * tests/lib/tolerance.h (relative L2 and max abs, from an error model of each arithmetic).
+ * tests/lib/tolerance.h (relative L2 and max abs, from an error model of each arithmetic; relative L2 also under
+ * the version's cap, tests/lib/tolerance_caps.h).
  * Which version runs which shape is the test's own rule (version_runs): a version that should run a shape and
  * refuses it fails, and so does one that should refuse it and runs it; an expected refusal passes once per
  * shape and version as "PASS <case> refused: <the version's reason>".
@@ -216,7 +217,8 @@ static int test_plan(const problem *pr, const char *inputs, int precision, int v
         if (r == 0) {
             char why[300];
             printf("# %s runs %s\n", name, ran_name);
-            if (!test_check_y(name, y_first, ref, outputs, arith, pr->p.hout * pr->p.wout, s->cin).passed)
+            if (!test_check_y_version(name, y_first, ref, outputs, arith, pr->p.hout * pr->p.wout, s->cin, version)
+                     .passed)
                 goto out;
             if (!test_recorded_path_matches(plan, s, pr->p.padding, pr->p.w, why, sizeof why)) {
                 TEST_FAIL(name, "%s", why);

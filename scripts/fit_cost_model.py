@@ -2,15 +2,19 @@
 """fit_cost_model.py - fits the heuristic selection's cost model (host/lib/cost_model.c) to measured GPU times.
 
     python3 scripts/fit_cost_model.py CANDIDATES_CSV... [--out host/lib/cost_model_table.h] [--lambda 1.0]
+                                      [--judge HELD_OUT_CSV]
 
 Each CANDIDATES_CSV (or its .gz) is what `cgp select --candidates-csv` writes on one GPU: per shape, precision and kernel version,
 the GPU time by CUDA-graph replay (status pass). For every version with at least MIN_SAMPLES timed shapes it fits
 log(GPU ms) as a linear function of the shape's features (of three of them below FULL_SAMPLES shapes) (features() below, the same list in the same order as
 cost_model.c's cost_model_features) by ridge regression (the intercept unpenalised), reports the pick's quality
-by two-fold cross-validation (shapes split in halves: the share of shapes where the predicted-fastest version is
-within 5% of the fastest measured, and the worst ratio), and writes the coefficients as a C table. Needs numpy.
+by two-fold cross-validation (shapes split in halves), in-sample and on every --judge file (a sample it was not
+fitted on): the shapes where the predicted-fastest version is within 5% of the fastest measured, those over 1.2x,
+and the worst ratio; and writes the coefficients as a C table. Needs numpy.
 Fit on one sample and judge on another: `cgp select` with a different --seed measures the shapes the table is
-then checked on (results/h200/selection.csv, tests/cpu/cpu_cost_model.c).
+then checked on (results/h200/selection.csv, tests/cpu/cpu_cost_model.c):
+    python3 scripts/fit_cost_model.py results/h200/history/dev/selection_candidates_seed{1,2}_dev.csv.gz \
+        --judge results/h200/selection_candidates.csv
 """
 import argparse
 import collections
@@ -33,7 +37,19 @@ FEATURE_NAMES = [
     "hinge ln FLOP 16", "hinge ln FLOP 18", "hinge ln FLOP 20", "hinge ln FLOP 22", "hinge ln FLOP 24",
     "hinge ln FLOP 26", "hinge ln Cin 1.5", "hinge ln Cin 3", "hinge ln Cin 4.5", "hinge ln Cout 2",
     "hinge ln Cout 3.5", "hinge ln Cout 5",
+    "ln Cin fill of 4", "ln Cin fill of 16", "ln Cin fill of 32",
+    "ln Cout fill of 8", "ln Cout fill of 16", "ln Cout fill of 128",
+    "ln waves 8x16x64", "ln wave fill 8x16x64", "ln waves 16x16x32", "ln wave fill 16x16x32",
+    "ln waves 16x16x128", "ln wave fill 16x16x128", "ln waves 8x8x32", "ln wave fill 8x8x32",
+    "ln waves 64px x64", "ln wave fill 64px x64", "ln waves 128px x64", "ln wave fill 128px x64",
+    "ln waves 256px x64", "ln wave fill 256px x64",
+    "ln Hout Wout", "ln plane fill of 128 px", "Cout <= 8", "Cout <= 16", "Cin <= 4",
+    "(ln Cin)^2 / 10", "(ln Cout)^2 / 10", "ln output pixels",
+    "ln output pixels ln Cout fill of 64 / 10", "ln output pixels ln Cin fill of 8 / 10", "Cout <= 4",
 ]
+# the output tiles (rows x columns x channels, then flat pixels x channels) whose waves over the SMs are features
+WAVE_TILES = ((8, 16, 64), (16, 16, 32), (16, 16, 128), (8, 8, 32))
+FLAT_TILES = (64, 128, 256)
 
 
 def cdiv(a, b):
@@ -56,12 +72,25 @@ def features(n, cin, cout, h, w, pad, sms):
     f += [max(0.0, lf - c) for c in (16, 18, 20, 22, 24, 26)]
     f += [max(0.0, math.log(cin) - c) for c in (1.5, 3.0, 4.5)]
     f += [max(0.0, math.log(cout) - c) for c in (2.0, 3.5, 5.0)]
+    f += [math.log(cdiv(cin, c) * c / cin) for c in (4, 16, 32)]
+    f += [math.log(cdiv(cout, c) * c / cout) for c in (8, 16, 128)]
+    tile_counts = [n * cdiv(hout, th) * cdiv(wout, tw) * cdiv(cout, tc) for th, tw, tc in WAVE_TILES]
+    tile_counts += [cdiv(n * hout * wout, px) * cdiv(cout, 64) for px in FLAT_TILES]
+    for tiles in tile_counts:  # waves of tiles over the SMs (one block an SM) and the last wave's fill
+        f += [math.log(cdiv(tiles, sms)), math.log(cdiv(tiles, sms) * sms / tiles)]
+    plane, pixels = hout * wout, float(n) * hout * wout
+    f += [math.log(plane), math.log(cdiv(plane, 128) * 128 / plane),
+          1.0 if cout <= 8 else 0.0, 1.0 if cout <= 16 else 0.0, 1.0 if cin <= 4 else 0.0,
+          math.log(cin) ** 2 / 10.0, math.log(cout) ** 2 / 10.0, math.log(pixels),
+          math.log(pixels) * math.log(cdiv(cout, 64) * 64 / cout) / 10.0,
+          math.log(pixels) * math.log(cdiv(cin, 8) * 8 / cin) / 10.0, 1.0 if cout <= 4 else 0.0]
     assert len(f) == len(FEATURE_NAMES)
     return f
 
 
 def read(paths, sms):
-    """{(shape..., precision): [(kernel, version, gpu_ms or None)]} and {shape key: features}, of every file (a shape
+    """{(shape..., precision): [(kernel, version, gpu_ms or None)]} (the versions that ran the shape, a time where
+    the run passed) and {shape key: features}, of every file (a shape
     measured in two files keeps the first file's times)"""
     groups, feats = collections.defaultdict(list), {}
     for path in paths:
@@ -79,6 +108,8 @@ def read_one(path):
         for r in csv.DictReader(f):
             key = (int(r["n"]), int(r["cin"]), int(r["cout"]), int(r["h"]), int(r["w"]),
                    1 if r["padding"] == "same" else 0, r["precision"])
+            if r["status"] == "unsupported":  # the version refuses the shape: never a candidate
+                continue
             ms = float(r["gpu_ms"]) if r["status"] == "pass" and r["gpu_ms"] else None
             groups[key].append((r["kernel"], int(r["version"]), ms))
     return groups
@@ -108,18 +139,28 @@ def fit(np, groups, feats, keys, lam):
 
 
 def judge(np, model, groups, feats, keys):
-    """(shapes, picks within 5% of the fastest, worst ratio) of the model's picks on `keys`"""
-    within, ratios = 0, []
+    """(shapes, picks within 5% of the fastest, picks over 1.2x, worst ratio, picks with no time) of the model's
+    picks on `keys`: per shape, the version of lowest prediction among the modelled ones that ran it (as
+    cost_model.c picks, tests/cpu/cpu_cost_model.c judges), its GPU time against the fastest measured"""
+    within, over, untimed, ratios = 0, 0, 0, []
     for key in keys:
-        timed = [(k, v, ms) for k, v, ms in groups[key] if ms]
-        modelled = [(float(np.array(feats[key]) @ model[(k, v)]), ms) for k, v, ms in timed if (k, v) in model]
-        if not modelled:
+        best = min((ms for _, _, ms in groups[key] if ms), default=None)
+        modelled = [(float(np.array(feats[key]) @ model[(k, v)]), ms) for k, v, ms in groups[key] if (k, v) in model]
+        if not modelled or best is None:
             continue
-        best = min(ms for _, _, ms in timed)
-        ratio = min(modelled)[1] / best
-        ratios.append(ratio)
-        within += ratio <= 1.05
-    return len(ratios), within, max(ratios, default=0.0)
+        ms = min(modelled, key=lambda pm: pm[0])[1]
+        if not ms:
+            untimed += 1
+            continue
+        ratios.append(ms / best)
+        within += ms <= 1.05 * best
+        over += ms > 1.2 * best
+    return len(ratios) + untimed, within, over, max(ratios, default=0.0), untimed
+
+
+def print_judged(label, j):
+    print("%-6s %s: %d of %d shapes within 5%% of the fastest, %d over 1.2x, worst %.2fx%s" % (
+        label[0], label[1], j[1], j[0], j[2], j[3], ", %d picks not timed" % j[4] if j[4] else ""))
 
 
 def write_table(path, model, source, lam):
@@ -144,19 +185,28 @@ def main(argv):
     ap.add_argument("candidates_csv", nargs="+")
     ap.add_argument("--out", default="host/lib/cost_model_table.h")
     ap.add_argument("--lambda", dest="lam", type=float, default=1.0)
+    ap.add_argument("--judge", action="append", default=[], metavar="CSV[,CSV...]",
+                    help="also judge the fitted model's picks on these shapes (a sample it was not fitted on)")
     ap.add_argument("--sms", type=int, default=132, help="SMs of the GPU the times come from (an H200: 132)")
     args = ap.parse_args(argv)
     import numpy as np
     groups, feats = read(args.candidates_csv, args.sms)
+    judged = [read(path.split(","), args.sms) for path in args.judge]
     for precision in ("fp32", "tf32", "3xtf32"):
         keys = sorted(k for k in groups if k[6] == precision)
         random.Random(0).shuffle(keys)
         half = len(keys) // 2
         a = judge(np, fit(np, groups, feats, keys[:half], args.lam), groups, feats, keys[half:])
         b = judge(np, fit(np, groups, feats, keys[half:], args.lam), groups, feats, keys[:half])
-        print("%-6s two-fold cross-validation: %d of %d shapes within 5%% of the fastest, worst %.2fx" % (
-            precision, a[1] + b[1], a[0] + b[0], max(a[2], b[2])))
+        print_judged((precision, "two-fold cross-validation"), (a[0] + b[0], a[1] + b[1], a[2] + b[2],
+                                                                 max(a[3], b[3]), a[4] + b[4]))
     model = fit(np, groups, feats, list(groups), args.lam)
+    for precision in ("fp32", "tf32", "3xtf32"):
+        print_judged((precision, "in-sample"),
+                     judge(np, model, groups, feats, [k for k in groups if k[6] == precision]))
+        for path, (other, other_feats) in zip(args.judge, judged):
+            print_judged((precision, "on " + path.split("/")[-1]), judge(
+                np, model, other, other_feats, [k for k in other if k[6] == precision]))
     write_table(args.out, model, " and ".join(p.split("/")[-1] for p in args.candidates_csv), args.lam)
     print("wrote %s: %d versions" % (args.out, len(model)))
     return 0

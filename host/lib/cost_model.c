@@ -6,7 +6,7 @@
 #include "cost_model_table.h"
 
 /* the features cost_model_features computes; the table must have been fitted over the same list */
-#define FEATURE_COUNT 37
+#define FEATURE_COUNT 68
 _Static_assert(COST_MODEL_FEATURES == FEATURE_COUNT, "cost_model_table.h fitted over another feature list");
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -54,6 +54,38 @@ static void cost_model_features(const cgp_problem *p, const cgp_device_info *d, 
         f[k++] = hinge(lcin, cin_knots[i]);
     for (int i = 0; i < 3; ++i)
         f[k++] = hinge(lcout, cout_knots[i]);
+    static const int64_t chunks[] = {4, 16, 32}, cout_tiles[] = {8, 16, 128};
+    for (int i = 0; i < 3; ++i)
+        f[k++] = log((double)(cdiv(cin, chunks[i]) * chunks[i]) / (double)cin);
+    for (int i = 0; i < 3; ++i)
+        f[k++] = log((double)(cdiv(cout, cout_tiles[i]) * cout_tiles[i]) / (double)cout);
+    /* tiles of rows x columns x channels, then of flat pixels x 64 channels: their waves over the SMs (one block an
+     * SM) and the last wave's fill (WAVE_TILES and FLAT_TILES in the script) */
+    static const int64_t wave_tiles[][3] = {{8, 16, 64}, {16, 16, 32}, {16, 16, 128}, {8, 8, 32}},
+                         flat_tiles[] = {64, 128, 256};
+    int64_t tile_counts[7];
+    for (int t = 0; t < 4; ++t)
+        tile_counts[t] = n * cdiv(hout, wave_tiles[t][0]) * cdiv(wout, wave_tiles[t][1]) * cdiv(cout, wave_tiles[t][2]);
+    for (int t = 0; t < 3; ++t)
+        tile_counts[4 + t] = cdiv(n * hout * wout, flat_tiles[t]) * cdiv(cout, 64);
+    for (int t = 0; t < 7; ++t) {
+        const int64_t waves = cdiv(tile_counts[t], sms);
+        f[k++] = log((double)waves);
+        f[k++] = log((double)(waves * sms) / (double)tile_counts[t]);
+    }
+    const int64_t plane = hout * wout;
+    const double lpixels = log((double)n * (double)plane);
+    f[k++] = log((double)plane);
+    f[k++] = log((double)(cdiv(plane, 128) * 128) / (double)plane);
+    f[k++] = cout <= 8 ? 1.0 : 0.0;
+    f[k++] = cout <= 16 ? 1.0 : 0.0;
+    f[k++] = cin <= 4 ? 1.0 : 0.0;
+    f[k++] = lcin * lcin / 10.0;
+    f[k++] = lcout * lcout / 10.0;
+    f[k++] = lpixels;
+    f[k++] = lpixels * log((double)(cdiv(cout, 64) * 64) / (double)cout) / 10.0;
+    f[k++] = lpixels * log((double)(cdiv(cin, 8) * 8) / (double)cin) / 10.0;
+    f[k++] = cout <= 4 ? 1.0 : 0.0;
 }
 
 int cgp_cost_model_ms(int version, const cgp_problem *p, const cgp_device_info *d, double *ms)

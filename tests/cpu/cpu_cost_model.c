@@ -1,12 +1,17 @@
 /*
  * cpu_cost_model.c - the heuristic selection's cost model (host/lib/cost_model.c), on the CPU, against what the
- * H200 recorded (results/h200/selection_candidates.csv, `cgp select --candidates-csv` at the results' commit):
+ * H200 recorded (results/h200/selection_candidates.csv, `cgp select --candidates-csv` at the results' commit; its
+ * shapes are not those the table was fitted on, scripts/fit_cost_model.py):
  *   - per precision, on every recorded shape, the version the model predicts fastest among those that ran the
  *     shape there (status not "unsupported") is the one the GPU run's heuristic picked (heuristic = 1): the
- *     library's selection is this plain host code, the same without a GPU;
+ *     library's selection is this plain host code, the same without a GPU. A table refitted after the recorded run
+ *     picks otherwise on some shapes until the next run (scripts/h200_session.sh results) records its picks: then
+ *     its picks must be no worse on the recorded times than the run's (as many within 5% of the fastest or more,
+ *     a worst ratio no higher), and the line says how many differ;
  *   - per precision, the share of recorded shapes where that pick's GPU time is within 5% of the fastest measured
- *     is at least MIN_WITHIN (the level the fit reached on shapes it was not fitted on, results/h200/README.md:
- *     a regression of the model or the table fails here);
+ *     is at least MIN_WITHIN, the share over 1.2x at most MAX_SLOW_SHARE and the worst ratio at most MAX_WORST
+ *     (the levels the fit reached on these shapes, docs/design.md "Kernel selection", with a margin: a regression
+ *     of the model or the table fails here);
  *   - the model is deterministic and has coefficients for every version that won a recorded shape.
  * Environment: CGP_RESULTS_DIR (default results/h200).
  */
@@ -18,7 +23,9 @@
 #include "csv_read.h"
 #include "testlib.h"
 
-#define MIN_WITHIN 0.80 /* share of shapes within 5% of the fastest, per precision */
+#define MIN_WITHIN 0.87     /* share of shapes within 5% of the fastest, per precision */
+#define MAX_SLOW_SHARE 0.06 /* share of shapes over 1.2x the fastest, per precision */
+#define MAX_WORST 2.5       /* the slowest pick against the fastest, per precision */
 
 static const char *const precisions[] = {"fp32", "tf32", "3xtf32"};
 
@@ -29,7 +36,8 @@ static const char *const column_names[C_COUNT] = {"n",      "cin",     "cout",  
                                                   "gpu_ms", "heuristic", "measured"};
 
 typedef struct group_stats {
-    int shapes, same_pick, within, modelled;
+    int shapes, same_pick, within, slow, recorded_within;
+    double worst, recorded_worst; /* the model's and the recorded run's slowest pick against the fastest */
     char first_mismatch[200];
 } group_stats;
 
@@ -62,7 +70,6 @@ static void judge_group(const csv_table *t, const int *col, int first, int end, 
     }
     if (pick < 0) /* no modelled version runs it: the preference order picks, which needs the hooks */
         return;
-    ++g->modelled;
     ++g->shapes;
     if (pick == recorded)
         ++g->same_pick;
@@ -70,8 +77,14 @@ static void judge_group(const csv_table *t, const int *col, int first, int end, 
         snprintf(g->first_mismatch, sizeof g->first_mismatch, "line %ld: the model picks %s, the H200 run %s",
                  t->lines[first], csv_cell(t, pick, col[C_KERNEL]),
                  recorded >= 0 ? csv_cell(t, recorded, col[C_KERNEL]) : "none");
-    const double ms = atof(csv_cell(t, pick, col[C_GPU_MS]));
-    g->within += ms > 0.0 && fastest > 0.0 && ms <= 1.05 * fastest;
+    const double ms = atof(csv_cell(t, pick, col[C_GPU_MS])), ratio = ms > 0.0 && fastest > 0.0 ? ms / fastest : 1e9;
+    g->within += ratio <= 1.05;
+    g->slow += ratio > 1.2;
+    g->worst = ratio > g->worst ? ratio : g->worst;
+    const double recorded_ms = recorded >= 0 ? atof(csv_cell(t, recorded, col[C_GPU_MS])) : 0.0,
+                 recorded_ratio = recorded_ms > 0.0 && fastest > 0.0 ? recorded_ms / fastest : 1e9;
+    g->recorded_within += recorded_ratio <= 1.05;
+    g->recorded_worst = recorded_ratio > g->recorded_worst ? recorded_ratio : g->recorded_worst;
 }
 
 /* every version that was the fastest on some recorded shape has coefficients */
@@ -129,9 +142,19 @@ int main(void)
             r = end;
         }
         char name[160];
-        snprintf(name, sizeof name, "cpu_cost_model %s picks as the H200 run's heuristic did", precisions[k]);
-        TEST_EXPECT(name, g.shapes > 0 && g.same_pick == g.shapes, "%d of %d shapes the same%s%s", g.same_pick,
-                    g.shapes, g.first_mismatch[0] ? "; first other: " : "", g.first_mismatch);
+        snprintf(name, sizeof name, "cpu_cost_model %s picks as the H200 run's heuristic did, or no worse",
+                 precisions[k]);
+        if (g.shapes > 0 && g.same_pick == g.shapes)
+            test_report("PASS", name, "%d of %d shapes the same", g.same_pick, g.shapes);
+        else if (g.shapes > 0 && g.within >= g.recorded_within && g.worst <= g.recorded_worst)
+            test_report("PASS", name, "%d of %d shapes the same (a table refitted after the recorded run); "
+                        "on its times %d within 5%% against the run's %d, worst %.2fx against %.2fx; first other: %s",
+                        g.same_pick, g.shapes, g.within, g.recorded_within, g.worst, g.recorded_worst,
+                        g.first_mismatch);
+        else
+            TEST_FAIL(name, "%d of %d shapes the same; on the recorded times %d within 5%% against the run's %d, "
+                      "worst %.2fx against %.2fx%s%s", g.same_pick, g.shapes, g.within, g.recorded_within, g.worst,
+                      g.recorded_worst, g.first_mismatch[0] ? "; first other: " : "", g.first_mismatch);
         snprintf(name, sizeof name, "cpu_cost_model %s within 5%% of the fastest on >= %.0f%% of the shapes",
                  precisions[k], 100.0 * MIN_WITHIN);
         const double share = g.shapes ? (double)g.within / g.shapes : 0.0;
@@ -139,6 +162,12 @@ int main(void)
             test_report("PASS", name, "%d of %d (%.1f%%)", g.within, g.shapes, 100.0 * share);
         else
             TEST_FAIL(name, "%d of %d (%.1f%%)", g.within, g.shapes, 100.0 * share);
+        snprintf(name, sizeof name, "cpu_cost_model %s over 1.2x the fastest on <= %.0f%% of the shapes, none over "
+                 "%.1fx", precisions[k], 100.0 * MAX_SLOW_SHARE, MAX_WORST);
+        if (g.shapes > 0 && g.slow <= MAX_SLOW_SHARE * g.shapes && g.worst <= MAX_WORST)
+            test_report("PASS", name, "%d of %d over 1.2x, worst %.2fx", g.slow, g.shapes, g.worst);
+        else
+            TEST_FAIL(name, "%d of %d over 1.2x, worst %.2fx", g.slow, g.shapes, g.worst);
     }
     check_winners_modelled(&t, col);
     csv_free(&t);

@@ -159,6 +159,16 @@ int main(void)
                                   "shape (host/lib/cost_model.c)") &&
                     strstr(k.out, "  measured:  ") && !strstr(k.out, "tf32"),
                 "exit %d\n%s%s", k.exit_code, k.out, k.err);
+    {
+        /* without a device `cgp kernels` judges with a described H200 (CGP_DEVICE_INFO_H200, the TMA encoder
+         * included): the TMA versions run the default problem, with their path, as on the H200 itself */
+        const cli_result t = cli_run("kernels");
+        const char *v12 = strstr(t.out, "fp32-v12   fp32");
+        const char *next = v12 ? strchr(v12, '\n') : NULL;
+        TEST_EXPECT("cli kernels: a TMA version runs the default problem, with or without a device",
+                    t.exit_code == 0 && next && strncmp(next + 1, "      runs this shape: yes, path ", 33) == 0,
+                    "exit %d\n%.600s%s", t.exit_code, v12 ? v12 : t.out, t.err);
+    }
     const cli_result d = cli_run("kernels --shape 64,3,32,224,224 --padding same --precision fp32");
     TEST_EXPECT("cli kernels --shape: every version that runs the shape with its path and predicted GPU time",
                 d.exit_code == 0 && strstr(d.out, "fp32-v11   runs it, path ") &&

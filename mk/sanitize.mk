@@ -3,7 +3,9 @@
 # tests/gpu/sanitize_main.c), with each of memcheck, racecheck, synccheck and initcheck, plus memcheck
 # on the default problem. Needs a GPU and compute-sanitizer (from the CUDA toolkit). The full log goes
 # to $(BUILD)/sanitize.log; the last lines summarise the errors per tool. Fails if a tool reports an
-# error or a run fails its check. The five runs go at once (separate processes on one GPU).
+# error or a run fails its check. The runs go at once (separate processes on one GPU), each tool split into
+# processes that take a share of the kernel versions each (CGP_SANITIZE_SHARD): SANITIZE_SHARDS of them, racecheck,
+# the slowest tool, SANITIZE_RACECHECK_SHARDS.
 # CGP_SANITIZE_KERNELS="17 18" (in the environment) limits the runs to those kernel versions.
 
 SANITIZER ?= compute-sanitizer
@@ -13,16 +15,24 @@ $(SANITIZE_DRIVER): tests/gpu/sanitize_main.c $(BUILD)/libcgp_tool.a $(BUILD)/li
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $< $(TOOL_LINK)
 
 .PHONY: sanitize
-# the five runs at once, each in its own process with its own log (they share nothing but the GPU; the slowest,
-# racecheck, sets the time), then their logs one after the other into $(BUILD)/sanitize.log
-SANITIZE_RUNS := memcheck racecheck synccheck initcheck memcheck--default
+# the runs at once, each in its own process with its own log (they share nothing but the GPU; the slowest sets
+# the time), then their logs one after the other into $(BUILD)/sanitize.log. A run is tool[--argument][@shard]:
+# @i.k gives the process CGP_SANITIZE_SHARD=i/k.
+SANITIZE_SHARDS ?= 2
+SANITIZE_RACECHECK_SHARDS ?= 4
+sanitize_shards = $(foreach i,$(shell seq 0 $$(($(2) - 1))),$(1)@$(i).$(2))
+SANITIZE_RUNS := $(call sanitize_shards,memcheck,$(SANITIZE_SHARDS)) \
+                 $(call sanitize_shards,racecheck,$(SANITIZE_RACECHECK_SHARDS)) \
+                 $(call sanitize_shards,synccheck,$(SANITIZE_SHARDS)) \
+                 $(call sanitize_shards,initcheck,$(SANITIZE_SHARDS)) memcheck--default
 sanitize: $(SANITIZE_DRIVER)
 	@command -v $(SANITIZER) >/dev/null || { echo "sanitize: $(SANITIZER) not found (CUDA toolkit bin/)"; exit 1; }
 	@rm -f $(BUILD)/sanitize.log $(BUILD)/sanitize-*.log; start=$$(date +%s); \
 	for run in $(SANITIZE_RUNS); do \
-	  tool=$${run%%--*}; args=$$( [ "$$run" = "$$tool" ] || echo "--$${run#*--}" ); \
-	  ( echo "== compute-sanitizer --tool $$tool $(SANITIZE_DRIVER) $$args"; \
-	    $(SANITIZER) --tool $$tool --error-exitcode 99 $(SANITIZE_DRIVER) $$args 2>&1; \
+	  spec=$${run%%@*}; shard=$$( [ "$$spec" = "$$run" ] || echo "$${run#*@}" | tr . / ); \
+	  tool=$${spec%%--*}; args=$$( [ "$$spec" = "$$tool" ] || echo "--$${spec#*--}" ); \
+	  ( echo "== compute-sanitizer --tool $$tool $(SANITIZE_DRIVER) $$args$${shard:+ (CGP_SANITIZE_SHARD=$$shard)}"; \
+	    CGP_SANITIZE_SHARD=$$shard $(SANITIZER) --tool $$tool --error-exitcode 99 $(SANITIZE_DRIVER) $$args 2>&1; \
 	    echo "exit $$?" ) > $(BUILD)/sanitize-$$run.log & \
 	done; wait; failed=0; \
 	for run in $(SANITIZE_RUNS); do \

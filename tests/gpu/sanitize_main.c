@@ -10,12 +10,16 @@
  * default problem, each run checked against the fp64 GPU reference; then (without --default) every fixed shape of
  * tests/lib/path_shapes.h on its version, both reductions (one shape per (version, path) pair the hooks can choose,
  * the weights 4 bytes past a 16-byte boundary where the entry says so). Exit 0 when every run worked and matched.
- * CGP_SANITIZE_KERNELS="17 18" limits the runs to those versions (a session with little GPU time).
+ * CGP_SANITIZE_KERNELS="17 18" limits the runs to those versions (a session with little GPU time);
+ * CGP_SANITIZE_SHARD="i/k" to the versions whose number is i modulo k, so k processes under one tool share the
+ * work, each loading (and the sanitizer instrumenting) only its own versions' kernels (mk/sanitize.mk runs so).
+ * At the end it prints its runs' count, their wall time and the slowest few (where a sanitizer's time goes).
  *     compute-sanitizer --tool racecheck --error-exitcode 1 build/sanitize_main [--default]
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 #include "gpulib.h"
@@ -43,6 +47,62 @@ static int version_selected(int version)
     return 0;
 }
 
+/* CGP_SANITIZE_SHARD "i/k": whether the runs of `version` are this process's (version % k == i); every version's
+ * where it is unset. Exits with a message on a malformed value. */
+static int version_in_shard(int version)
+{
+    const char *shard = getenv("CGP_SANITIZE_SHARD");
+    if (shard == NULL || *shard == '\0')
+        return 1;
+    int index = -1, count = 0;
+    char tail;
+    if (sscanf(shard, "%d/%d%c", &index, &count, &tail) != 2 || count < 1 || index < 0 || index >= count) {
+        fprintf(stderr, "sanitize: CGP_SANITIZE_SHARD must be i/k with 0 <= i < k, not \"%s\"\n", shard);
+        exit(2);
+    }
+    return version % count == index;
+}
+
+/* The wall time of this process's runs: their count, the total and the slowest kSlowest with their names */
+enum { kSlowest = 5 };
+static struct {
+    int runs;
+    double total_s;
+    struct {
+        double s;
+        char name[160];
+    } slowest[kSlowest];
+} timing;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void timing_add(const char *name, double seconds)
+{
+    ++timing.runs;
+    timing.total_s += seconds;
+    int at = kSlowest;
+    while (at > 0 && seconds > timing.slowest[at - 1].s)
+        --at;
+    if (at == kSlowest)
+        return;
+    memmove(&timing.slowest[at + 1], &timing.slowest[at], sizeof timing.slowest[0] * (size_t)(kSlowest - 1 - at));
+    timing.slowest[at].s = seconds;
+    snprintf(timing.slowest[at].name, sizeof timing.slowest[at].name, "%s", name);
+}
+
+static void timing_print(void)
+{
+    printf("sanitize timing: %d runs in %.1f s; slowest:", timing.runs, timing.total_s);
+    for (int i = 0; i < kSlowest && timing.slowest[i].name[0] != '\0'; ++i)
+        printf(" %s %.1f s;", timing.slowest[i].name, timing.slowest[i].s);
+    printf("\n");
+}
+
 /* Fixed shape f on its version, both reductions, twice each, checked against the reference */
 static void sanitize_path_shape(const path_shape *f)
 {
@@ -51,6 +111,7 @@ static void sanitize_path_shape(const path_shape *f)
     const int64_t outputs = s->n * s->cout, weights = s->cout * s->cin * 9;
     char name[200], err[512];
     path_shape_name(f, name, sizeof name);
+    const double start = now_s();
     problem pr;
     if (!k || problem_create(&pr, s, f->padding, 7, 0, err, sizeof err) != 0) {
         TEST_FAIL(name, "%s", k ? err : "no such kernel version");
@@ -99,6 +160,7 @@ out:
     free(ref);
     free(y);
     problem_destroy(&pr);
+    timing_add(name, now_s() - start);
 }
 
 int main(int argc, char **argv)
@@ -131,8 +193,10 @@ int main(int argc, char **argv)
             TEST_FAIL("sanitize reference", "%s", err);
         const cgp_problem cp = {s.n, s.cin, s.cout, s.h, s.w, pr.p.hout, pr.p.wout, pad};
         for (int k = 0; k < count; ++k) {
-            if (table[k]->unsupported(&cp, &dev) || !version_selected(table[k]->version))
+            if (table[k]->unsupported(&cp, &dev) || !version_selected(table[k]->version) ||
+                !version_in_shard(table[k]->version))
                 continue;
+            const double start = now_s();
             for (int reduce = 0; reduce <= 1; ++reduce) {
                 char name[128];
                 snprintf(name, sizeof name, "sanitize %s %lldx%lldx%lldx%lldx%lld %s %s", table[k]->name,
@@ -156,13 +220,18 @@ int main(int argc, char **argv)
                 if (plan)
                     cgp_plan_destroy(plan);
             }
+            char run_name[128];
+            snprintf(run_name, sizeof run_name, "%s %lldx%lldx%lldx%lldx%lld %s", table[k]->name, (long long)s.n,
+                     (long long)s.cin, (long long)s.cout, (long long)s.h, (long long)s.w, pad ? "same" : "valid");
+            timing_add(run_name, now_s() - start);
         }
         free(ref);
         free(y);
         problem_destroy(&pr);
     }
     for (size_t i = 0; !full_size && i < sizeof path_shapes / sizeof *path_shapes; ++i)
-        if (version_selected(path_shapes[i].version))
+        if (version_selected(path_shapes[i].version) && version_in_shard(path_shapes[i].version))
             sanitize_path_shape(&path_shapes[i]);
+    timing_print();
     return test_exit_code();
 }

@@ -19,7 +19,7 @@ $(SANITIZE_DRIVER): tests/gpu/sanitize_main.c $(BUILD)/libcgp_tool.a $(BUILD)/li
 # the time), then their logs one after the other into $(BUILD)/sanitize.log. A run is tool[--argument][@shard]:
 # @i.k gives the process CGP_SANITIZE_SHARD=i/k.
 SANITIZE_SHARDS ?= 2
-SANITIZE_RACECHECK_SHARDS ?= 4
+SANITIZE_RACECHECK_SHARDS ?= 8
 sanitize_shards = $(foreach i,$(shell seq 0 $$(($(2) - 1))),$(1)@$(i).$(2))
 SANITIZE_RUNS := $(call sanitize_shards,memcheck,$(SANITIZE_SHARDS)) \
                  $(call sanitize_shards,racecheck,$(SANITIZE_RACECHECK_SHARDS)) \

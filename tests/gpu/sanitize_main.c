@@ -7,13 +7,14 @@
  * takes its 32-channel tile; W = 45 and 44, where
  * the wgmma versions stage by cp.async and by TMA, and fp32-v9 and the wgmma versions shift their window for
  * padding same; Cin = 3, where the wgmma versions' TMA box reaches past the channels), or with --default the
- * default problem, each run checked against the fp64 GPU reference; then (without --default) every fixed shape of
+ * default problem, each run judged as gpu_fused judges it (tests/lib/tolerance.h); then (without --default) every fixed shape of
  * tests/lib/path_shapes.h on its version, both reductions (one shape per (version, path) pair the hooks can choose,
  * the weights 4 bytes past a 16-byte boundary where the entry says so). Exit 0 when every run worked and matched.
  * CGP_SANITIZE_KERNELS="17 18" limits the runs to those versions (a session with little GPU time);
  * CGP_SANITIZE_SHARD="i/k" to the versions whose number is i modulo k, so k processes under one tool share the
  * work, each loading (and the sanitizer instrumenting) only its own versions' kernels (mk/sanitize.mk runs so).
- * At the end it prints its runs' count, their wall time and the slowest few (where a sanitizer's time goes).
+ * Each run's wall time is a "#" line; at the end the runs' count, their total and the slowest few (where a
+ * sanitizer's time goes).
  *     compute-sanitizer --tool racecheck --error-exitcode 1 build/sanitize_main [--default]
  */
 #include <stdio.h>
@@ -26,6 +27,7 @@
 #include "kernel_api.h"
 #include "path_shapes.h"
 #include "problem.h"
+#include "tolerance.h"
 
 /* Whether CGP_SANITIZE_KERNELS (version numbers separated by spaces or commas) names version, or is unset */
 static int version_selected(int version)
@@ -103,64 +105,101 @@ static void timing_print(void)
     printf("\n");
 }
 
-/* Fixed shape f on its version, both reductions, twice each, checked against the reference */
-static void sanitize_path_shape(const path_shape *f)
+/* Version k on problem pr (the weights at w), both reductions, twice each (the second run starts from the state the
+ * first left: counters, accumulators), each judged as gpu_fused judges a version (tolerance.h: the error model and
+ * the version's cap; tf32 against ref_tf32, the reference of its tf32-rounded operands, the others against ref).
+ * Prints the run's wall time as a "#" line and adds it to the timing. */
+static void sanitize_version(const char *name, const cgp_kernel_desc *k, const problem *pr, const float *w,
+                             const double *ref, const double *ref_tf32, float *y)
 {
-    const cgp_kernel_desc *k = cgp_kernel_find(f->version);
-    const cgp_shape *s = &f->shape;
-    const int64_t outputs = s->n * s->cout, weights = s->cout * s->cin * 9;
-    char name[200], err[512];
-    path_shape_name(f, name, sizeof name);
+    const cgp_shape *s = &pr->p.shape;
+    const int64_t outputs = s->n * s->cout;
     const double start = now_s();
-    problem pr;
-    if (!k || problem_create(&pr, s, f->padding, 7, 0, err, sizeof err) != 0) {
-        TEST_FAIL(name, "%s", k ? err : "no such kernel version");
-        return;
-    }
-    double *ref = malloc(sizeof(double) * (size_t)outputs);
-    float *y = malloc(sizeof(float) * (size_t)outputs), *w_copy = NULL;
-    const float *w = pr.p.w;
-    if (f->weights_misaligned) {
-        TEST_CUDA(name, cudaMalloc((void **)&w_copy, (size_t)(weights + 4) * sizeof(float)));
-        TEST_CUDA(name, cudaMemcpy(w_copy + 1, pr.p.w, (size_t)weights * sizeof(float), cudaMemcpyDeviceToDevice));
-        w = w_copy + 1;
-    }
-    /* tf32 against the reference of its tf32-rounded operands (as `cgp check` judges it): a fixed shape may have
-     * a handful of outputs (Cout = 1), too few for the exact reference's tf32 bound to average TF32's own rounding */
-    const int tf32 = k->precision == CGP_PRECISION_TF32;
-    if (!ref || !y || (tf32 ? problem_reference_tf32(&pr, ref, err, sizeof err)
-                            : problem_reference(&pr, ref, err, sizeof err)) != 0) {
-        TEST_FAIL(name, "reference: %s", ref && y ? err : "out of host memory");
-        goto out;
-    }
     for (int reduce = 0; reduce <= 1; ++reduce) {
         char run_name[240];
         snprintf(run_name, sizeof run_name, "sanitize %s %s", name, reduce ? "atomic" : "det");
         cgp_plan *plan;
         void *ws;
         size_t ws_bytes;
-        cgp_status st = test_plan_with_workspace(s, f->padding, reduce, k->precision, k->version, &plan, &ws,
+        cgp_status st = test_plan_with_workspace(s, pr->p.padding, reduce, k->precision, k->version, &plan, &ws,
                                                  &ws_bytes);
         for (int r = 0; r < 2 && st == CGP_SUCCESS; ++r)
-            st = run_poisoned(plan, pr.p.x, w, pr.p.b, pr.p.y, outputs, ws, ws_bytes, y);
-        if (st != CGP_SUCCESS) {
+            st = run_poisoned(plan, pr->p.x, w, pr->p.b, pr->p.y, outputs, ws, ws_bytes, y);
+        if (st != CGP_SUCCESS)
             TEST_FAIL(run_name, "%s: %s", cgp_status_string(st), cgp_last_error_detail());
-        } else {
-            const double tol = tf32 ? check_tf32_operands_tolerance(s->cin)
-                                    : check_tolerance(k->precision, pr.p.hout * pr.p.wout, s->cin);
-            const check_report c = check_compare(y, ref, outputs, tol);
-            TEST_EXPECT(run_name, c.passed, "rel L2 error %.3e", c.rel_l2_error);
-        }
+        else if (test_check_y_version(run_name, y, k->precision == CGP_PRECISION_TF32 ? ref_tf32 : ref, outputs,
+                                      test_arith_of_precision(k->precision), pr->p.hout * pr->p.wout, s->cin,
+                                      k->version)
+                     .passed) /* else test_check_y_version reported the failure */
+            TEST_PASS(run_name);
         cudaFree(ws);
         if (plan)
             cgp_plan_destroy(plan);
     }
+    const double seconds = now_s() - start;
+    printf("# time %s: %.2f s\n", name, seconds);
+    timing_add(name, seconds);
+}
+
+/* The problem of shape s, padding pad, and its two references (exact, of tf32-rounded operands; malloc'd, the
+ * caller frees). Returns 0, or 1 with a FAIL reported under name. */
+static int sanitize_problem(const char *name, const cgp_shape *s, cgp_padding pad, problem *pr, double **ref,
+                            double **ref_tf32)
+{
+    char err[512];
+    *ref = *ref_tf32 = NULL;
+    if (problem_create(pr, s, pad, 7, 0, err, sizeof err) != 0) {
+        TEST_FAIL(name, "%s", err);
+        return 1;
+    }
+    const size_t outputs = (size_t)(s->n * s->cout);
+    *ref = malloc(sizeof(double) * outputs);
+    *ref_tf32 = malloc(sizeof(double) * outputs);
+    if (!*ref || !*ref_tf32 || problem_reference(pr, *ref, err, sizeof err) != 0 ||
+        problem_reference_tf32(pr, *ref_tf32, err, sizeof err) != 0) {
+        TEST_FAIL(name, "reference: %s", *ref && *ref_tf32 ? err : "out of host memory");
+        free(*ref);
+        free(*ref_tf32);
+        problem_destroy(pr);
+        return 1;
+    }
+    return 0;
+}
+
+/* Fixed shape f on its version (sanitize_version), the weights at a 16-byte boundary or 4 bytes past it (a copy) */
+static void sanitize_path_shape(const path_shape *f)
+{
+    const cgp_kernel_desc *k = cgp_kernel_find(f->version);
+    const cgp_shape *s = &f->shape;
+    const int64_t weights = s->cout * s->cin * 9;
+    char name[200];
+    path_shape_name(f, name, sizeof name);
+    if (!k) {
+        TEST_FAIL(name, "no such kernel version");
+        return;
+    }
+    problem pr;
+    double *ref, *ref_tf32;
+    if (sanitize_problem(name, s, f->padding, &pr, &ref, &ref_tf32) != 0)
+        return;
+    float *y = malloc(sizeof(float) * (size_t)(s->n * s->cout)), *w_copy = NULL;
+    const float *w = pr.p.w;
+    if (!y) {
+        TEST_FAIL(name, "out of host memory");
+        goto out;
+    }
+    if (f->weights_misaligned) {
+        TEST_CUDA(name, cudaMalloc((void **)&w_copy, (size_t)(weights + 4) * sizeof(float)));
+        TEST_CUDA(name, cudaMemcpy(w_copy + 1, pr.p.w, (size_t)weights * sizeof(float), cudaMemcpyDeviceToDevice));
+        w = w_copy + 1;
+    }
+    sanitize_version(name, k, &pr, w, ref, ref_tf32, y);
 out:
     cudaFree(w_copy);
     free(ref);
+    free(ref_tf32);
     free(y);
     problem_destroy(&pr);
-    timing_add(name, now_s() - start);
 }
 
 int main(int argc, char **argv)
@@ -180,52 +219,27 @@ int main(int argc, char **argv)
     for (int run = 0; run < shape_count * (full_size ? 1 : 2); ++run) {
         const cgp_shape s = shapes[run / (full_size ? 1 : 2)];
         const int pad = full_size ? 0 : run % 2;
+        char shape_name[96];
+        snprintf(shape_name, sizeof shape_name, "%lldx%lldx%lldx%lldx%lld %s", (long long)s.n, (long long)s.cin,
+                 (long long)s.cout, (long long)s.h, (long long)s.w, pad ? "same" : "valid");
         problem pr;
-        char err[512];
-        if (problem_create(&pr, &s, (cgp_padding)pad, 7, 0, err, sizeof err) != 0) {
-            TEST_FAIL("sanitize problem", "%s", err);
+        double *ref, *ref_tf32;
+        if (sanitize_problem(shape_name, &s, (cgp_padding)pad, &pr, &ref, &ref_tf32) != 0)
             continue;
-        }
-        const int64_t outputs = s.n * s.cout;
-        double *ref = malloc(sizeof(double) * (size_t)outputs);
-        float *y = malloc(sizeof(float) * (size_t)outputs);
-        if (problem_reference(&pr, ref, err, sizeof err) != 0)
-            TEST_FAIL("sanitize reference", "%s", err);
+        float *y = malloc(sizeof(float) * (size_t)(s.n * s.cout));
         const cgp_problem cp = {s.n, s.cin, s.cout, s.h, s.w, pr.p.hout, pr.p.wout, pad};
-        for (int k = 0; k < count; ++k) {
+        for (int k = 0; k < count && y; ++k) {
             if (table[k]->unsupported(&cp, &dev) || !version_selected(table[k]->version) ||
                 !version_in_shard(table[k]->version))
                 continue;
-            const double start = now_s();
-            for (int reduce = 0; reduce <= 1; ++reduce) {
-                char name[128];
-                snprintf(name, sizeof name, "sanitize %s %lldx%lldx%lldx%lldx%lld %s %s", table[k]->name,
-                         (long long)s.n, (long long)s.cin, (long long)s.cout, (long long)s.h, (long long)s.w,
-                         pad ? "same" : "valid", reduce ? "atomic" : "det");
-                cgp_plan *plan;
-                void *ws;
-                size_t ws_bytes;
-                cgp_status st = test_plan_with_workspace(&s, (cgp_padding)pad, reduce, table[k]->precision,
-                                                         table[k]->version, &plan, &ws, &ws_bytes);
-                /* twice: the second run starts from the state the first left (counters, accumulators) */
-                for (int r = 0; r < 2 && st == CGP_SUCCESS; ++r)
-                    st = run_poisoned(plan, pr.p.x, pr.p.w, pr.p.b, pr.p.y, outputs, ws, ws_bytes, y);
-                if (st != CGP_SUCCESS) {
-                    TEST_FAIL(name, "%s: %s", cgp_status_string(st), cgp_last_error_detail());
-                } else {
-                    const check_report c = check_compare(y, ref, outputs, check_tolerance(table[k]->precision, cp.hout * cp.wout, cp.cin));
-                    TEST_EXPECT(name, c.passed, "rel L2 error %.3e", c.rel_l2_error);
-                }
-                cudaFree(ws);
-                if (plan)
-                    cgp_plan_destroy(plan);
-            }
-            char run_name[128];
-            snprintf(run_name, sizeof run_name, "%s %lldx%lldx%lldx%lldx%lld %s", table[k]->name, (long long)s.n,
-                     (long long)s.cin, (long long)s.cout, (long long)s.h, (long long)s.w, pad ? "same" : "valid");
-            timing_add(run_name, now_s() - start);
+            char name[160];
+            snprintf(name, sizeof name, "%s %s", table[k]->name, shape_name);
+            sanitize_version(name, table[k], &pr, pr.p.w, ref, ref_tf32, y);
         }
+        if (!y)
+            TEST_FAIL(shape_name, "out of host memory");
         free(ref);
+        free(ref_tf32);
         free(y);
         problem_destroy(&pr);
     }

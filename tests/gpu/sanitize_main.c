@@ -116,7 +116,7 @@ static void sanitize_version(const char *name, const cgp_kernel_desc *k, const p
     const int64_t outputs = s->n * s->cout;
     const double start = now_s();
     for (int reduce = 0; reduce <= 1; ++reduce) {
-        char run_name[240];
+        char run_name[sizeof test_worst_case[0][0]];
         snprintf(run_name, sizeof run_name, "sanitize %s %s", name, reduce ? "atomic" : "det");
         cgp_plan *plan;
         void *ws;

@@ -4,8 +4,9 @@
 # on the default problem. Needs a GPU and compute-sanitizer (from the CUDA toolkit). The full log goes
 # to $(BUILD)/sanitize.log; the last lines summarise the errors per tool. Fails if a tool reports an
 # error or a run fails its check. The runs go at once (separate processes on one GPU), each tool split into
-# processes that take a share of the kernel versions each (CGP_SANITIZE_SHARD): SANITIZE_SHARDS of them, racecheck,
-# the slowest tool, SANITIZE_RACECHECK_SHARDS.
+# processes that take an interleaved share of the runs each (CGP_SANITIZE_SHARD): SANITIZE_SHARDS of them;
+# racecheck, the slowest tool (up to 170 s a run where memcheck takes 0.5), SANITIZE_RACECHECK_SHARDS, each plan
+# run once (--once).
 # CGP_SANITIZE_KERNELS="17 18" (in the environment) limits the runs to those kernel versions.
 
 SANITIZER ?= compute-sanitizer
@@ -19,10 +20,10 @@ $(SANITIZE_DRIVER): tests/gpu/sanitize_main.c $(BUILD)/libcgp_tool.a $(BUILD)/li
 # the time), then their logs one after the other into $(BUILD)/sanitize.log. A run is tool[--argument][@shard]:
 # @i.k gives the process CGP_SANITIZE_SHARD=i/k.
 SANITIZE_SHARDS ?= 2
-SANITIZE_RACECHECK_SHARDS ?= 8
+SANITIZE_RACECHECK_SHARDS ?= 16
 sanitize_shards = $(foreach i,$(shell seq 0 $$(($(2) - 1))),$(1)@$(i).$(2))
 SANITIZE_RUNS := $(call sanitize_shards,memcheck,$(SANITIZE_SHARDS)) \
-                 $(call sanitize_shards,racecheck,$(SANITIZE_RACECHECK_SHARDS)) \
+                 $(call sanitize_shards,racecheck--once,$(SANITIZE_RACECHECK_SHARDS)) \
                  $(call sanitize_shards,synccheck,$(SANITIZE_SHARDS)) \
                  $(call sanitize_shards,initcheck,$(SANITIZE_SHARDS)) memcheck--default
 sanitize: $(SANITIZE_DRIVER)

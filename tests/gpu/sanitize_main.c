@@ -11,8 +11,11 @@
  * tests/lib/path_shapes.h on its version, both reductions (one shape per (version, path) pair the hooks can choose,
  * the weights 4 bytes past a 16-byte boundary where the entry says so). Exit 0 when every run worked and matched.
  * CGP_SANITIZE_KERNELS="17 18" limits the runs to those versions (a session with little GPU time);
- * CGP_SANITIZE_SHARD="i/k" to the versions whose number is i modulo k, so k processes under one tool share the
- * work, each loading (and the sanitizer instrumenting) only its own versions' kernels (mk/sanitize.mk runs so).
+ * CGP_SANITIZE_SHARD="i/k" to the runs (a version on a shape and padding, both reductions) numbered i modulo k
+ * in their order here, so k processes under one tool share the work (mk/sanitize.mk runs so: a version's runs
+ * differ up to 500x in time under racecheck, so interleaving runs balances the processes, where a share of the
+ * versions did not); --once runs each plan once instead of twice (racecheck: a launch's shared-memory hazards do
+ * not depend on the state an earlier run left, which memcheck and initcheck check).
  * Each run's wall time is a "#" line; at the end the runs' count, their total and the slowest few (where a
  * sanitizer's time goes).
  *     compute-sanitizer --tool racecheck --error-exitcode 1 build/sanitize_main [--default]
@@ -49,9 +52,9 @@ static int version_selected(int version)
     return 0;
 }
 
-/* CGP_SANITIZE_SHARD "i/k": whether the runs of `version` are this process's (version % k == i); every version's
- * where it is unset. Exits with a message on a malformed value. */
-static int version_in_shard(int version)
+/* CGP_SANITIZE_SHARD "i/k": whether the run numbered `run` (from 0, over the runs CGP_SANITIZE_KERNELS selects)
+ * is this process's (run % k == i); every run where it is unset. Exits with a message on a malformed value. */
+static int run_in_shard(int run)
 {
     const char *shard = getenv("CGP_SANITIZE_SHARD");
     if (shard == NULL || *shard == '\0')
@@ -62,7 +65,7 @@ static int version_in_shard(int version)
         fprintf(stderr, "sanitize: CGP_SANITIZE_SHARD must be i/k with 0 <= i < k, not \"%s\"\n", shard);
         exit(2);
     }
-    return version % count == index;
+    return run % count == index;
 }
 
 /* The wall time of this process's runs: their count, the total and the slowest kSlowest with their names */
@@ -105,8 +108,10 @@ static void timing_print(void)
     printf("\n");
 }
 
-/* Version k on problem pr (the weights at w), both reductions, twice each (the second run starts from the state the
- * first left: counters, accumulators), each judged as gpu_fused judges a version (tolerance.h: the error model and
+/* Plan runs per plan: 2 (the second starts from the state the first left: counters, accumulators), 1 with --once */
+static int runs_per_plan = 2;
+
+/* Version k on problem pr (the weights at w), both reductions, runs_per_plan runs each, each judged as gpu_fused judges a version (tolerance.h: the error model and
  * the version's cap; tf32 against ref_tf32, the reference of its tf32-rounded operands, the others against ref).
  * Prints the run's wall time as a "#" line and adds it to the timing. */
 static void sanitize_version(const char *name, const cgp_kernel_desc *k, const problem *pr, const float *w,
@@ -123,7 +128,7 @@ static void sanitize_version(const char *name, const cgp_kernel_desc *k, const p
         size_t ws_bytes;
         cgp_status st = test_plan_with_workspace(s, pr->p.padding, reduce, k->precision, k->version, &plan, &ws,
                                                  &ws_bytes);
-        for (int r = 0; r < 2 && st == CGP_SUCCESS; ++r)
+        for (int r = 0; r < runs_per_plan && st == CGP_SUCCESS; ++r)
             st = run_poisoned(plan, pr->p.x, w, pr->p.b, pr->p.y, outputs, ws, ws_bytes, y);
         if (st != CGP_SUCCESS)
             TEST_FAIL(run_name, "%s: %s", cgp_status_string(st), cgp_last_error_detail());
@@ -204,7 +209,17 @@ out:
 
 int main(int argc, char **argv)
 {
-    const int full_size = argc > 1 && strcmp(argv[1], "--default") == 0;
+    int full_size = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--default") == 0)
+            full_size = 1;
+        else if (strcmp(argv[i], "--once") == 0)
+            runs_per_plan = 1;
+        else {
+            fprintf(stderr, "sanitize_main: unknown argument \"%s\" (--default, --once)\n", argv[i]);
+            return 2;
+        }
+    }
     if (!test_gpu_available("sanitize"))
         return test_exit_code();
     static const cgp_shape small[] = {{2, 8, 64, 37, 45}, {2, 8, 64, 37, 44},   {2, 3, 40, 19, 24},
@@ -216,6 +231,7 @@ int main(int argc, char **argv)
     int count = 0;
     const cgp_kernel_desc *const *table = cgp_kernel_table(&count);
     const cgp_device_info dev = test_device_info();
+    int selected = 0; /* runs selected so far, numbered for the shard */
     for (int run = 0; run < shape_count * (full_size ? 1 : 2); ++run) {
         const cgp_shape s = shapes[run / (full_size ? 1 : 2)];
         const int pad = full_size ? 0 : run % 2;
@@ -230,7 +246,7 @@ int main(int argc, char **argv)
         const cgp_problem cp = {s.n, s.cin, s.cout, s.h, s.w, pr.p.hout, pr.p.wout, pad};
         for (int k = 0; k < count && y; ++k) {
             if (table[k]->unsupported(&cp, &dev) || !version_selected(table[k]->version) ||
-                !version_in_shard(table[k]->version))
+                !run_in_shard(selected++))
                 continue;
             char name[160];
             snprintf(name, sizeof name, "%s %s", table[k]->name, shape_name);
@@ -244,7 +260,7 @@ int main(int argc, char **argv)
         problem_destroy(&pr);
     }
     for (size_t i = 0; !full_size && i < sizeof path_shapes / sizeof *path_shapes; ++i)
-        if (version_selected(path_shapes[i].version) && version_in_shard(path_shapes[i].version))
+        if (version_selected(path_shapes[i].version) && run_in_shard(selected++))
             sanitize_path_shape(&path_shapes[i]);
     timing_print();
     return test_exit_code();

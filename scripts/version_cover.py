@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""version_cover.py - which kernel versions the library needs, from the measured GPU times of every candidate.
+
+Reads results/h200/selection_candidates.csv (`cgp select`: every version that runs a shape, timed by CUDA-graph
+replay, on the zoo and the random sample) and, per precision, removes versions one at a time, each time the one
+whose removal costs least: the worst ratio, over the shapes, of the fastest remaining version's GPU time to the
+fastest of all. It prints each step (the version removed, the worst ratio after it, how many shapes then lose more
+than 5%), so the table says how many versions keep every shape within a margin: the measure of issue 43's "at most
+16 versions, each the measured best on some shape". Versions named with --keep (the fallbacks every shape and GPU
+needs) are never removed.
+
+    python3 scripts/version_cover.py [--csv results/h200/selection_candidates.csv] [--keep fp32-v1 tf32-v9 ...]
+"""
+import argparse
+import collections
+import csv
+import sys
+
+
+def load(path):
+    times = collections.defaultdict(dict)  # (shape..., precision) -> {kernel: gpu_ms}
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            if row["status"] != "pass":
+                continue
+            key = tuple(row[c] for c in ("n", "cin", "cout", "h", "w", "padding", "precision"))
+            times[key][row["kernel"]] = float(row["gpu_ms"])
+    return times
+
+
+def cost(shapes, kept):
+    """(worst ratio, shapes over 5%) with only `kept`, or None where a shape would have no version"""
+    worst, over = 1.0, 0
+    for by_kernel in shapes:
+        remaining = [t for k, t in by_kernel.items() if k in kept]
+        if not remaining:
+            return None
+        ratio = min(remaining) / min(by_kernel.values())
+        worst = max(worst, ratio)
+        over += ratio > 1.05
+    return worst, over
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--csv", default="results/h200/selection_candidates.csv")
+    parser.add_argument("--keep", nargs="*", default=["fp32-v1", "tf32-v9", "3xtf32-v9"],
+                        help="versions never removed (default: the generic fallbacks of each precision)")
+    args = parser.parse_args()
+    times = load(args.csv)
+    if not times:
+        sys.exit(f"version_cover: no passing rows in {args.csv}")
+    for precision in ("fp32", "tf32", "3xtf32"):
+        shapes = [v for k, v in times.items() if k[-1] == precision]
+        kept = {k for v in shapes for k in v}
+        print(f"{precision}: {len(shapes)} shapes, {len(kept)} versions")
+        while True:
+            steps = [(cost(shapes, kept - {k}), k) for k in sorted(kept) if k not in args.keep]
+            steps = [(c, k) for c, k in steps if c is not None]
+            if not steps:
+                break
+            (worst, over), removed = min(steps)
+            kept.discard(removed)
+            print(f"  without {removed:<12} worst {worst:.3f}x, {over:3d} shapes over 5%, {len(kept):2d} left")
+        print(f"  left: {' '.join(sorted(kept))}")
+
+
+if __name__ == "__main__":
+    main()

@@ -36,7 +36,7 @@ extern "C" {
 #endif
 
 #define CGP_VERSION_MAJOR 0
-#define CGP_VERSION_MINOR 2
+#define CGP_VERSION_MINOR 3
 
 typedef struct cgp_plan cgp_plan;
 
@@ -113,6 +113,10 @@ cgp_status cgp_plan_create_measured(cgp_plan **plan, const cgp_shape *shape, con
 cgp_status cgp_plan_workspace_size(const cgp_plan *plan, size_t *bytes);
 /* Which kernel version the plan runs (resolves kernel 0) and its name, e.g. "fp32-v3". */
 cgp_status cgp_plan_kernel(const cgp_plan *plan, int *version, const char **name);
+/* What that version is, in words made from its description: the pipe (and the algorithm), its tiles, how the input
+ * and the weights are staged, the K split, the schedule, e.g. "wgmma, 6 tiles, tma, w resident, persistent"
+ * (docs/design.md, "Kernel versions"). *kind stays valid while the library is loaded. */
+cgp_status cgp_plan_kernel_kind(const cgp_plan *plan, const char **kind);
 
 /* What the plan's selection considered: one entry per kernel version of the precision, in table order. */
 typedef struct cgp_candidate {

@@ -24,14 +24,18 @@ static int fused_run(bench_variant *v, const bench_problem *p, cudaStream_t s)
     return 0;
 }
 
-/* The row's detail: kernel, version, path (`how` says where the name comes from), workspace */
+/* The row's detail: kernel, version, what it is (its descriptive name), path (`how` says where the name comes
+ * from), workspace */
 static void fused_detail(bench_variant *v, const char *how)
 {
     const plan_state *st = v->state;
     int version = 0;
+    const char *kind = NULL;
     cgp_plan_kernel(st->plan, &version, NULL);
-    snprintf(v->detail, sizeof v->detail, "kernel %s (--kernel %d, path %s%s), workspace %zu B, no intermediate",
-             v->kernel, version, v->path, how, st->workspace_bytes);
+    cgp_plan_kernel_kind(st->plan, &kind);
+    snprintf(v->detail, sizeof v->detail,
+             "kernel %s (--kernel %d: %s; path %s%s), workspace %zu B, no intermediate", v->kernel, version,
+             kind ? kind : "?", v->path, how, st->workspace_bytes);
 }
 
 static int fused_describe_run(bench_variant *v, char *failure, size_t cap)

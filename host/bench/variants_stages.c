@@ -72,10 +72,11 @@ static int stage_row(const bench_problem *p, const fused_selection *sel, int pre
         return 1;
     }
     int version = 0;
-    const char *kname = "?";
+    const char *kname = "?", *kind = NULL;
     cgp_plan_kernel(st->plan, &version, &kname);
-    snprintf(v->detail, sizeof v->detail, "kernel %s (--kernel %d); the skipped stage is a stand-in of one "
-             "instruction per output element", kname, version);
+    cgp_plan_kernel_kind(st->plan, &kind);
+    snprintf(v->detail, sizeof v->detail, "kernel %s (--kernel %d: %s); the skipped stage is a stand-in of one "
+             "instruction per output element", kname, version, kind ? kind : "?");
     v->bytes_moved = problem_min_bytes(p);
     v->run = stage_run;
     v->destroy = plan_state_destroy;

@@ -1,12 +1,14 @@
 /*
  * cmd_kernels.c - `cgp kernels`: lists the numbered kernel versions (the values of --kernel),
- * their precision and what each does, and whether each runs the given shape (and on which of its paths).
+ * their precision, what each is (its descriptive name, cgp_kernel_kind_name) and does, and whether each runs the
+ * given shape (and on which of its paths).
  * `cgp kernels --shape N,CIN,COUT,H,W` shows the kernel selection of a plan for that shape instead
  * (host/lib/kernel_select.h): per precision every candidate, whether it runs the shape, and which one
  * each selection mode picks and why; the measured mode is run on this device (random inputs, the
  * library's cgp_plan_create_measured), the heuristic needs no device.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "cost_model.h"
@@ -27,16 +29,31 @@ static cgp_device_info device_limits(int *have_device, char *name, size_t cap)
     return *have_device ? d : h200;
 }
 
+/* The width of the widest descriptive name of the table (a column) */
+static int kind_width(void)
+{
+    int n = 0, width = 0;
+    const cgp_kernel_desc *const *table = cgp_kernel_table(&n);
+    for (int i = 0; i < n; ++i) {
+        const int length = (int)strlen(cgp_kernel_kind_name(table[i]));
+        width = length > width ? length : width;
+    }
+    return width;
+}
+
 static void list_versions(const cgp_problem *p, const cgp_device_info *d)
 {
     int n = 0;
     const cgp_kernel_desc *const *table = cgp_kernel_table(&n);
+    const int width = kind_width();
     printf("kernel versions, most preferred first within a precision (--kernel 0 picks the one the cost model "
-           "predicts fastest among those that run the shape: `cgp kernels --shape`)\n");
+           "predicts fastest among those that run the shape: `cgp kernels --shape`); what each is (pipe, tiles and "
+           "warps, input staging, weights, split-K, schedule: docs/design.md, \"Kernel versions\"), then what it "
+           "does\n");
     for (int i = 0; i < n; ++i) {
         const char *why = (p->hout >= 1 && p->wout >= 1) ? table[i]->unsupported(p, d) : "no output pixel";
-        printf("  %2d  %-10s %-7s %s\n", table[i]->version, table[i]->name, cli_precision_names[table[i]->precision],
-               table[i]->summary);
+        printf("  %2d  %-10s %-7s %-*s  %s\n", table[i]->version, table[i]->name,
+               cli_precision_names[table[i]->precision], width, cgp_kernel_kind_name(table[i]), table[i]->summary);
         if (why)
             printf("      runs this shape: no, %s\n", why);
         else
@@ -78,9 +95,12 @@ static void print_measured(const cgp_shape *s, const cli_problem_options *po, in
             printf("             %-10s median %.4f ms\n", c[i].name, c[i].median_ms);
             ++supported;
         }
-    printf("  measured:  %s (--kernel %d): the fastest median GPU time of the %d supported candidate%s (%d CUDA-graph "
-           "replays each after a warm-up, on this device, %s reduction)\n",
-           name, version, supported, supported == 1 ? "" : "s", CGP_SELECT_TIMED_RUNS, cli_reduce_names[po->reduce]);
+    const char *kind = NULL;
+    cgp_plan_kernel_kind(plan, &kind);
+    printf("  measured:  %s (--kernel %d, %s): the fastest median GPU time of the %d supported candidate%s (%d "
+           "CUDA-graph replays each after a warm-up, on this device, %s reduction)\n",
+           name, version, kind ? kind : "?", supported, supported == 1 ? "" : "s", CGP_SELECT_TIMED_RUNS,
+           cli_reduce_names[po->reduce]);
     cgp_plan_destroy(plan);
     problem_destroy(&pr);
 }
@@ -91,23 +111,29 @@ static void print_selection(const cgp_shape *s, const cli_problem_options *po, i
     const cgp_kernel_desc *kernels[64];
     cgp_candidate c[64];
     const int count = cgp_select_candidates(p, d, precision, kernels, c, 64);
-    printf("\n%s: %d candidates, in the preference order of kernels/fused/dispatch.cu\n", cli_precision_names[precision],
-           count);
+    int width = 0; /* the candidates' descriptive names, a column */
+    for (int i = 0; i < count; ++i) {
+        const int length = (int)strlen(cgp_kernel_kind_name(kernels[i]));
+        width = length > width ? length : width;
+    }
+    printf("\n%s: %d candidates, in the preference order of kernels/fused/dispatch.cu, each with what it is\n",
+           cli_precision_names[precision], count);
     for (int i = 0; i < count; ++i) {
         double ms = 0.0;
+        const char *kind = cgp_kernel_kind_name(kernels[i]);
         if (c[i].unsupported)
-            printf("  %2d  %-10s cannot run it: %s\n", c[i].version, c[i].name, c[i].unsupported);
+            printf("  %2d  %-10s %-*s  cannot run it: %s\n", c[i].version, c[i].name, width, kind, c[i].unsupported);
         else if (cgp_cost_model_ms(kernels[i]->version, p, d, &ms))
-            printf("  %2d  %-10s runs it, path %s; the cost model predicts %.4g ms\n", c[i].version, c[i].name,
-                   kernels[i]->path(p, d, 0), ms);
+            printf("  %2d  %-10s %-*s  runs it, path %s; the cost model predicts %.4g ms\n", c[i].version, c[i].name,
+                   width, kind, kernels[i]->path(p, d, 0), ms);
         else
-            printf("  %2d  %-10s runs it, path %s; the cost model has no coefficients for it\n", c[i].version,
-                   c[i].name, kernels[i]->path(p, d, 0));
+            printf("  %2d  %-10s %-*s  runs it, path %s; the cost model has no coefficients for it\n", c[i].version,
+                   c[i].name, width, kind, kernels[i]->path(p, d, 0));
     }
     const char *reason = NULL;
     const cgp_kernel_desc *h = cgp_select_heuristic(p, d, precision, &reason);
     if (h)
-        printf("  heuristic: %s (--kernel %d): %s\n", h->name, h->version, reason);
+        printf("  heuristic: %s (--kernel %d, %s): %s\n", h->name, h->version, cgp_kernel_kind_name(h), reason);
     else
         printf("  heuristic: none: %s\n", reason);
     if (h)

@@ -500,6 +500,17 @@ cgp_status cgp_plan_kernel(const cgp_plan *plan, int *version, const char **name
     return CGP_SUCCESS;
 }
 
+cgp_status cgp_plan_kernel_kind(const cgp_plan *plan, const char **kind)
+{
+    if (!kind)
+        return fail(CGP_ERROR_NULL_POINTER, "cgp_plan_kernel_kind: kind must not be NULL");
+    const plan_state *p = handle_state(plan, 0);
+    if (!p)
+        return fail(CGP_ERROR_INVALID_PLAN, "cgp_plan_kernel_kind: not a live plan");
+    *kind = cgp_kernel_kind_name(p->kernel);
+    return CGP_SUCCESS;
+}
+
 /* cgp_plan_run (caller) and the stage split: stages = CGP_STAGE_ALL is the plan's kernel as it is */
 static cgp_status plan_launch(const char *caller, cgp_plan *handle, const float *x, const float *weight,
                               const float *bias, float *y, void *workspace, size_t workspace_bytes, int stages,

@@ -4,60 +4,64 @@
  * lowest GPU time its cost model predicts (host/lib/cost_model.h), and this order only where the model has no
  * coefficients for any version that runs the problem. Superseded versions (kernels/fused/history/) stay selectable with
  * `--kernel N` so the history in docs/perf-log.md can be re-measured. Beside the table, what the tools need
- * to ask a version about a plan's problem: the version by number and the current device's info; and the names
- * of the paths a launch records (cgp_path_id, with its variant bit CGP_PATH_FLAG_WEIGHTS_4B, and the recorded word).
+ * to ask a version about a plan's problem: the version by number and the current device's info; each version's
+ * descriptive name, composed from its kind (cgp_kernel_kind_format); and the names of the paths a launch records
+ * (cgp_path_id, with its variant bit CGP_PATH_FLAG_WEIGHTS_4B, and the recorded word).
  */
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "kernel_api.h"
 #include "tensor_map.cuh"
 
-/* X(descriptor) for every version, in the table's order; a history version's comment says how it differs from
- * the version above it */
-#define CGP_KERNEL_VERSIONS(X)                                                                                  \
-    /* fp32 */                                                                                                  \
-    X(cgp_kernel_fp32_v9)    /* Winograd F(4x4,3x3), GEMMs and output transform in registers */                 \
-    X(cgp_kernel_fp32_v12)   /* Winograd F(4x4,3x3) GEMMs in FFMA, Cin <= 512 (version 38) */                 \
-    X(cgp_kernel_fp32_v11)   /* Winograd F(2x2,3x3) GEMMs in FFMA, any channel count (version 31) */           \
-    X(cgp_kernel_fp32_v10)   /* implicit GEMM in FFMA, any channel count, tiles chosen per shape */             \
-    X(cgp_kernel_fp32_v8)    /* history: Winograd F(2x2,3x3), GEMMs and output transform in registers */        \
-    X(cgp_kernel_fp32_v7)    /* history: Winograd F(2x2,3x3) through shared memory */                           \
-    X(cgp_kernel_fp32_v6)    /* history: direct, register-blocked, 16 warps */                                  \
-    X(cgp_kernel_fp32_v5)    /* history: 8 warps, one barrier per tile */                                       \
-    X(cgp_kernel_fp32_v4)    /* history: one more barrier, one channel per epilogue step */                     \
-    X(cgp_kernel_fp32_v3)    /* history: fully unrolled (large code) */                                         \
-    X(cgp_kernel_fp32_v2)    /* history: the same with libdevice erff */                                        \
-    X(cgp_kernel_fp32_v1)    /* generic, any shape */                                                           \
-    /* tf32 */                                                                                                  \
-    X(cgp_kernel_tf32_v8)    /* wgmma (sm_90a), 16-row tiles by TMA, one operand tile */                        \
-    X(cgp_kernel_tf32_v16)   /* tf32-v12 with A from registers, no block barrier a chunk */                    \
-    X(cgp_kernel_tf32_v12)   /* tf32-v11 with the input windows by TMA (W % 4 = 0) */                          \
-    X(cgp_kernel_tf32_v17)   /* tf32-v15 with chunk k + 1's wgmmas issued before chunk k's wait (W % 4 = 0) */ \
-    X(cgp_kernel_tf32_v15)   /* tf32-v13 with the weights rounded once a launch, any W */                     \
-    X(cgp_kernel_tf32_v11)   /* tf32-v10 persistent, weights resident */                                        \
-    X(cgp_kernel_tf32_v13)   /* tf32-v10 with the input windows by TMA (W % 4 = 0) */                          \
-    X(cgp_kernel_tf32_v10)   /* implicit GEMM on wgmma (sm_90a), any channel count */                           \
-    X(cgp_kernel_tf32_v9)    /* implicit GEMM on mma.sync, any channel count, tiles chosen per shape */         \
-    X(cgp_kernel_tf32_v7)    /* history: 8-row tiles, two operand tiles */                                      \
-    X(cgp_kernel_tf32_v6)    /* history: tiles converted with cvt.rna */                                        \
-    X(cgp_kernel_tf32_v5)    /* history: tiles by cp.async, converted per pixel */                              \
-    X(cgp_kernel_tf32_v4)    /* history: gelu_tf32 */                                                           \
-    X(cgp_kernel_tf32_v3)    /* mma.sync, 2-row warp tiles, one tile's epilogue inside the next one's MMAs */   \
-    X(cgp_kernel_tf32_v1)    /* mma.sync, 4-row warp tiles, 8 warps */                                          \
-    X(cgp_kernel_tf32_v2)    /* mma.sync, 2-row warp tiles, 16 warps */                                         \
-    /* 3xtf32 */                                                                                                \
-    X(cgp_kernel_tf32x3_v8)  /* wgmma, D transposed with the big weights in registers, 8-row tiles */           \
-    X(cgp_kernel_tf32x3_v12) /* 3xtf32-v11 with the input windows by TMA (W % 4 = 0) */                        \
-    X(cgp_kernel_tf32x3_v15) /* 3xtf32-v13 with the weights split once a launch, any W */                     \
-    X(cgp_kernel_tf32x3_v11) /* 3xtf32-v10 persistent, weights resident */                                      \
-    X(cgp_kernel_tf32x3_v13) /* 3xtf32-v10 with the input windows by TMA (W % 4 = 0) */                        \
-    X(cgp_kernel_tf32x3_v10) /* implicit GEMM on wgmma with the 3xTF32 split, any channel count */             \
-    X(cgp_kernel_tf32x3_v9)  /* implicit GEMM on mma.sync with the 3xTF32 split, any channel count */          \
-    X(cgp_kernel_tf32x3_v7)  /* history: 4-row tiles, two operand tiles */                                      \
-    X(cgp_kernel_tf32x3_v6)  /* history: D = X W */                                                             \
-    X(cgp_kernel_tf32x3_v5)  /* history: tiles split with cvt.rna */                                            \
-    X(cgp_kernel_tf32x3_v4)  /* history: gelu_fast */                                                           \
-    X(cgp_kernel_tf32x3_v3)  /* history: tiles by cp.async, split per pixel */                                  \
-    X(cgp_kernel_tf32x3_v2)  /* mma.sync, 12 warps per block */                                                 \
-    X(cgp_kernel_tf32x3_v1)  /* mma.sync, 8 warps per block */
+/* X(descriptor) for every version, in the table's order; what each is: its descriptor's kind (cgp_kernel_kind_name,
+ * `cgp kernels`), how it came to be: docs/perf-log.md */
+#define CGP_KERNEL_VERSIONS(X)                                                                                         \
+    /* fp32 */                                                                                                         \
+    X(cgp_kernel_fp32_v9)                                                                                              \
+    X(cgp_kernel_fp32_v12)                                                                                             \
+    X(cgp_kernel_fp32_v11)                                                                                             \
+    X(cgp_kernel_fp32_v10)                                                                                             \
+    X(cgp_kernel_fp32_v8)                                                                                              \
+    X(cgp_kernel_fp32_v7)                                                                                              \
+    X(cgp_kernel_fp32_v6)                                                                                              \
+    X(cgp_kernel_fp32_v5)                                                                                              \
+    X(cgp_kernel_fp32_v4)                                                                                              \
+    X(cgp_kernel_fp32_v3)                                                                                              \
+    X(cgp_kernel_fp32_v2)                                                                                              \
+    X(cgp_kernel_fp32_v1)                                                                                              \
+    /* tf32 */                                                                                                         \
+    X(cgp_kernel_tf32_v8)                                                                                              \
+    X(cgp_kernel_tf32_v16)                                                                                             \
+    X(cgp_kernel_tf32_v12)                                                                                             \
+    X(cgp_kernel_tf32_v17)                                                                                             \
+    X(cgp_kernel_tf32_v15)                                                                                             \
+    X(cgp_kernel_tf32_v11)                                                                                             \
+    X(cgp_kernel_tf32_v13)                                                                                             \
+    X(cgp_kernel_tf32_v10)                                                                                             \
+    X(cgp_kernel_tf32_v9)                                                                                              \
+    X(cgp_kernel_tf32_v7)                                                                                              \
+    X(cgp_kernel_tf32_v6)                                                                                              \
+    X(cgp_kernel_tf32_v5)                                                                                              \
+    X(cgp_kernel_tf32_v4)                                                                                              \
+    X(cgp_kernel_tf32_v3)                                                                                              \
+    X(cgp_kernel_tf32_v1)                                                                                              \
+    X(cgp_kernel_tf32_v2)                                                                                              \
+    /* 3xtf32 */                                                                                                       \
+    X(cgp_kernel_tf32x3_v8)                                                                                            \
+    X(cgp_kernel_tf32x3_v12)                                                                                           \
+    X(cgp_kernel_tf32x3_v15)                                                                                           \
+    X(cgp_kernel_tf32x3_v11)                                                                                           \
+    X(cgp_kernel_tf32x3_v13)                                                                                           \
+    X(cgp_kernel_tf32x3_v10)                                                                                           \
+    X(cgp_kernel_tf32x3_v9)                                                                                            \
+    X(cgp_kernel_tf32x3_v7)                                                                                            \
+    X(cgp_kernel_tf32x3_v6)                                                                                            \
+    X(cgp_kernel_tf32x3_v5)                                                                                            \
+    X(cgp_kernel_tf32x3_v4)                                                                                            \
+    X(cgp_kernel_tf32x3_v3)                                                                                            \
+    X(cgp_kernel_tf32x3_v2)                                                                                            \
+    X(cgp_kernel_tf32x3_v1)
 
 #define CGP_DECLARE_VERSION(desc) extern "C" const cgp_kernel_desc desc;
 #define CGP_LIST_VERSION(desc) &desc,
@@ -77,6 +81,87 @@ extern "C" const cgp_kernel_desc *cgp_kernel_find(int version)
     for (const cgp_kernel_desc *k : kernel_table)
         if (k->version == version)
             return k;
+    return NULL;
+}
+
+/* The words of a cgp_kernel_kind's fields (kernel_api.h), by value; NULL: left out of the name */
+static const char *const pipe_words[] = {NULL, "ffma", "mma.sync", "wgmma"};
+static const char *const algorithm_words[] = {NULL, "direct", "implicit-gemm", "winograd-f2x2", "winograd-f4x4"};
+static const char *const staging_words[] = {NULL, "loads", "cp.async", "tma", "tma/cp.async"};
+static const char *const weights_words[] = {NULL, "w/tile", "w resident", "w in regs", "w/launch"};
+static const char *const schedule_words[] = {NULL, NULL, "persistent"};
+static const char *const loop_words[] = {NULL, NULL, "pipelined", "overlapped", "A in regs"};
+
+template <size_t N> static const char *word(const char *const (&words)[N], int value)
+{
+    return value >= 0 && (size_t)value < N ? words[value] : NULL;
+}
+
+namespace {
+/* Appends to a NUL-terminated buffer, cutting where it is full; counts what the whole text would take */
+struct Text {
+    char *buf;
+    size_t cap;
+    int length;
+    void add(const char *format, ...) __attribute__((format(printf, 2, 3)))
+    {
+        va_list args;
+        va_start(args, format);
+        const size_t at = (size_t)length < cap ? (size_t)length : cap;
+        const int n = vsnprintf(buf ? buf + at : NULL, buf && at < cap ? cap - at : 0, format, args);
+        va_end(args);
+        length += n > 0 ? n : 0;
+    }
+};
+} // namespace
+
+extern "C" int cgp_kernel_kind_format(const cgp_kernel_kind *k, char *buf, size_t cap)
+{
+    Text t{buf, cap, 0};
+    if (buf && cap > 0)
+        buf[0] = '\0';
+    const char *pipe = word(pipe_words, k->pipe), *algorithm = word(algorithm_words, k->algorithm);
+    /* the pipe, and the algorithm where the pipe has more than one (every tensor-core version is an implicit GEMM) */
+    t.add("%s", pipe ? pipe : "?");
+    if (k->pipe == CGP_PIPE_FFMA || !pipe)
+        t.add(" %s", algorithm ? algorithm : "?");
+    if (k->tile_count == 1)
+        t.add(", %s%dx%dx%d", k->warp_tile ? "warp " : "", k->tiles[0].h, k->tiles[0].w, k->tiles[0].c);
+    else
+        t.add(", %d tiles", k->tile_count);
+    if (k->warps > 0)
+        t.add(" %dw", k->warps);
+    const char *staging = word(staging_words, k->staging), *weights = word(weights_words, k->weights);
+    t.add(", %s, %s", staging ? staging : "?", weights ? weights : "?");
+    if (k->k_splits) {
+        t.add(", split-K 1");
+        for (int s = 1; s <= 3; ++s)
+            if (k->k_splits & 1u << s)
+                t.add("/%d", 1 << s);
+    }
+    if (const char *schedule = word(schedule_words, k->schedule))
+        t.add(", %s", schedule);
+    if (const char *loop = word(loop_words, k->loop))
+        t.add(", %s", loop);
+    return t.length;
+}
+
+extern "C" const char *cgp_kernel_kind_name(const cgp_kernel_desc *k)
+{
+    enum { kCount = sizeof kernel_table / sizeof kernel_table[0] };
+    struct Names {
+        char of[kCount][CGP_KERNEL_KIND_NAME_MAX];
+    };
+    /* composed once, at the first call (thread-safe: a function's static) */
+    static const Names names = [] {
+        Names n{};
+        for (int i = 0; i < kCount; ++i)
+            cgp_kernel_kind_format(&kernel_table[i]->kind, n.of[i], sizeof n.of[i]);
+        return n;
+    }();
+    for (int i = 0; i < kCount; ++i)
+        if (kernel_table[i] == k)
+            return names.of[i];
     return NULL;
 }
 

@@ -148,5 +148,9 @@ struct GenericVersion : NoStageSplit {
 
 } // namespace
 
-extern "C" const cgp_kernel_desc cgp_kernel_fp32_v1 = kernel_desc<GenericVersion>(
-    1, "fp32-v1", "generic: 16x16 pixel tile x 8 channels per block, one pixel per thread, any shape");
+CGP_DEFINE_KERNEL_DESC(cgp_kernel_fp32_v1, GenericVersion, 1, "fp32-v1",
+                       "generic: 16x16 pixel tile x 8 channels per block, one pixel per thread, any shape",
+                       Kind(CGP_PIPE_FFMA, CGP_ALGORITHM_DIRECT)
+                           .tile(kTile, kTile, kChannels)
+                           .warps(kWarps)
+                           .staging(CGP_STAGING_LOADS))

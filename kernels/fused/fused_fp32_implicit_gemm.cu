@@ -419,10 +419,19 @@ struct FfmaImplicitGemmVersion : NoStageSplit {
     }
 };
 
+/* What fp32-v10 is: the implicit GEMM in FFMA on the tiles of kTileShapes (warps: the tile's), the stages by
+ * cp.async, weights and window alike, K split over kSplits' clusters, one tile a block */
+constexpr cgp_kernel_tile kind_tile(const TileShape &t)
+{
+    return cgp_kernel_tile{(short)t.th, (short)t.tw, (short)t.bn};
+}
+constexpr Kind kFfmaImplicitGemmKind =
+    Kind(CGP_PIPE_FFMA, CGP_ALGORITHM_IMPLICIT_GEMM).tiles(kTileShapes, kind_tile).k_splits(kSplits);
+
 } // namespace
 
-extern "C" const cgp_kernel_desc cgp_kernel_fp32_v10 = kernel_desc<FfmaImplicitGemmVersion>(
-    10, "fp32-v10",
-    "implicit GEMM in FFMA for any channel count: tiles of 16x16, 8x16 or 8x8 pixels x 128, 64 or 32 channels "
-    "(chosen per shape), 8 pixels x 8 channels a thread, 8 input channels x 9 taps a stage in a 3-stage cp.async "
-    "ring, one fp32 chain per output, bias/GELU/mean in registers");
+CGP_DEFINE_KERNEL_DESC(cgp_kernel_fp32_v10, FfmaImplicitGemmVersion, 10, "fp32-v10",
+                       "implicit GEMM in FFMA for any channel count: tiles of 16x16, 8x16 or 8x8 pixels x 128, 64 or "
+                       "32 channels (chosen per shape), 8 pixels x 8 channels a thread, 8 input channels x 9 taps a "
+                       "stage in a 3-stage cp.async ring, one fp32 chain per output, bias/GELU/mean in registers",
+                       kFfmaImplicitGemmKind)

@@ -507,17 +507,32 @@ template <class V> struct WinogradGemmVersion : NoStageSplit {
     }
 };
 
+/* What version V is: its transform's Winograd GEMMs in FFMA, its tiles and warps, the window by cp.async or TMA, a
+ * chunk's weights landed and transformed for every tile, K split over 2 or 4 blocks, one tile a block */
+constexpr cgp_kernel_tile kind_tile(const WinogradTileShape &t)
+{
+    return cgp_kernel_tile{(short)t.th, (short)t.tw, (short)t.bn};
+}
+template <class V>
+constexpr Kind kWinogradGemmKind =
+    Kind(CGP_PIPE_FFMA, V::F::kAlpha == 4 ? CGP_ALGORITHM_WINOGRAD_F2X2 : CGP_ALGORITHM_WINOGRAD_F4X4)
+        .tiles(V::kShapes, kind_tile)
+        .warps(kThreadsOf<V> / 32)
+        .staging(V::kTma ? CGP_STAGING_TMA : CGP_STAGING_CP_ASYNC)
+        .k_splits(kSplits);
+
 } // namespace
 
-extern "C" const cgp_kernel_desc cgp_kernel_fp32_v11 = kernel_desc<WinogradGemmVersion<F2x2Gemm>>(
-    31, "fp32-v11",
-    "Winograd F(2x2,3x3) as 16 FFMA GEMMs for any channel count: tiles of 8x16 or 16x16 pixels x 64 or 32 channels "
-    "(chosen per shape), a warp per transformed element, 8 tiles x 8 channels a thread, 8 input channels a chunk "
-    "transformed in shared memory while the previous one is multiplied, K split over a cluster for small grids");
+CGP_DEFINE_KERNEL_DESC(cgp_kernel_fp32_v11, WinogradGemmVersion<F2x2Gemm>, 31, "fp32-v11",
+                       "Winograd F(2x2,3x3) as 16 FFMA GEMMs for any channel count: tiles of 8x16 or 16x16 pixels x "
+                       "64 or 32 channels (chosen per shape), a warp per transformed element, 8 tiles x 8 channels a "
+                       "thread, 8 input channels a chunk transformed in shared memory while the previous one is "
+                       "multiplied, K split over a cluster for small grids",
+                       kWinogradGemmKind<F2x2Gemm>)
 
-extern "C" const cgp_kernel_desc cgp_kernel_fp32_v12 = kernel_desc<WinogradGemmVersion<F4x4Gemm>>(
-    38, "fp32-v12",
-    "Winograd F(4x4,3x3) as 36 FFMA GEMMs where W % 4 = 0 and Cin <= Hout x Wout / 4: tiles of 16x32 pixels x 32 "
-    "channels, a warp per 3 transformed elements, 3 elements x 4 tiles x 8 channels a thread, the input window by "
-    "TMA, 8 input channels a chunk transformed in shared memory while the previous one is multiplied, K split over a "
-    "cluster for small grids");
+CGP_DEFINE_KERNEL_DESC(cgp_kernel_fp32_v12, WinogradGemmVersion<F4x4Gemm>, 38, "fp32-v12",
+                       "Winograd F(4x4,3x3) as 36 FFMA GEMMs where W % 4 = 0 and Cin <= Hout x Wout / 4: tiles of "
+                       "16x32 pixels x 32 channels, a warp per 3 transformed elements, 3 elements x 4 tiles x 8 "
+                       "channels a thread, the input window by TMA, 8 input channels a chunk transformed in shared "
+                       "memory while the previous one is multiplied, K split over a cluster for small grids",
+                       kWinogradGemmKind<F4x4Gemm>)

@@ -490,33 +490,52 @@ using Tf32RoundedWeights = ImplicitGemmWgmmaVersion<kTf32, kRoundedWeights>;
 using Tf32x3RoundedWeights = ImplicitGemmWgmmaVersion<kTf32x3, kRoundedWeights>;
 using Tf32RoundedOverlapped = ImplicitGemmWgmmaVersion<kTf32, kRoundedOverlapped>;
 
+/* What a version of staging kStaging is: K split over kSplits' clusters, one tile a block; the windows by cp.async,
+ * by TMA, or by TMA where it reads them and by cp.async elsewhere (kRoundedWeights); the weights per tile, or rounded
+ * once a launch; tf32-v17's chunk loop overlapped */
+template <int kStaging>
+constexpr Kind kIgemmWgmmaKind =
+    kWgmmaImplicitGemmKind.k_splits(kSplits)
+        .staging(kStaging == kCpAsyncWindows   ? CGP_STAGING_CP_ASYNC
+                 : kStaging == kRoundedWeights ? CGP_STAGING_TMA_OR_CP_ASYNC
+                                               : CGP_STAGING_TMA)
+        .weights(kStaging >= kRoundedWeights ? CGP_WEIGHTS_ROUNDED_ONCE : CGP_WEIGHTS_PER_TILE)
+        .loop(kStaging == kRoundedOverlapped ? CGP_LOOP_OVERLAPPED : CGP_LOOP_PLAIN);
+
 } // namespace
 
-/* X(descriptor, hooks, version, name, summary) for each version of this file */
+/* X(descriptor, hooks, version, name, summary, kind) for each version of this file */
 #define IMPLICIT_GEMM_WGMMA_VERSIONS(X)                                                                                \
     X(cgp_kernel_tf32_v10, Tf32ByCpAsync, 20, "tf32-v10",                                                              \
       "implicit GEMM on Hopper wgmma (sm_90a, m64n64k8 tf32, operands from shared memory) for any channel "            \
       "count: 16x16, 8x16 or 8x8-pixel x 64 or 32-channel tiles (a warpgroup per 8x8, chosen per shape), 8 input "   \
       "channels x 9 taps a chunk landing 3 chunks ahead by cp.async, converted into one operand buffer while the "     \
-      "wgmmas read the other; a chunk's taps chained in a fresh accumulator")                                          \
+      "wgmmas read the other; a chunk's taps chained in a fresh accumulator",                                          \
+      kIgemmWgmmaKind<kCpAsyncWindows>)                                                                                \
     X(cgp_kernel_tf32x3_v10, Tf32x3ByCpAsync, 30, "3xtf32-v10",                                                        \
       "tf32-v10 with the 3xTF32 split (fp32-level accuracy): big and small operand planes, 27 wgmmas a chunk, "        \
-      "the 18 corrections first, gelu_x2_fine")                                                                        \
+      "the 18 corrections first, gelu_x2_fine",                                                                        \
+      kIgemmWgmmaKind<kCpAsyncWindows>)                                                                                \
     X(cgp_kernel_tf32_v13, Tf32ByTma, 36, "tf32-v13",                                                                  \
       "tf32-v10 with each chunk's input window landed by TMA (one box copy issued by one thread, completing on an "    \
-      "mbarrier; the weights by cp.async as before; W % 4 = 0)")                                                       \
+      "mbarrier; the weights by cp.async as before; W % 4 = 0)",                                                       \
+      kIgemmWgmmaKind<kTmaWindows>)                                                                                    \
     X(cgp_kernel_tf32x3_v13, Tf32x3ByTma, 37, "3xtf32-v13",                                                            \
-      "3xtf32-v10 with each chunk's input window landed by TMA (W % 4 = 0)")                                           \
+      "3xtf32-v10 with each chunk's input window landed by TMA (W % 4 = 0)",                                           \
+      kIgemmWgmmaKind<kTmaWindows>)                                                                                    \
     X(cgp_kernel_tf32_v15, Tf32RoundedWeights, 39, "tf32-v15",                                                         \
       "tf32-v13 with the weights rounded once a launch into the workspace (the blocks claim (channel block, chunk) " \
       "units as they arrive, then wait for all) and landed by one bulk copy a chunk in wgmma's B layout, read "      \
       "where they land: no weight copies or conversion in the chunk loop; the windows by TMA where W % 4 = 0, else " \
-      "by cp.async (the heuristic passes it over where fewer than 16 tiles read each unit)")                          \
+      "by cp.async (the heuristic passes it over where fewer than 16 tiles read each unit)",                           \
+      kIgemmWgmmaKind<kRoundedWeights>)                                                                                \
     X(cgp_kernel_tf32x3_v15, Tf32x3RoundedWeights, 40, "3xtf32-v15",                                                   \
       "3xtf32-v13 with the weights split once a launch into the workspace and landed by one bulk copy a chunk; the " \
-      "windows by TMA where W % 4 = 0, else by cp.async")                                                             \
+      "windows by TMA where W % 4 = 0, else by cp.async",                                                              \
+      kIgemmWgmmaKind<kRoundedWeights>)                                                                                \
     X(cgp_kernel_tf32_v17, Tf32RoundedOverlapped, 42, "tf32-v17",                                                     \
       "tf32-v15 with chunk k + 1's wgmmas issued before chunk k's wait (two accumulator sets, three A buffers, "      \
-      "one barrier a chunk): the tensor cores always have a chunk queued; the windows by TMA (W % 4 = 0)")
+      "one barrier a chunk): the tensor cores always have a chunk queued; the windows by TMA (W % 4 = 0)",             \
+      kIgemmWgmmaKind<kRoundedOverlapped>)
 
 IMPLICIT_GEMM_WGMMA_VERSIONS(CGP_DEFINE_KERNEL_DESC)

@@ -557,27 +557,41 @@ using Tf32ByTma = ResidentWgmmaVersion<kTf32, kTmaWindows>;
 using Tf32x3ByTma = ResidentWgmmaVersion<kTf32x3, kTmaWindows>;
 using Tf32RegisterFragments = ResidentWgmmaVersion<kTf32, kRegisterFragments>;
 
+/* What a version of staging kStaging is: the weights resident, persistent, K whole; the windows by cp.async or by
+ * TMA; tf32-v16's A from registers */
+template <int kStaging>
+constexpr Kind kResidentKind = kWgmmaImplicitGemmKind.staging(kStaging == kCpAsyncWindows ? CGP_STAGING_CP_ASYNC
+                                                                                          : CGP_STAGING_TMA)
+                                   .weights(CGP_WEIGHTS_RESIDENT)
+                                   .persistent()
+                                   .loop(kStaging == kRegisterFragments ? CGP_LOOP_A_IN_REGISTERS : CGP_LOOP_PLAIN);
+
 } // namespace
 
-/* X(descriptor, hooks, version, name, summary) for each version of this file */
+/* X(descriptor, hooks, version, name, summary, kind) for each version of this file */
 #define RESIDENT_WGMMA_VERSIONS(X)                                                                                     \
     X(cgp_kernel_tf32_v11, Tf32ByCpAsync, 32, "tf32-v11",                                                              \
       "tf32-v10 persistent with the weights resident: a block converts all its weights once (Cin <= 64 on every "      \
       "tile, up to 176 on the smaller ones), then streams its tiles' input chunks 4 ahead across tiles and "           \
-      "publishes each image once; no K split (the heuristic passes it over where the blocks get few tiles)")           \
+      "publishes each image once; no K split (the heuristic passes it over where the blocks get few tiles)",           \
+      kResidentKind<kCpAsyncWindows>)                                                                                  \
     X(cgp_kernel_tf32x3_v11, Tf32x3ByCpAsync, 33, "3xtf32-v11",                                                        \
       "tf32-v11 with the 3xTF32 split (fp32-level accuracy): big and small weights resident (Cin <= 64 on the "        \
-      "32-channel tiles, up to 88 on the smaller ones), 27 wgmmas a chunk, 3 chunks ahead, gelu_x2_fine")              \
+      "32-channel tiles, up to 88 on the smaller ones), 27 wgmmas a chunk, 3 chunks ahead, gelu_x2_fine",              \
+      kResidentKind<kCpAsyncWindows>)                                                                                  \
     X(cgp_kernel_tf32_v12, Tf32ByTma, 34, "tf32-v12",                                                                  \
       "tf32-v11 with each input window landed by TMA: one box copy a chunk issued by one thread, completing on an "    \
       "mbarrier, 3 chunks ahead, zeros outside the image from the hardware (W % 4 = 0; Cin <= 64 on every tile, up "   \
-      "to 176 on the smaller ones)")                                                                                   \
+      "to 176 on the smaller ones)",                                                                                   \
+      kResidentKind<kTmaWindows>)                                                                                      \
     X(cgp_kernel_tf32x3_v12, Tf32x3ByTma, 35, "3xtf32-v12",                                                            \
       "3xtf32-v11 with each input window landed by TMA, one box copy a chunk, 3 chunks ahead (W % 4 = 0; Cin <= 56 "   \
-      "on the 32-channel tiles, up to 88 on the smaller ones)")                                                      \
+      "on the 32-channel tiles, up to 88 on the smaller ones)",                                                        \
+      kResidentKind<kTmaWindows>)                                                                                      \
     X(cgp_kernel_tf32_v16, Tf32RegisterFragments, 41, "tf32-v16",                                                     \
       "tf32-v12 with A from registers (wgmma's register-A form): each thread loads and rounds its fragments of the "   \
       "landed window, no window conversion or A buffers; a stage is released by an mbarrier arrival a warp, so "      \
-      "the warpgroups run their chunks without a block barrier; 4 stages (W % 4 = 0; Cin <= 64 on every tile)")
+      "the warpgroups run their chunks without a block barrier; 4 stages (W % 4 = 0; Cin <= 64 on every tile)",        \
+      kResidentKind<kRegisterFragments>)
 
 RESIDENT_WGMMA_VERSIONS(CGP_DEFINE_KERNEL_DESC)

@@ -984,14 +984,24 @@ struct Tf32x3V1 : Tf32x3V2 {
     static constexpr const char *summary = "as 3xtf32-v2 with 8 warps per block (2 per scheduler)";
 };
 
+/* What a version is, on its fast path: warp tiles of fast_rows x 16 pixels x 64 channels, fast_warps a block, the
+ * input by cp.async, the weights once a block in shared memory, persistent; tf32-v3's walk pipelined */
+template <class C>
+constexpr Kind kMmaSyncKind = Kind(CGP_PIPE_MMA_SYNC, CGP_ALGORITHM_IMPLICIT_GEMM)
+                                  .warp_tile(C::fast_rows, kTileW, kGroup)
+                                  .warps(C::fast_warps)
+                                  .weights(CGP_WEIGHTS_RESIDENT)
+                                  .persistent()
+                                  .loop(C::fast_path == kPathPipelined ? CGP_LOOP_PIPELINED : CGP_LOOP_PLAIN);
+
 } // namespace
 
-/* X(descriptor, hooks, version, name, summary) for each version of this file */
+/* X(descriptor, hooks, version, name, summary, kind) for each version of this file */
 #define MMA_SYNC_VERSIONS(X)                                                                                           \
-    X(cgp_kernel_tf32_v3, MmaSyncVersion<Tf32V3>, 13, "tf32-v3", Tf32V3::summary)                                      \
-    X(cgp_kernel_tf32_v1, MmaSyncVersion<Tf32V1>, 11, "tf32-v1", Tf32V1::summary)                                      \
-    X(cgp_kernel_tf32_v2, MmaSyncVersion<Tf32V2>, 12, "tf32-v2", Tf32V2::summary)                                      \
-    X(cgp_kernel_tf32x3_v2, MmaSyncVersion<Tf32x3V2>, 22, "3xtf32-v2", Tf32x3V2::summary)                              \
-    X(cgp_kernel_tf32x3_v1, MmaSyncVersion<Tf32x3V1>, 21, "3xtf32-v1", Tf32x3V1::summary)
+    X(cgp_kernel_tf32_v3, MmaSyncVersion<Tf32V3>, 13, "tf32-v3", Tf32V3::summary, kMmaSyncKind<Tf32V3>)                \
+    X(cgp_kernel_tf32_v1, MmaSyncVersion<Tf32V1>, 11, "tf32-v1", Tf32V1::summary, kMmaSyncKind<Tf32V1>)                \
+    X(cgp_kernel_tf32_v2, MmaSyncVersion<Tf32V2>, 12, "tf32-v2", Tf32V2::summary, kMmaSyncKind<Tf32V2>)                \
+    X(cgp_kernel_tf32x3_v2, MmaSyncVersion<Tf32x3V2>, 22, "3xtf32-v2", Tf32x3V2::summary, kMmaSyncKind<Tf32x3V2>)      \
+    X(cgp_kernel_tf32x3_v1, MmaSyncVersion<Tf32x3V1>, 21, "3xtf32-v1", Tf32x3V1::summary, kMmaSyncKind<Tf32x3V1>)
 
 MMA_SYNC_VERSIONS(CGP_DEFINE_KERNEL_DESC)

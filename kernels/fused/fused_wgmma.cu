@@ -50,9 +50,9 @@ struct Tf32x3V8 : Tf32V8 {
 
 } // namespace
 
-/* X(descriptor, hooks, version, name, summary) for each version of this file */
+/* X(descriptor, hooks, version, name, summary, kind) for each version of this file */
 #define WGMMA_VERSIONS(X)                                                                                              \
-    X(cgp_kernel_tf32_v8, WgmmaVersion<Tf32V8>, 18, "tf32-v8", Tf32V8::summary)                                        \
-    X(cgp_kernel_tf32x3_v8, WgmmaVersion<Tf32x3V8>, 28, "3xtf32-v8", Tf32x3V8::summary)
+    X(cgp_kernel_tf32_v8, WgmmaVersion<Tf32V8>, 18, "tf32-v8", Tf32V8::summary, kWgmmaKind<Tf32V8>)                    \
+    X(cgp_kernel_tf32x3_v8, WgmmaVersion<Tf32x3V8>, 28, "3xtf32-v8", Tf32x3V8::summary, kWgmmaKind<Tf32x3V8>)
 
 WGMMA_VERSIONS(CGP_DEFINE_KERNEL_DESC)

@@ -404,6 +404,14 @@ constexpr TileShape kTileShapes[] = {{2, 2, 64}, {1, 2, 64}, {1, 1, 64}, {2, 2, 
 constexpr int kTileCount = (int)(sizeof kTileShapes / sizeof kTileShapes[0]);
 using TileIndices = std::make_index_sequence<kTileCount>;
 
+/* What the wgmma implicit GEMMs share (kernel_desc.cuh's Kind): wgmma, the tiles of kTileShapes in their order (the
+ * warps: the tile's) */
+constexpr cgp_kernel_tile kind_tile(const TileShape &t)
+{
+    return cgp_kernel_tile{(short)(8 * t.wy), (short)(8 * t.wx), (short)t.bn};
+}
+constexpr Kind kWgmmaImplicitGemmKind = Kind(CGP_PIPE_WGMMA, CGP_ALGORITHM_IMPLICIT_GEMM).tiles(kTileShapes, kind_tile);
+
 /* The block of tile I of kTileShapes in precision P */
 template <int P, int I> using TileBlocks = Blocks<P, kTileShapes[I].wy, kTileShapes[I].wx, kTileShapes[I].bn>;
 

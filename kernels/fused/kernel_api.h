@@ -142,11 +142,92 @@ typedef struct cgp_launch_args {
  * full kernel is what that stage costs there (results are then not the function). */
 enum { CGP_STAGE_MMA = 1, CGP_STAGE_EPILOGUE = 2, CGP_STAGE_ALL = 3 };
 
+/* What a kernel version is, field by field (cgp_kernel_desc.kind; kernel_desc.cuh's Kind makes one): the pipe its
+ * products run on and the algorithm, its tiles and warps, how its input windows and its weights reach the products,
+ * the K split, the schedule and the chunk loop. cgp_kernel_kind_format composes the version's descriptive name from
+ * these fields, in this order, each field's word in quotes below, a field at its default (marked "left out") not
+ * written: e.g. "wgmma, 6 tiles, tma, w/launch, split-K 1/2/4, overlapped". For the mma.sync versions the fields are
+ * those of their fast path (Cin = 8, weights in shared memory). */
+typedef enum cgp_kernel_pipe {
+    CGP_PIPE_FFMA = 1,  /* "ffma": fp32 multiply-adds, followed by the algorithm's word */
+    CGP_PIPE_MMA_SYNC,  /* "mma.sync": tensor cores, m16n8k8 tf32 (an implicit GEMM: the algorithm is not written) */
+    CGP_PIPE_WGMMA      /* "wgmma": Hopper's warpgroup tensor-core MMAs, sm_90a (an implicit GEMM, likewise) */
+} cgp_kernel_pipe;
+typedef enum cgp_kernel_algorithm {
+    CGP_ALGORITHM_DIRECT = 1,    /* "direct": 9 taps x Cin multiply-adds an output, from the staged window */
+    CGP_ALGORITHM_IMPLICIT_GEMM, /* "implicit-gemm": pixels x output channels, K = Cin x 9 in chunks of 8 channels */
+    CGP_ALGORITHM_WINOGRAD_F2X2, /* "winograd-f2x2": Winograd F(2x2, 3x3) */
+    CGP_ALGORITHM_WINOGRAD_F4X4  /* "winograd-f4x4": Winograd F(4x4, 3x3) */
+} cgp_kernel_algorithm;
+/* How the input windows land in shared memory */
+typedef enum cgp_kernel_staging {
+    CGP_STAGING_LOADS = 1,      /* "loads": the threads' loads and stores */
+    CGP_STAGING_CP_ASYNC,       /* "cp.async": the threads' asynchronous copies */
+    CGP_STAGING_TMA,            /* "tma": one TMA box copy a window (W % 4 = 0; the version refuses other widths) */
+    CGP_STAGING_TMA_OR_CP_ASYNC /* "tma/cp.async": by TMA where TMA reads the window, else by cp.async */
+} cgp_kernel_staging;
+/* Where the weights come from */
+typedef enum cgp_kernel_weights {
+    CGP_WEIGHTS_PER_TILE = 1,  /* "w/tile": landed (and rounded) again for every tile, a chunk at a time */
+    CGP_WEIGHTS_RESIDENT,      /* "w resident": landed and prepared once a block, kept in shared memory */
+    CGP_WEIGHTS_REGISTERS,     /* "w in regs": once a block, the big weights as wgmma's A operand in registers */
+    CGP_WEIGHTS_ROUNDED_ONCE   /* "w/launch": rounded once a launch into the workspace, a chunk's landed by one
+                                  bulk copy where the products read them */
+} cgp_kernel_weights;
+typedef enum cgp_kernel_schedule {
+    CGP_SCHEDULE_TILE_PER_BLOCK = 1, /* left out: one block per tile (and block of output channels) */
+    CGP_SCHEDULE_PERSISTENT          /* "persistent": a grid of about one block an SM, each walking a range of tiles */
+} cgp_kernel_schedule;
+/* The main loop, where it is not the plain one */
+typedef enum cgp_kernel_loop {
+    CGP_LOOP_PLAIN = 1,    /* left out */
+    CGP_LOOP_PIPELINED,    /* "pipelined": a tile's epilogue spread over the next tile's MMAs, two accumulator sets */
+    CGP_LOOP_OVERLAPPED,   /* "overlapped": chunk k + 1's MMAs issued before chunk k's wait, two accumulator sets */
+    CGP_LOOP_A_IN_REGISTERS /* "A in regs": each thread loads its A fragments from the landed window into registers,
+                               no block barrier a chunk */
+} cgp_kernel_loop;
+
+/* A tile: h x w output pixels x c output channels */
+typedef struct cgp_kernel_tile {
+    short h, w, c;
+} cgp_kernel_tile;
+enum { CGP_KERNEL_TILES_MAX = 6 };
+
+typedef struct cgp_kernel_kind {
+    cgp_kernel_pipe pipe;
+    cgp_kernel_algorithm algorithm;
+    /* the tiles a launch can take, tile_count of them: one ("HxWxC"; with warp_tile, "warp HxWxC": a warp's tile,
+     * the warps of a block taking theirs independently), or chosen per shape ("N tiles") */
+    cgp_kernel_tile tiles[CGP_KERNEL_TILES_MAX];
+    int tile_count;
+    int warp_tile;
+    int warps; /* warps a block (" Nw" after the tiles), or 0 where each tile has its own (not written) */
+    cgp_kernel_staging staging;
+    cgp_kernel_weights weights;
+    /* bit s (1 <= s <= 3): K (the input channels' chunks) can be split over a cluster of 2^s blocks, where the grid
+     * is small ("split-K 1/2/4": whole, 2 or 4 blocks); 0: K whole (left out) */
+    unsigned k_splits;
+    cgp_kernel_schedule schedule;
+    cgp_kernel_loop loop;
+    /* 1: a superseded version (kernels/fused/history/), kept selectable so that docs/perf-log.md can be re-measured;
+     * it may differ from the version after it in what no field here says (the GELU's form, the rounding, the code's
+     * layout: its summary says what). Not written. */
+    int history;
+} cgp_kernel_kind;
+
+/* The bytes of the longest descriptive name with its terminating NUL, at most (tests/cpu/cpu_paths.c checks) */
+enum { CGP_KERNEL_KIND_NAME_MAX = 80 };
+
+/* Writes the descriptive name of `kind` into buf (cap bytes, NUL-terminated, cut where it is longer) and returns its
+ * length, as snprintf does; the one composer of the names */
+int cgp_kernel_kind_format(const cgp_kernel_kind *kind, char *buf, size_t cap);
+
 typedef struct cgp_kernel_desc {
     int version;       /* the number `--kernel` selects */
     const char *name;  /* e.g. "fp32-v2" */
     int precision;     /* a cgp_precision value */
     const char *summary;
+    cgp_kernel_kind kind; /* what it is: cgp_kernel_kind_name gives the descriptive name composed from it */
     /* NULL when this version runs the problem itself, else a sentence saying why not; a version never hands a
      * problem to another version: version 0 ("best") takes the next one in the table instead */
     const char *(*unsupported)(const cgp_problem *p, const cgp_device_info *d);
@@ -174,6 +255,11 @@ const cgp_kernel_desc *const *cgp_kernel_table(int *count);
 
 /* The version numbered `version` in the table, or NULL */
 const cgp_kernel_desc *cgp_kernel_find(int version);
+
+/* The descriptive name of version k of the table (cgp_kernel_kind_format of k->kind, composed once for the whole
+ * table), e.g. "wgmma, 6 tiles, tma, w resident, persistent, A in regs" for tf32-v16; NULL for a descriptor not in
+ * the table */
+const char *cgp_kernel_kind_name(const cgp_kernel_desc *k);
 
 /* The hooks' device info of device `ordinal` (the plan's query); cudaSuccess, or the error of the CUDA call
  * that failed (d untouched then) */

@@ -2,13 +2,18 @@
  * kernel_desc.cuh - the CUDA side of kernel_api.h (library layer): a kernel version's descriptor made from
  * its hooks, and the sentences its unsupported() returns about shared memory, computed from the bytes.
  *
- *   kernel_desc<Hooks>(version, name, summary)   the cgp_kernel_desc of one version, Hooks a struct with
+ *   kernel_desc<Hooks>(version, name, summary, kind)   the cgp_kernel_desc of one version, Hooks a struct with
  *       precision (a cgp_precision) and the static functions unsupported, workspace_bytes, launch and path,
  *       either stages_unsupported and launch_stages or, deriving from NoStageSplit, neither, and kPaths (every
  *       path id its launches can record: a PathList, made by path_run, + and with_weights_4b)
- *   CGP_DEFINE_KERNEL_DESC(symbol, Hooks, version, name, summary)   defines the descriptor `symbol` (extern "C",
- *       as dispatch.cu declares it) = kernel_desc<Hooks>(version, name, summary): the row macro of a file's
- *       X-macro table of its versions, TABLE(CGP_DEFINE_KERNEL_DESC)
+ *   Kind(pipe, algorithm).tile(h, w, c)...        what the version is (cgp_kernel_kind, kernel_api.h), field by
+ *       field, at compile time: .tile (one per tile it can take; .warp_tile: a warp's; .tiles: those of a list of
+ *       the version's own), .warps, .staging, .weights, .k_split (.k_splits: a list of cluster sizes), .persistent,
+ *       .loop, .history; a field not set keeps its default (cp.async staging, weights per tile, K whole, one tile a
+ *       block, the plain loop); CGP_DEFINE_KERNEL_DESC checks the tiles (1 to CGP_KERNEL_TILES_MAX) and splits
+ *   CGP_DEFINE_KERNEL_DESC(symbol, Hooks, version, name, summary, kind)   defines the descriptor `symbol`
+ *       (extern "C", as dispatch.cu declares it) = kernel_desc<Hooks>(version, name, summary, kind): the row
+ *       macro of a file's X-macro table of its versions, TABLE(CGP_DEFINE_KERNEL_DESC)
  *   kSharedMemoryNeed<kBytes>.text               "needs N KiB of shared memory per block", N = kBytes in
  *       KiB rounded up, made at compile time
  */
@@ -25,11 +30,122 @@ struct NoStageSplit {
     static constexpr decltype(nullptr) stages_unsupported = nullptr, launch_stages = nullptr;
 };
 
-template <class Hooks> constexpr cgp_kernel_desc kernel_desc(int version, const char *name, const char *summary)
+/* What a version is (kernel_api.h's cgp_kernel_kind), made field by field at compile time */
+struct Kind {
+    cgp_kernel_kind k;
+    constexpr Kind(cgp_kernel_pipe pipe, cgp_kernel_algorithm algorithm) : k{}
+    {
+        k.pipe = pipe;
+        k.algorithm = algorithm;
+        k.staging = CGP_STAGING_CP_ASYNC;
+        k.weights = CGP_WEIGHTS_PER_TILE;
+        k.schedule = CGP_SCHEDULE_TILE_PER_BLOCK;
+        k.loop = CGP_LOOP_PLAIN;
+    }
+    /* one more tile it can take: h x w pixels x c channels */
+    constexpr Kind tile(int h, int w, int c) const
+    {
+        Kind r = *this;
+        if (r.k.tile_count < CGP_KERNEL_TILES_MAX)
+            r.k.tiles[r.k.tile_count] = cgp_kernel_tile{(short)h, (short)w, (short)c};
+        ++r.k.tile_count; /* past CGP_KERNEL_TILES_MAX: kernel_desc's static check fails */
+        return r;
+    }
+    /* the tile is a warp's (h rows x w columns x c channels), the warps of a block taking theirs independently */
+    constexpr Kind warp_tile(int h, int w, int c) const
+    {
+        Kind r = tile(h, w, c);
+        r.k.warp_tile = 1;
+        return r;
+    }
+    constexpr Kind warps(int n) const
+    {
+        Kind r = *this;
+        r.k.warps = n;
+        return r;
+    }
+    constexpr Kind staging(cgp_kernel_staging s) const
+    {
+        Kind r = *this;
+        r.k.staging = s;
+        return r;
+    }
+    constexpr Kind weights(cgp_kernel_weights w) const
+    {
+        Kind r = *this;
+        r.k.weights = w;
+        return r;
+    }
+    /* .tile(t.h, t.w, t.c) for t = f(shape) of each of shapes, in their order */
+    template <class S, size_t N, class F> constexpr Kind tiles(const S (&shapes)[N], F f) const
+    {
+        Kind r = *this;
+        for (size_t i = 0; i < N; ++i) {
+            const cgp_kernel_tile t = f(shapes[i]);
+            r = r.tile(t.h, t.w, t.c);
+        }
+        return r;
+    }
+    /* .k_split of each of a version's cluster sizes above 1 (1: K whole) */
+    template <size_t N> constexpr Kind k_splits(const int (&blocks)[N]) const
+    {
+        Kind r = *this;
+        for (size_t i = 0; i < N; ++i)
+            if (blocks[i] > 1)
+                r = r.k_split(blocks[i]);
+        return r;
+    }
+    /* K can be split over a cluster of `blocks` (2, 4 or 8) */
+    constexpr Kind k_split(int blocks) const
+    {
+        Kind r = *this;
+        r.k.k_splits |= blocks == 2 ? 2u : blocks == 4 ? 4u : blocks == 8 ? 8u : 0x100u; /* 0x100: not a split */
+        return r;
+    }
+    constexpr Kind persistent() const
+    {
+        Kind r = *this;
+        r.k.schedule = CGP_SCHEDULE_PERSISTENT;
+        return r;
+    }
+    constexpr Kind loop(cgp_kernel_loop l) const
+    {
+        Kind r = *this;
+        r.k.loop = l;
+        return r;
+    }
+    constexpr Kind history() const
+    {
+        Kind r = *this;
+        r.k.history = 1;
+        return r;
+    }
+};
+
+template <class Hooks>
+constexpr cgp_kernel_desc kernel_desc(int version, const char *name, const char *summary, const Kind &kind)
 {
-    return cgp_kernel_desc{version,       name,         Hooks::precision,          summary,
-                           Hooks::unsupported, Hooks::workspace_bytes, Hooks::launch, Hooks::path,
-                           Hooks::kPaths.ids, Hooks::kPaths.count, Hooks::stages_unsupported, Hooks::launch_stages};
+    return cgp_kernel_desc{version,
+                           name,
+                           Hooks::precision,
+                           summary,
+                           kind.k,
+                           Hooks::unsupported,
+                           Hooks::workspace_bytes,
+                           Hooks::launch,
+                           Hooks::path,
+                           Hooks::kPaths.ids,
+                           Hooks::kPaths.count,
+                           Hooks::stages_unsupported,
+                           Hooks::launch_stages};
+}
+
+/* A kind kernel_desc takes: 1 to CGP_KERNEL_TILES_MAX tiles, K splits of 2, 4 or 8 blocks, warps where set */
+constexpr bool kind_valid(const Kind &kind)
+{
+    const cgp_kernel_kind &k = kind.k;
+    return k.tile_count >= 1 && k.tile_count <= CGP_KERNEL_TILES_MAX && (k.k_splits & ~0xeu) == 0 && k.warps >= 0 &&
+           k.warps <= 32 && (!k.warp_tile || k.tile_count == 1);
 }
 
 /* A version's path ids (cgp_kernel_desc.paths): Hooks::kPaths, made of path_run, + and with_weights_4b */
@@ -68,8 +184,9 @@ template <int N> constexpr PathList<2 * N> with_weights_4b(const PathList<N> &l)
     return both;
 }
 
-#define CGP_DEFINE_KERNEL_DESC(symbol, Hooks, version, name, summary)                                             \
-    extern "C" const cgp_kernel_desc symbol = kernel_desc<Hooks>(version, name, summary);
+#define CGP_DEFINE_KERNEL_DESC(symbol, Hooks, version, name, summary, kind)                                       \
+    static_assert(kind_valid(kind), name ": a kind of 1 to CGP_KERNEL_TILES_MAX tiles and K splits of 2, 4 or 8");  \
+    extern "C" const cgp_kernel_desc symbol = kernel_desc<Hooks>(version, name, summary, kind);
 
 struct SharedMemoryText {
     char text[64];

@@ -867,6 +867,17 @@ template <class C> struct WgmmaVersion {
     }
 };
 
+/* What version C is (kernel_desc.cuh's Kind): tiles of C::rows x 64 pixels x 64 channels, one warpgroup a block, the
+ * windows by TMA where it reads them (else cp.async) or by cp.async alone, the weights staged once a block (transposed:
+ * the big ones as A in registers), persistent */
+template <class C>
+constexpr Kind kWgmmaKind = Kind(CGP_PIPE_WGMMA, CGP_ALGORITHM_IMPLICIT_GEMM)
+                                .tile(C::rows, kTileW, kN)
+                                .warps(kThreads / 32)
+                                .staging(C::staged_by_tma ? CGP_STAGING_TMA_OR_CP_ASYNC : CGP_STAGING_CP_ASYNC)
+                                .weights(C::transposed ? CGP_WEIGHTS_REGISTERS : CGP_WEIGHTS_RESIDENT)
+                                .persistent();
+
 } // namespace
 
 #endif

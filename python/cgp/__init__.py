@@ -10,14 +10,15 @@ and checks that its version is this package's MAJOR.MINOR. With PyTorch importab
 registers the custom op cgp::conv_gelu_mean (torch.compile, CUDA graphs) and ConvGeluMean.
 """
 import atexit
+import collections
 import importlib.util
 
 from . import _arrays, _lib, _plans
 from ._lib import Error
 
-__version__ = "0.2.0"  # MAJOR.MINOR: those of the libcgp it needs (include/cgp.h CGP_VERSION_*)
-__all__ = ["Error", "cached_plans", "clear_cache", "conv_gelu_mean", "declaration_problems", "kernel_of",
-           "library_path", "set_cache_limit"]
+__version__ = "0.3.0"  # MAJOR.MINOR: those of the libcgp it needs (include/cgp.h CGP_VERSION_*)
+__all__ = ["Error", "Kernel", "cached_plans", "clear_cache", "conv_gelu_mean", "declaration_problems",
+           "kernel_of", "library_path", "set_cache_limit"]
 
 _library = _lib.load(__version__)
 _cache = _plans.Cache(_library)
@@ -49,14 +50,31 @@ def _run(x, weight, bias, padding, precision, reduce, select):
     return _cache.run(output, ptrs, shape, device, options, producers)
 
 
+class Kernel(collections.namedtuple("Kernel", "version name")):
+    """(version, name) of a kernel version, e.g. (9, "fp32-v9"), as kernel_of returns it: a 2-tuple, with
+    .kind, what the version is in words (the library's cgp_plan_kernel_kind), e.g. "ffma winograd-f4x4,
+    16x32x64 8w, cp.async, w resident, persistent"."""
+
+    def __new__(cls, version, name, kind):
+        self = super().__new__(cls, version, name)
+        self.kind = kind
+        return self
+
+    def __getnewargs__(self):  # copy and pickle
+        return self.version, self.name, self.kind
+
+    def __repr__(self):
+        return "Kernel(version=%d, name=%r, kind=%r)" % (self.version, self.name, self.kind)
+
+
 def kernel_of(x, weight, bias, padding="valid", precision="fp32", reduce="det", select="heuristic"):
-    """(version, name) of the kernel conv_gelu_mean runs for these arguments on the current stream,
-    e.g. (9, "fp32-v9"); makes and caches the plan when there is none yet."""
+    """Kernel (version, name), with .kind, of the kernel conv_gelu_mean runs for these arguments on the
+    current stream, e.g. (9, "fp32-v9"), .kind "ffma winograd-f4x4, 16x32x64 8w, cp.async, w resident,
+    persistent"; makes and caches the plan when there is none yet."""
     options = _lib.option_values(padding, precision, reduce, select)
     output, keep, ptrs, shape, device, _ = _arrays.prepare(x, weight, bias, options.padding)
     with output.device(device):
-        plan, _ = _cache.plan(output, ptrs, shape, device, options)
-    return plan.version, plan.name
+        return Kernel(*_cache.kernel(output, ptrs, shape, device, options))
 
 
 def cached_plans():

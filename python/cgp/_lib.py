@@ -61,6 +61,7 @@ FUNCTIONS = {  # name: (restype, argtypes)
     "cgp_plan_create_measured": (ctypes.c_int, [_p(_ptr), _p(Shape), _p(Options), _ptr, _ptr, _ptr, _ptr, _ptr]),
     "cgp_plan_workspace_size": (ctypes.c_int, [_ptr, _p(ctypes.c_size_t)]),
     "cgp_plan_kernel": (ctypes.c_int, [_ptr, _p(ctypes.c_int), _p(ctypes.c_char_p)]),
+    "cgp_plan_kernel_kind": (ctypes.c_int, [_ptr, _p(ctypes.c_char_p)]),
     "cgp_plan_candidates": (ctypes.c_int, [_ptr, _p(_p(Candidate)), _p(ctypes.c_int), _p(ctypes.c_int)]),
     "cgp_plan_run": (ctypes.c_int, [_ptr, _ptr, _ptr, _ptr, _ptr, _ptr, ctypes.c_size_t, _ptr]),
     "cgp_plan_destroy": (ctypes.c_int, [_ptr]),

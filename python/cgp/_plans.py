@@ -101,8 +101,8 @@ def wait_for_producers(producers, stream, device):
 
 
 class Plan:
-    __slots__ = ("handle", "workspace", "workspace_ptr", "workspace_bytes", "version", "name", "framework", "device",
-                 "captured")
+    __slots__ = ("handle", "workspace", "workspace_ptr", "workspace_bytes", "version", "name", "kind", "framework",
+                 "device", "captured")
 
 
 class Cache:
@@ -118,6 +118,18 @@ class Cache:
         """(the Plan for these on the current stream of `device`, that stream); `device` is current."""
         with self._lock:
             return self._plan(output, ptrs, shape, device, options)
+
+    def kernel(self, output, ptrs, shape, device, options):
+        """(version, name, kind) of the kernel of the Plan for these on the current stream of `device` (made
+        when there is none; `device` is current): kind, what the version is (cgp_plan_kernel_kind), is asked
+        of the library the first time."""
+        with self._lock:
+            plan, _ = self._plan(output, ptrs, shape, device, options)
+            if plan.kind is None:
+                kind = ctypes.c_char_p()
+                self._lib.call("cgp_plan_kernel_kind", plan.handle, ctypes.byref(kind))
+                plan.kind = kind.value.decode()
+            return plan.version, plan.name, plan.kind
 
     def _plan(self, output, ptrs, shape, device, options):
         stream = output.stream(device)
@@ -165,6 +177,7 @@ class Cache:
                 self._lib.call("cgp_plan_create", ctypes.byref(handle), ctypes.byref(dims), ctypes.byref(opts))
             plan = Plan()
             plan.handle, plan.framework, plan.device, plan.captured = handle, output, device, capturing
+            plan.kind = None  # asked for by Cache.kernel
             try:
                 nbytes, version, name = ctypes.c_size_t(), ctypes.c_int(), ctypes.c_char_p()
                 self._lib.call("cgp_plan_workspace_size", handle, ctypes.byref(nbytes))

@@ -39,7 +39,7 @@ int uses_api(void)
     cgp_plan *plan = NULL;
     size_t bytes = 0;
     int version = 0;
-    const char *name = NULL;
+    const char *name = NULL, *kind = NULL;
     cgp_status (*run)(cgp_plan *, const float *, const float *, const float *, float *, void *, size_t,
                       cudaStream_t) = cgp_plan_run;
     cgp_status (*destroy)(cgp_plan *) = cgp_plan_destroy;
@@ -53,6 +53,7 @@ int uses_api(void)
     if (status == CGP_SUCCESS) {
         status = cgp_plan_workspace_size(plan, &bytes);
         status = cgp_plan_kernel(plan, &version, &name);
+        status = cgp_plan_kernel_kind(plan, &kind);
         status = cgp_plan_candidates(plan, &candidates, &candidate_count, &from_cache);
         status = run(plan, NULL, NULL, NULL, NULL, NULL, bytes, (cudaStream_t)0);
         status = destroy(plan);
@@ -65,7 +66,7 @@ int uses_api(void)
                               (candidates[0].unsupported != NULL) + (int)(candidates[0].median_ms < 0.0f) + from_cache);
     return (int)status + (int)cgp_output_height(&shape, options.padding) +
            (int)cgp_output_width(&shape, CGP_PADDING_VALID) + (int)cgp_status_string(status)[0] +
-           (int)cgp_last_error_detail()[0] + cgp_version() + CGP_VERSION_MAJOR + CGP_VERSION_MINOR +
+           (int)cgp_last_error_detail()[0] + (kind != NULL) + cgp_version() + CGP_VERSION_MAJOR + CGP_VERSION_MINOR +
            (int)CGP_REDUCE_DET + (int)CGP_PRECISION_FP32 + (int)CGP_PRECISION_TF32 + (int)CGP_ERROR_INVALID_PLAN;
 }
 EOF

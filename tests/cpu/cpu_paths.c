@@ -7,7 +7,11 @@
  *     (version, path) pair the sweep reaches: a pair no fixed shape reaches fails, named, as does a fixed shape its
  *     version refuses or one that adds no pair of its own;
  *   - the heuristic picks, per precision on a few shapes, a version of that precision that runs the shape, with the
- *     lowest GPU time the cost model predicts among those that run it.
+ *     lowest GPU time the cost model predicts among those that run it;
+ *   - each version's kind (cgp_kernel_desc.kind) gives its descriptive name through cgp_kernel_kind_format and
+ *     agrees with what its paths and hooks show (TMA, the algorithm, resident or rounded weights, the chunk loop, the
+ *     K splits, the tiles, wgmma's compute capability, TMA's refusal of W % 4 != 0), and the names tell the versions
+ *     of a precision apart (history versions excepted among themselves).
  * Linked with libcgp (the Makefile's rule), whose hooks are host code: nothing here touches CUDA.
  */
 #include <stdio.h>
@@ -209,6 +213,167 @@ static void check_selection(const cgp_kernel_desc *const *table, int count)
             }
 }
 
+/* ---- what each version is: its kind (cgp_kernel_desc.kind) and descriptive name (cgp_kernel_kind_name) ---- */
+
+/* 1 where a path name of k contains `text` (all: every one of them does) */
+static int paths_say(const cgp_kernel_desc *k, const char *text, int all)
+{
+    int some = 0;
+    for (int i = 0; i < k->path_count; ++i) {
+        const int says = strstr(cgp_path_name(k->paths[i]), text) != NULL;
+        if (all && !says)
+            return 0;
+        some |= says;
+    }
+    return some;
+}
+
+static int paths_say_tma(const cgp_kernel_desc *k)
+{
+    return paths_say(k, "TMA", 0) || paths_say(k, "tma", 0);
+}
+
+/* The first of a few shapes with W % 4 = 0 that k runs on the described H200 (its padding in *padding), or NULL */
+static const cgp_shape *shape_it_runs(const cgp_kernel_desc *k, cgp_padding *padding)
+{
+    static const cgp_shape shapes[] = {{2, 8, 64, 34, 32}, {2, 16, 32, 34, 32}, {2, 64, 64, 34, 32}};
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; ++i)
+        for (int pad = 0; pad <= 1; ++pad) {
+            const cgp_problem p = problem_of(&shapes[i], (cgp_padding)pad);
+            if (!k->unsupported(&p, &h200)) {
+                *padding = (cgp_padding)pad;
+                return &shapes[i];
+            }
+        }
+    return NULL;
+}
+
+/* Why kind k of version d disagrees with what the test can see of d (into why), or 0 where it agrees */
+static int kind_disagrees(const cgp_kernel_desc *d, char *why, size_t cap)
+{
+    const cgp_kernel_kind *k = &d->kind;
+    char composed[CGP_KERNEL_KIND_NAME_MAX + 32];
+    const char *name = cgp_kernel_kind_name(d);
+    const int length = cgp_kernel_kind_format(k, composed, sizeof composed);
+#define DISAGREE(...) return snprintf(why, cap, __VA_ARGS__), 1
+    if (!name || !*name)
+        DISAGREE("no descriptive name");
+    if (length >= CGP_KERNEL_KIND_NAME_MAX || strcmp(name, composed) != 0)
+        DISAGREE("its name \"%s\" is not cgp_kernel_kind_format's \"%s\" below %d bytes", name, composed,
+                 CGP_KERNEL_KIND_NAME_MAX);
+    if (strchr(name, '?'))
+        DISAGREE("a field out of its range: \"%s\"", name);
+    if (k->tile_count < 1 || k->tile_count > CGP_KERNEL_TILES_MAX)
+        DISAGREE("%d tiles", k->tile_count);
+    if ((d->precision == CGP_PRECISION_FP32) != (k->pipe == CGP_PIPE_FFMA))
+        DISAGREE("precision %d on pipe %d: FFMA is fp32's pipe alone", d->precision, (int)k->pipe);
+    if (k->pipe != CGP_PIPE_FFMA && k->algorithm != CGP_ALGORITHM_IMPLICIT_GEMM)
+        DISAGREE("a tensor-core version not an implicit GEMM");
+    /* the paths' names: the staging, the algorithm, the weights, the loop, the tiles, the K split */
+    const int tma = paths_say_tma(d);
+    if (tma && k->staging != CGP_STAGING_TMA && k->staging != CGP_STAGING_TMA_OR_CP_ASYNC)
+        DISAGREE("a path by TMA, staging \"%s\"", name);
+    if (k->staging == CGP_STAGING_TMA_OR_CP_ASYNC) {
+        int untagged = 0; /* a path by cp.async: one that does not say TMA */
+        for (int i = 0; i < d->path_count; ++i) {
+            const char *p = cgp_path_name(d->paths[i]);
+            untagged |= !strstr(p, "TMA") && !strstr(p, "tma");
+        }
+        if (!tma || !untagged)
+            DISAGREE("staging by TMA or cp.async, but its paths are not of both");
+    }
+    if ((paths_say(d, "winograd-f4x4", 0) && k->algorithm != CGP_ALGORITHM_WINOGRAD_F4X4) ||
+        ((paths_say(d, "winograd-f2x2", 0) || paths_say(d, "winograd ", 0)) &&
+         k->algorithm != CGP_ALGORITHM_WINOGRAD_F2X2) ||
+        (paths_say(d, "direct", 0) && k->algorithm != CGP_ALGORITHM_DIRECT) ||
+        (paths_say(d, "ffma ", 0) && k->algorithm != CGP_ALGORITHM_IMPLICIT_GEMM))
+        DISAGREE("its paths name another algorithm than %d", (int)k->algorithm);
+    if (paths_say(d, "resident", 0) && k->weights != CGP_WEIGHTS_RESIDENT)
+        DISAGREE("resident paths, weights %d", (int)k->weights);
+    if (paths_say(d, "rounded weights", 0) && k->weights != CGP_WEIGHTS_ROUNDED_ONCE)
+        DISAGREE("paths of rounded weights, weights %d", (int)k->weights);
+    if ((k->loop == CGP_LOOP_OVERLAPPED) != paths_say(d, "overlapped", 1))
+        DISAGREE("loop %d, overlapped paths %d", (int)k->loop, paths_say(d, "overlapped", 1));
+    if ((k->loop == CGP_LOOP_A_IN_REGISTERS) != paths_say(d, "A from registers", 1))
+        DISAGREE("loop %d, paths with A from registers %d", (int)k->loop, paths_say(d, "A from registers", 1));
+    for (int s = 1; s <= 3; ++s) {
+        char split[16];
+        snprintf(split, sizeof split, "K split %d", 1 << s);
+        if (!!(k->k_splits & 1u << s) != paths_say(d, split, 0))
+            DISAGREE("split-K over %d blocks %s its kind, %s its paths", 1 << s,
+                     k->k_splits & 1u << s ? "in" : "not in", paths_say(d, split, 0) ? "in" : "not in");
+    }
+    for (int i = 0; i < d->path_count; ++i) { /* a tile a path names is one of the kind's */
+        const char *p = cgp_path_name(d->paths[i]);
+        int h = 0, w = 0, c = 0, found = 0;
+        for (const char *at = p; *at && !found; ++at)
+            found = (at == p || at[-1] == ' ') && sscanf(at, "%dx%d px x %d ch", &h, &w, &c) == 3;
+        int listed_tile = !found;
+        for (int t = 0; t < k->tile_count && t < CGP_KERNEL_TILES_MAX; ++t)
+            listed_tile |= k->tiles[t].h == h && k->tiles[t].w == w && k->tiles[t].c == c;
+        if (!listed_tile)
+            DISAGREE("its path \"%s\" takes a tile not among its kind's %d", p, k->tile_count);
+    }
+    /* the devices: wgmma runs on compute capability 9.0 alone, mma.sync and FFMA (but by TMA) on 8.0 too (the
+     * described H200 with compute capability 8.0); TMA refuses W % 4 != 0, the other stagings take it */
+    cgp_padding padding = CGP_PADDING_VALID;
+    const cgp_shape *s = shape_it_runs(d, &padding);
+    if (!s)
+        DISAGREE("runs none of the kind test's shapes");
+    cgp_device_info cc80 = h200;
+    cc80.cc_major = 8;
+    const cgp_problem p = problem_of(s, padding);
+    const char *on_cc80 = d->unsupported(&p, &cc80);
+    if ((k->pipe == CGP_PIPE_WGMMA) != (on_cc80 != NULL) && !(k->staging == CGP_STAGING_TMA && on_cc80))
+        DISAGREE("pipe %d, with compute capability 8.0 %s", (int)k->pipe, on_cc80 ? on_cc80 : "runs");
+    cgp_shape narrower = *s;
+    narrower.w -= 2;
+    const cgp_problem q = problem_of(&narrower, padding);
+    const char *narrow = d->unsupported(&q, &h200);
+    if ((k->staging == CGP_STAGING_TMA) != (narrow != NULL))
+        DISAGREE("staging \"%s\", W = %lld: %s", name, (long long)narrower.w, narrow ? narrow : "runs");
+#undef DISAGREE
+    return 0;
+}
+
+static void check_kinds(const cgp_kernel_desc *const *table, int count)
+{
+    for (int i = 0; i < count; ++i) {
+        char name[96], why[512];
+        snprintf(name, sizeof name, "kind %s: a descriptive name from its fields, as its paths and hooks say",
+                 table[i]->name);
+        if (kind_disagrees(table[i], why, sizeof why))
+            TEST_FAIL(name, "%s", why);
+        else
+            test_report("PASS", name, "\"%s\"", cgp_kernel_kind_name(table[i]));
+    }
+    /* a version is told apart from the others of its precision by its name, but for the superseded ones, which may
+     * differ from each other in what the fields do not say (the GELU's form, the rounding, the code) */
+    for (int precision = 0; precision < 3; ++precision) {
+        char name[96], same[1024] = "";
+        int current = 0;
+        snprintf(name, sizeof name, "kinds %s: each version's descriptive name its own, history versions excepted",
+                 precision == 0 ? "fp32" : precision == 1 ? "tf32" : "3xtf32");
+        for (int i = 0; i < count; ++i) {
+            if (table[i]->precision != precision)
+                continue;
+            current += !table[i]->kind.history;
+            for (int j = i + 1; j < count; ++j)
+                if (table[j]->precision == precision &&
+                    strcmp(cgp_kernel_kind_name(table[i]), cgp_kernel_kind_name(table[j])) == 0 &&
+                    !(table[i]->kind.history && table[j]->kind.history) && strlen(same) + 200 < sizeof same)
+                    snprintf(same + strlen(same), sizeof same - strlen(same), "%s%s and %s (\"%s\")",
+                             *same ? ", " : "", table[i]->name, table[j]->name, cgp_kernel_kind_name(table[i]));
+        }
+        if (*same)
+            TEST_FAIL(name, "the same name: %s", same);
+        else if (current == 0)
+            TEST_FAIL(name, "no current version");
+        else
+            test_report("PASS", name, "%d current versions", current);
+    }
+}
+
 int main(void)
 {
     int count = 0;
@@ -223,6 +388,7 @@ int main(void)
     check_listed_paths(table, count, reached, unnamed);
     check_fixed_shapes(table, count, reached);
     check_selection(table, count);
+    check_kinds(table, count);
     free(reached);
     free(unnamed);
     return test_exit_code();

@@ -127,14 +127,14 @@ def cpu_cases(tmp):
     def _():
         lib = stub_library(tmp, "libcgp_v1_1", "int cgp_version(void) { return 1001; }\n")
         rc, out = import_in_subprocess({"CGP_LIBRARY": lib}, PACKAGE)
-        expect(rc != 0 and "%s (CGP_LIBRARY) is libcgp 1.1, but this cgp package is 0.2.0 and needs libcgp 0.2" % lib
+        expect(rc != 0 and "%s (CGP_LIBRARY) is libcgp 1.1, but this cgp package is 0.3.0 and needs libcgp 0.3" % lib
                in out, "exit %d: %s" % (rc, out.strip()[-400:]))
 
     @case("version: a libcgp without cgp_version is refused")
     def _():
         lib = stub_library(tmp, "libcgp_old", "int cgp_plan_destroy(void *p) { return p != 0; }\n")
         rc, out = import_in_subprocess({"CGP_LIBRARY": lib}, PACKAGE)
-        expect(rc != 0 and "has no cgp_version()" in out and "needs libcgp 0.2" in out, "exit %d: %s"
+        expect(rc != 0 and "has no cgp_version()" in out and "needs libcgp 0.3" in out, "exit %d: %s"
                % (rc, out.strip()[-400:]))
 
     @case("declarations: the ctypes declarations match include/cgp.h")
@@ -528,13 +528,18 @@ def gpu_cases(seed):
                     worst = max(worst, (err, where))
                 return "worst rel L2 %.2e at %s" % worst
 
-    @case("kernel_of names a kernel of each precision")
+    @case("kernel_of names a kernel of each precision, and what it is")
     def _():
         import cgp
         x, w, b = gpu().inputs(2, 8, 64, 32, 32)
-        names = [cgp.kernel_of(x, w, b, precision=p)[1] for p in PRECISIONS]
+        kernels = [cgp.kernel_of(x, w, b, precision=p) for p in PRECISIONS]
+        names = [k[1] for k in kernels]
         expect(all(name.startswith(p + "-") for name, p in zip(names, PRECISIONS)), "kernels %s" % names)
-        return ", ".join(names)
+        # a (version, name) pair as before, with .kind: the library's words for the version (FFMA: fp32's pipe alone)
+        expect(all(len(k) == 2 and k == (k.version, k.name) and isinstance(k.kind, str) and
+                   k.kind.startswith("ffma ") == (p == "fp32") for k, p in zip(kernels, PRECISIONS)),
+               "kernels %r" % kernels)
+        return ", ".join("%s (%s)" % (k.name, k.kind) for k in kernels)
 
     @case("torch.compile(fullgraph=True) through cgp::conv_gelu_mean, two batch sizes")
     def _():

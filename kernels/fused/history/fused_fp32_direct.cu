@@ -326,19 +326,32 @@ template <int kVersion> struct DirectVersion : NoStageSplit {
 
 } // namespace
 
-extern "C" const cgp_kernel_desc cgp_kernel_fp32_v2 = kernel_desc<DirectVersion<2>>(
-    2, "fp32-v2",
-    "register-blocked (8 ch x 2 rows x 8 px per thread), persistent, cp.async double buffer; libdevice erff GELU");
+/* what version V is: direct convolution on 16x32 x 64 tiles, the weights staged once a block, persistent (v2..v5
+ * differ in the GELU and the code's layout alone: their summaries) */
+template <int V>
+constexpr Kind kDirectKind = Kind(CGP_PIPE_FFMA, CGP_ALGORITHM_DIRECT)
+                                 .tile(kTileH, kTileW, kCout)
+                                 .warps(threads_of<V>() / 32)
+                                 .weights(CGP_WEIGHTS_RESIDENT)
+                                 .persistent()
+                                 .history();
 
-extern "C" const cgp_kernel_desc cgp_kernel_fp32_v3 =
-    kernel_desc<DirectVersion<3>>(3, "fp32-v3", "v2 with the project's gelu_fast");
+CGP_DEFINE_KERNEL_DESC(cgp_kernel_fp32_v2, DirectVersion<2>, 2, "fp32-v2",
+                       "register-blocked (8 ch x 2 rows x 8 px per thread), persistent, cp.async double buffer; "
+                       "libdevice erff GELU",
+                       kDirectKind<2>)
 
-extern "C" const cgp_kernel_desc cgp_kernel_fp32_v4 = kernel_desc<DirectVersion<4>>(
-    4, "fp32-v4",
-    "v3 with compact code: rolled channel loop and an epilogue looping over channels via shared memory");
+CGP_DEFINE_KERNEL_DESC(cgp_kernel_fp32_v3, DirectVersion<3>, 3, "fp32-v3", "v2 with the project's gelu_fast",
+                       kDirectKind<3>)
 
-extern "C" const cgp_kernel_desc cgp_kernel_fp32_v5 =
-    kernel_desc<DirectVersion<5>>(5, "fp32-v5", "v4 with one barrier per tile and a two-channel epilogue");
+CGP_DEFINE_KERNEL_DESC(cgp_kernel_fp32_v4, DirectVersion<4>, 4, "fp32-v4",
+                       "v3 with compact code: rolled channel loop and an epilogue looping over channels via shared "
+                       "memory",
+                       kDirectKind<4>)
 
-extern "C" const cgp_kernel_desc cgp_kernel_fp32_v6 = kernel_desc<DirectVersion<6>>(
-    6, "fp32-v6", "v5 with 512 threads (16 warps x 4 channels, 64 accumulators each) and a one-channel epilogue");
+CGP_DEFINE_KERNEL_DESC(cgp_kernel_fp32_v5, DirectVersion<5>, 5, "fp32-v5",
+                       "v4 with one barrier per tile and a two-channel epilogue", kDirectKind<5>)
+
+CGP_DEFINE_KERNEL_DESC(cgp_kernel_fp32_v6, DirectVersion<6>, 6, "fp32-v6",
+                       "v5 with 512 threads (16 warps x 4 channels, 64 accumulators each) and a one-channel epilogue",
+                       kDirectKind<6>)

@@ -338,11 +338,19 @@ struct WinogradF2x2RegisterKernel {
 
 } // namespace
 
-extern "C" const cgp_kernel_desc cgp_kernel_fp32_v7 = kernel_desc<WinogradVersion<WinogradF2x2SmemKernel>>(
-    7, "fp32-v7",
-    "Winograd F(2x2,3x3) in fp32 FFMA: input transform, 16 GEMMs per tile, output transform + GELU; 16x16 tiles");
+/* what both are: Winograd F(2x2) on 16x16 x 64 tiles, the filters transformed once a block, persistent */
+constexpr Kind kF2x2Kind = Kind(CGP_PIPE_FFMA, CGP_ALGORITHM_WINOGRAD_F2X2)
+                               .tile(kTile, kTile, kCout)
+                               .weights(CGP_WEIGHTS_RESIDENT)
+                               .persistent()
+                               .history();
 
-extern "C" const cgp_kernel_desc cgp_kernel_fp32_v8 = kernel_desc<WinogradVersion<WinogradF2x2RegisterKernel>>(
-    8, "fp32-v8",
-    "v7 with the 16 GEMMs and the output transform in registers: one Winograd tile x 8 channels per thread, "
-    "no M in shared memory, 2 barriers per tile, 256 threads");
+CGP_DEFINE_KERNEL_DESC(cgp_kernel_fp32_v7, WinogradVersion<WinogradF2x2SmemKernel>, 7, "fp32-v7",
+                       "Winograd F(2x2,3x3) in fp32 FFMA: input transform, 16 GEMMs per tile, output transform + "
+                       "GELU; 16x16 tiles",
+                       kF2x2Kind.warps(kThreads / 32))
+
+CGP_DEFINE_KERNEL_DESC(cgp_kernel_fp32_v8, WinogradVersion<WinogradF2x2RegisterKernel>, 8, "fp32-v8",
+                       "v7 with the 16 GEMMs and the output transform in registers: one Winograd tile x 8 channels "
+                       "per thread, no M in shared memory, 2 barriers per tile, 256 threads",
+                       kF2x2Kind.warps(kRegThreads / 32))

@@ -79,16 +79,25 @@ struct Tf32x3V7 : Tf32x3V6 {
 
 } // namespace
 
-/* X(descriptor, hooks, version, name, summary) for each version of this file */
+/* X(descriptor, hooks, version, name, summary, kind) for each version of this file */
 #define WGMMA_HISTORY_VERSIONS(X)                                                                                      \
-    X(cgp_kernel_tf32_v4, WgmmaVersion<Tf32V4>, 14, "tf32-v4", Tf32V4::summary)                                        \
-    X(cgp_kernel_tf32_v5, WgmmaVersion<Tf32V5>, 15, "tf32-v5", Tf32V5::summary)                                        \
-    X(cgp_kernel_tf32_v6, WgmmaVersion<Tf32V6>, 16, "tf32-v6", Tf32V6::summary)                                        \
-    X(cgp_kernel_tf32_v7, WgmmaVersion<Tf32V7>, 17, "tf32-v7", Tf32V7::summary)                                        \
-    X(cgp_kernel_tf32x3_v3, WgmmaVersion<Tf32x3V3>, 23, "3xtf32-v3", Tf32x3V3::summary)                                \
-    X(cgp_kernel_tf32x3_v4, WgmmaVersion<Tf32x3V4>, 24, "3xtf32-v4", Tf32x3V4::summary)                                \
-    X(cgp_kernel_tf32x3_v5, WgmmaVersion<Tf32x3V5>, 25, "3xtf32-v5", Tf32x3V5::summary)                                \
-    X(cgp_kernel_tf32x3_v6, WgmmaVersion<Tf32x3V6>, 26, "3xtf32-v6", Tf32x3V6::summary)                                \
-    X(cgp_kernel_tf32x3_v7, WgmmaVersion<Tf32x3V7>, 27, "3xtf32-v7", Tf32x3V7::summary)
+    X(cgp_kernel_tf32_v4, WgmmaVersion<Tf32V4>, 14, "tf32-v4", Tf32V4::summary,                                        \
+      kWgmmaKind<Tf32V4>.history())                                                                                    \
+    X(cgp_kernel_tf32_v5, WgmmaVersion<Tf32V5>, 15, "tf32-v5", Tf32V5::summary,                                        \
+      kWgmmaKind<Tf32V5>.history())                                                                                    \
+    X(cgp_kernel_tf32_v6, WgmmaVersion<Tf32V6>, 16, "tf32-v6", Tf32V6::summary,                                        \
+      kWgmmaKind<Tf32V6>.history())                                                                                    \
+    X(cgp_kernel_tf32_v7, WgmmaVersion<Tf32V7>, 17, "tf32-v7", Tf32V7::summary,                                        \
+      kWgmmaKind<Tf32V7>.history())                                                                                    \
+    X(cgp_kernel_tf32x3_v3, WgmmaVersion<Tf32x3V3>, 23, "3xtf32-v3", Tf32x3V3::summary,                                \
+      kWgmmaKind<Tf32x3V3>.history())                                                                                  \
+    X(cgp_kernel_tf32x3_v4, WgmmaVersion<Tf32x3V4>, 24, "3xtf32-v4", Tf32x3V4::summary,                                \
+      kWgmmaKind<Tf32x3V4>.history())                                                                                  \
+    X(cgp_kernel_tf32x3_v5, WgmmaVersion<Tf32x3V5>, 25, "3xtf32-v5", Tf32x3V5::summary,                                \
+      kWgmmaKind<Tf32x3V5>.history())                                                                                  \
+    X(cgp_kernel_tf32x3_v6, WgmmaVersion<Tf32x3V6>, 26, "3xtf32-v6", Tf32x3V6::summary,                                \
+      kWgmmaKind<Tf32x3V6>.history())                                                                                  \
+    X(cgp_kernel_tf32x3_v7, WgmmaVersion<Tf32x3V7>, 27, "3xtf32-v7", Tf32x3V7::summary,                                \
+      kWgmmaKind<Tf32x3V7>.history())
 
 WGMMA_HISTORY_VERSIONS(CGP_DEFINE_KERNEL_DESC)

@@ -7,10 +7,11 @@
  * bench_run (checked, then timed) and places each row against the roof of the pipe it runs on, from what it
  * executes (roofline_row_work). --csv writes ceilings, model and points in one file, --svg the roofline chart,
  * --speedup-svg (with --zoo) the speedup over cuDNN against the intermediate's size (host/cli/roofline_files.c).
- * docs/roofline.md explains it all.
+ * docs/roofline.md explains it all. --overlap runs the overlap probe of issue 39 alone (host/cli/roofline_overlap.c).
  *     cgp roofline [shape options] [--kernel N] [--reduce det|atomic|all]
  *                  [--baselines all|none|cudnn|cudnn-graph|unfused] [--warmup 5 --iters 30] [--csv F] [--svg F]
  *     cgp roofline --zoo [FILE] [--seed S] [--warmup 5 --iters 30] [--csv F] [--svg F] [--speedup-svg F]
+ *     cgp roofline --overlap [--warmup 5 --iters 30] [--csv F]
  */
 #include <math.h>
 #include <stdio.h>
@@ -250,7 +251,7 @@ int cmd_roofline(int argc, char **argv)
     cli_problem_options po;
     cli_problem_defaults(&po);
     int64_t warmup = 5, iters = 30;
-    int reduce = 0, baselines = 0, zoo_flag = 0;
+    int reduce = 0, baselines = 0, zoo_flag = 0, overlap = 0;
     const char *csv = NULL, *svg = NULL, *speedup_svg = NULL, *zoo_file = NULL;
     option_spec specs[OPTIONS_MAX];
     int count = 0;
@@ -262,6 +263,10 @@ int cmd_roofline(int argc, char **argv)
                                                         "every shape of the public zoo (host/bench/zoo.csv), or of "
                                                         "this CSV file: the fused kernels (det) at each precision "
                                                         "and the cuDNN legacy rows, on one chart");
+    specs[count++] = (option_spec)OPTION_FLAG("--overlap", &overlap,
+                                              "only the overlap probe of issue 39 (sm_90a): a wgmma loop and a GELU "
+                                              "loop in two warpgroups of a block, alone, at once and in series; "
+                                              "--csv gets its rows");
     specs[count++] = (option_spec)OPTION_INT("--warmup", &warmup, 0, 100000, "untimed runs before timing");
     specs[count++] = (option_spec)OPTION_INT("--iters", &iters, 1, 100000, "timed runs of each probe and row (median)");
     specs[count++] = (option_spec)OPTION_STRING("--csv", &csv, "write ceilings, model and points to this CSV file");
@@ -280,6 +285,11 @@ int cmd_roofline(int argc, char **argv)
                         "shape, --kernel, --reduce and --baselines options cannot be given with it\n");
         return EXIT_BAD_INPUT;
     }
+    if (overlap && (zoo_flag || svg || speedup_svg || zoo_option_conflict(&po, reduce, baselines))) {
+        fprintf(stderr, "cgp roofline: --overlap runs the overlap probe alone: --zoo, --svg, --speedup-svg, shape, "
+                        "--kernel, --reduce and --baselines options cannot be given with it\n");
+        return EXIT_BAD_INPUT;
+    }
     if (speedup_svg && !zoo_flag) {
         fprintf(stderr, "cgp roofline: --speedup-svg needs --zoo (it compares shapes)\n");
         return EXIT_BAD_INPUT;
@@ -287,6 +297,8 @@ int cmd_roofline(int argc, char **argv)
     const char *const outputs[] = {csv, svg, speedup_svg};
     if (!cli_outputs_writable("cgp roofline", outputs, 3))
         return EXIT_BAD_INPUT;
+    if (overlap)
+        return roofline_overlap((int)warmup, (int)iters, csv);
 
     roofline_run *r = calloc(1, sizeof *r);
     if (!r) {

@@ -21,7 +21,8 @@ static const command commands[] = {
     {"bench", cmd_bench, "time the fused kernel and the cuDNN / unfused baselines side by side"},
     {"kernels", cmd_kernels, "list the kernel versions (--kernel N)"},
     {"select", cmd_select, "the heuristic kernel selection against the measured one, in GPU time"},
-    {"roofline", cmd_roofline, "measure the GPU's ceilings and place every variant on a roofline (CSV, SVG)"},
+    {"roofline", cmd_roofline, "measure the GPU's ceilings and place every variant on a roofline (CSV, SVG);\n"
+                               "             --overlap: whether a wgmma loop and a GELU loop overlap (issue 39)"},
     {"plot", cmd_plot, "draw a `cgp bench --sweep ... --csv` file as an SVG chart"},
 };
 

@@ -52,4 +52,8 @@ int roofline_write_svg(const char *path, const roofline_run *r, char *err, size_
 int roofline_write_zoo_svg(const char *path, const roofline_run *r, char *err, size_t errlen);
 int roofline_write_speedup_svg(const char *path, const roofline_run *r, char *err, size_t errlen);
 
+/* `cgp roofline --overlap` (host/cli/roofline_overlap.c): the overlap probe of issue 39 alone, printed, and with csv
+ * written there. Returns the command's exit code. */
+int roofline_overlap(int warmup, int iters, const char *csv);
+
 #endif

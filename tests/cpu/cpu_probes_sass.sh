@@ -7,6 +7,10 @@
 #   ffma 128 FFMA, mma.sync 32 HMMA.1688.F32.TF32, MUFU ex2 128 MUFU.EX2, MUFU rcp 128 MUFU.RCP,
 #   shared memory 64 LDS.128 (4 trips of 16), and with sm_90a code the wgmma probe 16 HGMMA.64x256x8.F32.TF32
 #   (4 trips of 4) waiting with WARPGROUP.DEPBAR.LE gsb0, 0x1 (one group still in flight: not serialized).
+# The overlap probe of issue 39 (kernels/bench/probe_overlap.cu, sm_90a), its `both` kernel at N = 256 in 2 warpgroups:
+#   the wgmma loop's HGMMA.64x256x8.F32.TF32 (one unrolled trip at least, 4) still in flight (DEPBAR.LE gsb0, 0x1),
+#   the GELU loop's 64 MUFU.EX2 (gelu_x2 of 64 values: not folded away); the 3-warpgroup kernel's USETMAXREG (the
+#   producer's stand-in giving back, the others taking); and no local memory (STL/LDL) in any of its kernels.
 # Run: make test CGP_TEST_FILTER=cpu_probes_sass   (or BUILD=build bash tests/cpu/cpu_probes_sass.sh after make)
 set -u
 cd "$(dirname "$0")/../.."
@@ -52,4 +56,22 @@ if cuobjdump --list-elf "$wgmma" 2>/dev/null | grep -q sm_90a; then
     expect_count "tf32 wgmma in flight" "$tmp/wgmma" wgmma_probe_kernel "WARPGROUP.DEPBAR.LE gsb0, 0x1" 4
 else
     echo "SKIP cpu_probes_sass wgmma: $wgmma has no sm_90a code (SM=90 builds it)"
+fi
+
+overlap="$BUILD/obj/kernels/bench/probe_overlap.cu.o"
+if cuobjdump --list-elf "$overlap" 2>/dev/null | grep -q sm_90a; then
+    cuobjdump --dump-sass "$overlap" >"$tmp/overlap" 2>/dev/null
+    both=overlap_probe_kernelILi256ELi0ELi2E
+    expect_count "overlap both: wgmma loop" "$tmp/overlap" "$both" "HGMMA.64x256x8.F32.TF32" 4
+    expect_count "overlap both: wgmma in flight" "$tmp/overlap" "$both" "WARPGROUP.DEPBAR.LE gsb0, 0x1" 1
+    expect_count "overlap both: GELU loop" "$tmp/overlap" "$both" "MUFU.EX2" 64
+    expect_count "overlap setmaxnreg" "$tmp/overlap" overlap_probe_kernelILi256ELi1ELi2E "USETMAXREG" 2
+    local_memory=$(grep -cE '[^A-Z.](STL|LDL)[. ]' "$tmp/overlap")
+    if [ "$local_memory" -eq 0 ]; then
+        echo "PASS cpu_probes_sass overlap: no local memory"
+    else
+        echo "FAIL cpu_probes_sass overlap: no local memory: $local_memory STL/LDL in $overlap"
+    fi
+else
+    echo "SKIP cpu_probes_sass overlap: $overlap has no sm_90a code (SM=90 builds it)"
 fi

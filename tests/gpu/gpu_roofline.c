@@ -8,6 +8,10 @@
  * tf32 and 3xtf32 on wgmma on an sm_90a build and GPU, else on mma.sync), its executed
  * FLOPs 1 or 3 times the direct ones or, for Winograd, fewer, and the two SVGs written
  * (tests/cpu/cpu_svg_layout.c checks the layout of the committed charts).
+ * The overlap probe of issue 39 (host/bench/probe_overlap.h): each configuration measured with sane numbers (times
+ * > 0, wgmma alone below 1.1 x the H200's 484 TFLOP/s TF32 wgmma roof, both modes at once not faster than 0.9 x the
+ * longer of the two alone) or, off sm_90a, not measured with its reason; and `cgp roofline --overlap --csv` writing a
+ * row a mode.
  */
 #include <math.h>
 #include <string.h>
@@ -15,6 +19,7 @@
 
 #include "clilib.h"
 #include "gpulib.h"
+#include "probe_overlap.h"
 #include "probes.h"
 
 static void test_probes(void)
@@ -158,11 +163,72 @@ static void test_zoo(void)
     unlink(zoo), unlink(csv), unlink(svg), unlink(speedup);
 }
 
+#define WGMMA_TF32_ROOF 484e12 /* FLOP/s, the H200's, measured by the wgmma probe (issue 39) */
+
+static void test_overlap(void)
+{
+    static overlap_result r[OVERLAP_CONFIGS];
+    char err[512];
+    if (overlap_measure(1, 3, r, err, sizeof err) != 0) {
+        TEST_FAIL("overlap probe measured", "%s", err);
+        return;
+    }
+    const cgp_device_info d = test_device_info();
+    const char *why = probe_overlap_unsupported(d.cc_major, d.cc_minor);
+    int measured = 0;
+    for (int k = 0; k < OVERLAP_CONFIGS; ++k) {
+        const overlap_result *c = &r[k];
+        char name[128];
+        snprintf(name, sizeof name, "overlap probe N=%d, %s", c->n, overlap_layout_name(c->layout));
+        if (why) {
+            TEST_EXPECT(name, c->unavailable[0] && strstr(c->unavailable, why), "not measured: '%s', expected '%s'",
+                        c->unavailable, why);
+            continue;
+        }
+        const double *t = c->median_ms;
+        const double longer = t[OVERLAP_WGMMA] > t[OVERLAP_GELU] ? t[OVERLAP_WGMMA] : t[OVERLAP_GELU];
+        TEST_EXPECT(name,
+                    !c->unavailable[0] && t[OVERLAP_WGMMA] > 0.0 && t[OVERLAP_GELU] > 0.0 && t[OVERLAP_BOTH] > 0.0 &&
+                        t[OVERLAP_SERIAL] > 0.0 && c->wgmma_rate > 0.0 && c->wgmma_rate < 1.1 * WGMMA_TF32_ROOF &&
+                        c->gelu_rate > 0.0 && t[OVERLAP_BOTH] >= 0.9 * longer,
+                    "%s; wgmma %.4f ms (%.1f TFLOP/s), gelu %.4f ms, both %.4f ms, serial %.4f ms", c->unavailable,
+                    t[OVERLAP_WGMMA], c->wgmma_rate / 1e12, t[OVERLAP_GELU], t[OVERLAP_BOTH], t[OVERLAP_SERIAL]);
+        if (!c->unavailable[0]) {
+            ++measured;
+            printf("# %s: %s, both / max %.3f, both / sum %.3f, serial / sum %.3f\n", name, overlap_verdict(c),
+                   c->both_over_max, c->both_over_sum, c->serial_over_sum);
+        }
+    }
+    char csv[600], args[800], text[1 << 14];
+    snprintf(csv, sizeof csv, "%s/gpu_roofline_overlap.csv", cli_tmpdir());
+    snprintf(args, sizeof args, "roofline --overlap --warmup 1 --iters 3 --csv %s", csv);
+    unlink(csv);
+    const cli_result cr = cli_run(args);
+    if (why) {
+        TEST_EXPECT("roofline --overlap: refused off sm_90a, saying why",
+                    cr.exit_code == 1 && strstr(cr.err, "not measured: ") && !file_exists(csv), "exit %d: %.400s",
+                    cr.exit_code, cr.err);
+        return;
+    }
+    cli_read_file(csv, text, sizeof text);
+    int rows = 0;
+    for (const char *line = strchr(text, '\n'); line && line[1]; line = strchr(line + 1, '\n'))
+        ++rows;
+    /* a row a mode of every measured configuration, one a configuration that was not */
+    const int expected = measured * OVERLAP_MODES + (OVERLAP_CONFIGS - measured);
+    TEST_EXPECT("roofline --overlap: exit 0, the verdict, a CSV row a mode",
+                cr.exit_code == 0 && strstr(cr.out, "verdict") && strstr(cr.out, "both / max(wgmma, gelu)") &&
+                    strncmp(text, "date,device,", 12) == 0 && rows == expected,
+                "exit %d, %d CSV rows (expected %d): %.300s", cr.exit_code, rows, expected, cr.err);
+    unlink(csv);
+}
+
 int main(void)
 {
     if (!test_gpu_available("gpu_roofline"))
         return test_exit_code();
     test_probes();
     test_zoo();
+    test_overlap();
     return test_exit_code();
 }

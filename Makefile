@@ -1,12 +1,14 @@
 # Makefile - builds the cgp command-line program, the libcgp library and the tests.
 #
-#   make            build/cgp, build/libcgp.a, build/libcgp.so (kernels for sm_$(SM) + PTX)
+#   make            build/cgp, build/libcgp.a, build/libcgp.so (kernels for sm_$(SM) + PTX); cgp runs the kernels
+#                   from build/libcgp_tool.so, which the tests link too
 #   make run        build, then `cgp bench` and `cgp check` of every precision on the default problem, and the
 #                   zoo summary of build/zoo.csv (ZOO_CSV) if it was measured on this GPU (needs a GPU)
 #   make test       build everything and run the whole test suite (GPU tests skip without a GPU)
 #   make ptxas      registers, shared memory and spills of every kernel (nvcc -Xptxas -v)
 #   make sass       SASS of the library kernels into build/sass.txt
-#   make install    PREFIX=/usr/local: bin/cgp, include/cgp.h, libcgp.a, libcgp.so, lib/pkgconfig/cgp.pc (mk/install.mk)
+#   make install    PREFIX=/usr/local: bin/cgp (+ lib/cgp/libcgp_tool.so), include/cgp.h, libcgp.a, libcgp.so,
+#                   lib/pkgconfig/cgp.pc (mk/install.mk)
 #   make help       this list and the variables you can set
 #
 # Variables: SM=90 (GPU architecture), USE_CUDNN=auto|0|1, CUDNN_HOME=dir, CUDA_HOME=dir, ZOO_CSV=file.
@@ -87,7 +89,9 @@ $(BUILD)/obj/host/cli/%: LAYER_INC = $(CLI_INC)
 CFLAGS_BASE := -std=c11 -O2 -g -fPIC -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -MMD -MP \
                -isystem $(CUDA_HOME)/include -DCGP_HAVE_CUDNN=$(HAVE_CUDNN) $(CUDNN_CFLAGS)
 CFLAGS = $(CFLAGS_BASE) $(LAYER_INC)
-NVCCFLAGS = -O3 -std=c++17 -lineinfo -Xcompiler -fPIC,-Wall -MMD -MP $(LAYER_INC)
+# -Xfatbin=-compress-all: the fatbinary compresses the SASS too, not only the PTX (the default), about 4 times
+# smaller objects and libraries; the SASS is the same bytes (the driver decompresses it when it loads the module)
+NVCCFLAGS = -O3 -std=c++17 -lineinfo -Xfatbin=-compress-all -Xcompiler -fPIC,-Wall -MMD -MP $(LAYER_INC)
 # CGP_BUILD_SM: the hooks of kernels using compute capability 9.0 instructions outside sm_90a (clusters, TMA) refuse
 # to launch them from a build for an older GPU, whose PTX, compiled for a newer one, traps in their place
 GENCODE := -gencode arch=compute_$(SM),code=sm_$(SM) -gencode arch=compute_$(SM),code=compute_$(SM) -DCGP_BUILD_SM=$(SM)
@@ -97,13 +101,14 @@ GENCODE := -gencode arch=compute_$(SM),code=sm_$(SM) -gencode arch=compute_$(SM)
 comma := ,
 WGMMA_BUILT := $(if $(filter 90,$(SM)),1,0)
 WGMMA_GENCODE := $(if $(filter 1,$(WGMMA_BUILT)),-gencode arch=compute_90a$(comma)code=sm_90a -DCGP_HAVE_WGMMA=1 -DCGP_BUILD_SM=90,$(GENCODE))
-LDLIBS := -L$(CUDA_LIB) -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm
+HOST_LIBS := -ldl -lrt -lpthread -lstdc++ -lm
+LDLIBS := -L$(CUDA_LIB) -lcudart_static $(HOST_LIBS)
 
 # ---- sources ----
 LIB_CU := $(sort $(wildcard kernels/fused/*.cu kernels/fused/history/*.cu))
 WGMMA_CU := kernels/fused/fused_wgmma.cu kernels/fused/fused_implicit_gemm_wgmma.cu kernels/fused/fused_resident_wgmma.cu \
             kernels/fused/history/fused_wgmma.cu \
-            kernels/bench/probes_wgmma.cu
+            kernels/bench/probes_wgmma.cu kernels/bench/probe_overlap.cu
 LIB_C := $(sort $(wildcard host/lib/*.c))
 TOOL_CU := $(sort $(wildcard kernels/bench/*.cu))
 TOOL_C := $(filter-out host/cli/main.c,$(sort $(wildcard host/io/*.c host/plot/*.c host/bench/*.c host/cli/*.c reference/*.c)))
@@ -160,13 +165,26 @@ $(BUILD)/libcgp.a: $(LIB_OBJS)
 $(BUILD)/libcgp.so: $(LIB_OBJS) mk/libcgp.map
 	$(NVCC) -shared -o $@ $(LIB_OBJS) -Xlinker -soname=libcgp.so -Xlinker --version-script=mk/libcgp.map -cudart static
 
-$(BUILD)/libcgp_tool.a: $(TOOL_OBJS)
-	@rm -f $@
-	ar rcs $@ $^
+# ---- libcgp_tool.so: the one copy of the kernels the cgp program and the tests run ----
+# The library's objects and the tool's (measurement core, baselines, probes, subcommands), every symbol exported.
+# The cgp program, the GPU tests, cpu_paths, cpu_tolerance and the sanitizer driver (mk/sanitize.mk) link it, not
+# the archives, so the kernels' device code is in this one file, not in each program. It and the programs over it
+# share one CUDA runtime, the shared libcudart (the static one hides its symbols, so a shared object cannot hand it
+# on, and a second runtime in the program would keep its own error state), found like libcudnn by a DT_RPATH to
+# the toolkit's folder. A program finds libcgp_tool.so by an rpath relative to its own folder ($ORIGIN: the tree
+# may be copied or installed elsewhere; DT_RPATH, so LD_LIBRARY_PATH cannot swap it).
+TOOL_SO := $(BUILD)/libcgp_tool.so
+CUDART_SHARED := -L$(CUDA_LIB) -Wl,--disable-new-dtags,-rpath,$(CUDA_LIB) -lcudart
+$(TOOL_SO): $(LIB_OBJS) $(TOOL_OBJS)
+	$(CC) -shared -o $@ $^ -Wl,-soname,libcgp_tool.so -Wl,-z,defs $(CUDNN_LDLIBS) $(CUDART_SHARED) $(HOST_LIBS)
 
-TOOL_LINK := $(BUILD)/libcgp_tool.a $(BUILD)/libcgp.a $(CUDNN_LDLIBS) $(LDLIBS)
+# what a program over libcgp_tool.so links, and where it looks for it: build/cgp beside itself, or in ../lib/cgp
+# once installed (mk/install.mk); the tests (build/tests/, build/asan/) one folder up
+TOOL_LINK = $(TOOL_SO) -Wl,--disable-new-dtags,-rpath,'$(TOOL_RPATH)' $(CUDART_SHARED) $(HOST_LIBS)
+TOOL_RPATH = $$ORIGIN/..
+$(BUILD)/cgp: TOOL_RPATH = $$ORIGIN:$$ORIGIN/../lib/cgp
 
-$(BUILD)/cgp: $(call obj,host/cli/main.c) $(BUILD)/libcgp_tool.a $(BUILD)/libcgp.a
+$(BUILD)/cgp: $(call obj,host/cli/main.c) $(TOOL_SO)
 	$(CC) -o $@ $< $(TOOL_LINK)
 
 $(BUILD)/tests/cpu_%: tests/cpu/cpu_%.c $(CPU_SRCS)
@@ -179,24 +197,24 @@ $(BUILD)/asan/cpu_%: tests/cpu/cpu_%.c $(CPU_SRCS)
 	    -fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ $(filter %.c,$^) -lm -lpthread
 
 # cpu_paths evaluates the kernel versions' hooks and the selection (libcgp's host code) on a described device: no GPU
-$(BUILD)/tests/cpu_paths: tests/cpu/cpu_paths.c tests/lib/path_shapes.h $(BUILD)/libcgp.a
+$(BUILD)/tests/cpu_paths: tests/cpu/cpu_paths.c tests/lib/path_shapes.h $(TOOL_SO)
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $< $(BUILD)/libcgp.a $(LDLIBS)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $< $(TOOL_LINK)
 
-$(BUILD)/asan/cpu_paths: tests/cpu/cpu_paths.c tests/lib/path_shapes.h $(BUILD)/libcgp.a
+$(BUILD)/asan/cpu_paths: tests/cpu/cpu_paths.c tests/lib/path_shapes.h $(TOOL_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP -O2,$(CFLAGS)) -O1 -fsanitize=address,undefined \
-	    -fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ $< $(BUILD)/libcgp.a $(LDLIBS)
+	    -fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ $< $(TOOL_LINK)
 
 # cpu_tolerance checks the version caps (tests/lib/tolerance_caps.h) against libcgp's kernel table: no GPU
-$(BUILD)/tests/cpu_tolerance: tests/cpu/cpu_tolerance.c host/bench/check.c $(BUILD)/libcgp.a
+$(BUILD)/tests/cpu_tolerance: tests/cpu/cpu_tolerance.c host/bench/check.c $(TOOL_SO)
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $< host/bench/check.c $(BUILD)/libcgp.a $(LDLIBS)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $< host/bench/check.c $(TOOL_LINK)
 
-$(BUILD)/asan/cpu_tolerance: tests/cpu/cpu_tolerance.c host/bench/check.c $(BUILD)/libcgp.a
+$(BUILD)/asan/cpu_tolerance: tests/cpu/cpu_tolerance.c host/bench/check.c $(TOOL_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP -O2,$(CFLAGS)) -O1 -fsanitize=address,undefined \
-	    -fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ $< host/bench/check.c $(BUILD)/libcgp.a $(LDLIBS)
+	    -fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ $< host/bench/check.c $(TOOL_LINK)
 
 # the tests that check a y see the bounds and the version caps (generated by scripts/tolerance_caps.py)
 $(BUILD)/tests/cpu_tolerance $(BUILD)/asan/cpu_tolerance $(GPU_TESTS): tests/lib/tolerance.h tests/lib/tolerance_caps.h
@@ -206,11 +224,12 @@ $(BUILD)/tests/cpu_cost_model $(BUILD)/asan/cpu_cost_model: host/lib/cost_model_
 
 # the GPU tests know whether the wgmma versions have their kernels and which SM the kernels were built for (which
 # shapes they must run)
-$(BUILD)/tests/gpu_%: tests/gpu/gpu_%.c $(BUILD)/libcgp_tool.a $(BUILD)/libcgp.a
+$(BUILD)/tests/gpu_%: tests/gpu/gpu_%.c $(TOOL_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -DCGP_WGMMA_BUILT=$(WGMMA_BUILT) -DCGP_BUILD_SM=$(SM) -o $@ $< $(TOOL_LINK)
 
-# the example is another program: it sees include/cgp.h alone
+# the example is another program: it sees include/cgp.h alone, and links libcgp.a with the static link line
+# docs/library.md gives (the one program of the suite that runs the archive)
 $(EXAMPLE): LAYER_INC = -Iinclude
 $(EXAMPLE): docs/example.c $(BUILD)/libcgp.a
 	@mkdir -p $(dir $@)

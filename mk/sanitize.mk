@@ -12,7 +12,9 @@
 SANITIZER ?= compute-sanitizer
 SANITIZE_DRIVER := $(BUILD)/sanitize_main
 
-$(SANITIZE_DRIVER): tests/gpu/sanitize_main.c $(BUILD)/libcgp_tool.a $(BUILD)/libcgp.a
+# the driver links libcgp_tool.so (the Makefile) and finds it beside itself
+$(SANITIZE_DRIVER): TOOL_RPATH = $$ORIGIN
+$(SANITIZE_DRIVER): tests/gpu/sanitize_main.c $(TOOL_SO)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $< $(TOOL_LINK)
 
 .PHONY: sanitize

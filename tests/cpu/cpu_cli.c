@@ -34,6 +34,23 @@ static void write_npy(const char *name, int ndim, const int64_t *shape)
     free(data);
 }
 
+/* The line of text that contains `what` (up to its end, in a buffer of its own), or NULL */
+static const char *line_with(const char *text, const char *what)
+{
+    static char line[4][1024];
+    static int k;
+    const char *at = strstr(text, what);
+    if (!at)
+        return NULL;
+    while (at > text && at[-1] != '\n')
+        --at;
+    const char *end = strchr(at, '\n');
+    const size_t length = end ? (size_t)(end - at) : strlen(at);
+    k = (k + 1) % 4;
+    snprintf(line[k], sizeof line[k], "%.*s", (int)length, at);
+    return line[k];
+}
+
 /* expects exit code 2, the text in stderr, and no output file */
 static void expect_bad(const char *name, const char *args, const char *text)
 {
@@ -100,6 +117,8 @@ int main(void)
                "no/such/zoo.csv: No such file");
     expect_bad("cli roofline --zoo-file is gone", "roofline --zoo-file x.csv", "unknown option '--zoo-file'");
     expect_bad("cli roofline --iters 0 (one rule: >= 1)", "roofline --iters 0", "--iters must be an integer in [1, 100000]");
+    expect_bad("cli roofline --overlap runs alone", "roofline --overlap --zoo",
+               "cgp roofline: --overlap runs the overlap probe alone");
     /* output paths are checked before any GPU work: a typo costs nothing */
     expect_bad("cli bench --csv in a missing directory", "bench --csv no/such/dir/b.csv",
                "cgp bench: no/such/dir/b.csv: No such file or directory");
@@ -152,9 +171,10 @@ int main(void)
     expect_bad("cli kernels --shape and --cin", "kernels --shape 8,512,512,7,7 --cin 4", "not both");
     expect_bad("cli kernels --shape no output pixel", "kernels --shape 1,1,1,2,2", "H=2 W=2 give no output pixel");
     const cli_result k = cli_run("kernels --shape 8,512,512,7,7 --padding same --precision fp32");
-    TEST_EXPECT("cli kernels --shape: each candidate and the heuristic's pick with its reason",
-                k.exit_code == 0 && strstr(k.out, "fp32-v9    cannot run it: needs Cin = 8") &&
-                    strstr(k.out, "heuristic: fp32-v") &&
+    const char *v9 = line_with(k.out, " fp32-v9 ");
+    TEST_EXPECT("cli kernels --shape: each candidate with what it is and the heuristic's pick with its reason",
+                k.exit_code == 0 && v9 && strstr(v9, "fp32-v9    ffma winograd-f4x4, ") &&
+                    strstr(v9, "  cannot run it: needs Cin = 8") && strstr(k.out, "heuristic: fp32-v") &&
                     strstr(k.out, "): the lowest GPU time the cost model predicts among the versions that run the "
                                   "shape (host/lib/cost_model.c)") &&
                     strstr(k.out, "  measured:  ") && !strstr(k.out, "tf32"),
@@ -168,11 +188,20 @@ int main(void)
         TEST_EXPECT("cli kernels: a TMA version runs the default problem, with or without a device",
                     t.exit_code == 0 && next && strncmp(next + 1, "      runs this shape: yes, path ", 33) == 0,
                     "exit %d\n%.600s%s", t.exit_code, v12 ? v12 : t.out, t.err);
+        /* the table's column of what each version is (its descriptive name, from its kind's fields) */
+        static const char v12_kind[] =
+            "fp32-v12   fp32    ffma winograd-f4x4, 16x32x32 12w, tma, w/tile, split-K 1/2/4 ";
+        TEST_EXPECT("cli kernels: each version with what it is beside its number",
+                    t.exit_code == 0 && v12 && strncmp(v12, v12_kind, strlen(v12_kind)) == 0 &&
+                        strstr(t.out, " tf32-v16   tf32    wgmma, 6 tiles, tma, w resident, persistent, A in regs "),
+                    "exit %d\n%.2000s%s", t.exit_code, t.out, t.err);
     }
     const cli_result d = cli_run("kernels --shape 64,3,32,224,224 --padding same --precision fp32");
+    const char *v11 = line_with(d.out, " fp32-v11 "), *v10 = line_with(d.out, " fp32-v10 ");
     TEST_EXPECT("cli kernels --shape: every version that runs the shape with its path and predicted GPU time",
-                d.exit_code == 0 && strstr(d.out, "fp32-v11   runs it, path ") &&
-                    strstr(d.out, "fp32-v10   runs it, path ") && strstr(d.out, "; the cost model predicts ") &&
+                d.exit_code == 0 && v11 && strstr(v11, "fp32-v11   ffma winograd-f2x2, ") &&
+                    strstr(v11, "  runs it, path ") && v10 && strstr(v10, "fp32-v10   ffma implicit-gemm, ") &&
+                    strstr(v10, "  runs it, path ") && strstr(d.out, "; the cost model predicts ") &&
                     !strstr(d.out, "no coefficients"),
                 "exit %d\n%s%s", d.exit_code, d.out, d.err);
     expect_bad("cli run missing --input", "run --weight w --bias b --output y", "--input is required");

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # cpu_install.sh - `make install` (mk/install.mk) into a staging directory, without a GPU:
-#   - it installs bin/cgp, include/cgp.h, lib/libcgp.a, lib/libcgp.so and lib/pkgconfig/cgp.pc;
-#   - the installed cgp runs (`cgp --version` names the version cgp.h declares);
+#   - it installs bin/cgp, lib/cgp/libcgp_tool.so (the kernels and tool code cgp runs), include/cgp.h,
+#     lib/libcgp.a, lib/libcgp.so and lib/pkgconfig/cgp.pc;
+#   - the installed cgp runs (`cgp --version` names the version cgp.h declares) on the installed libcgp_tool.so
+#     (its rpath, $ORIGIN/../lib/cgp, not the build directory's copy);
 #   - cgp.pc carries prefix, the version of cgp.h, Cflags naming the installed header and the CUDA headers, Libs
 #     naming -lcgp, Libs.private the static CUDA runtime (the CUDA headers' folder holds cuda_runtime_api.h);
 #   - a C program built with cgp.pc's Cflags and Libs against the staged copy links, and one built with its
@@ -24,7 +26,7 @@ if ! make -s BUILD="$BUILD" PREFIX="$prefix" DESTDIR="$stage" install >"$tmp/mak
     exit 1
 fi
 missing=
-for f in bin/cgp include/cgp.h lib/libcgp.a lib/libcgp.so lib/pkgconfig/cgp.pc; do
+for f in bin/cgp lib/cgp/libcgp_tool.so include/cgp.h lib/libcgp.a lib/libcgp.so lib/pkgconfig/cgp.pc; do
     [ -f "$stage$prefix/$f" ] || missing="$missing $f"
 done
 [ -z "$missing" ] && pass "installs bin, include, lib and pkg-config" || fail "installs bin, include, lib and pkg-config" "missing:$missing"
@@ -33,6 +35,9 @@ major=$(sed -n 's/^#define CGP_VERSION_MAJOR \([0-9]*\)/\1/p' include/cgp.h)
 minor=$(sed -n 's/^#define CGP_VERSION_MINOR \([0-9]*\)/\1/p' include/cgp.h)
 out=$("$stage$prefix/bin/cgp" --version 2>&1)
 [[ $out == "cgp $major.$minor "* ]] && pass "the installed cgp runs ($out)" || fail "the installed cgp runs" "got: $out"
+tool_so=$(ldd "$stage$prefix/bin/cgp" 2>&1 | sed -n 's/^[[:space:]]*libcgp_tool\.so => \([^ ]*\) .*/\1/p')
+[ -n "$tool_so" ] && [ "$(readlink -f "$tool_so")" = "$(readlink -f "$stage$prefix/lib/cgp/libcgp_tool.so")" ] && pass "the installed cgp loads the installed libcgp_tool.so" ||
+    fail "the installed cgp loads the installed libcgp_tool.so" "ldd resolves it to '${tool_so:-nothing}'"
 
 pc=$stage$prefix/lib/pkgconfig/cgp.pc
 field() { sed -n "s/^$1: *//p" "$pc"; }

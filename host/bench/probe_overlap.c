@@ -51,57 +51,17 @@ typedef struct overlap_launch {
     float *sink;
 } overlap_launch;
 
-static int compare_doubles(const void *a, const void *b)
+static cudaError_t launch_overlap(void *context)
 {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    const overlap_launch *l = context;
+    return probe_overlap(l->n, l->layout, l->mode, l->blocks, l->smem, l->trips, l->passes, l->sink, 0);
 }
 
 /* warmup launches, then iters launches each between two events on stream 0; median, min and max */
 static cudaError_t time_launches(const overlap_launch *l, int warmup, int iters, double *median, double *min,
                                  double *max)
 {
-    cudaEvent_t *ev = malloc(sizeof(cudaEvent_t) * 2 * (size_t)iters);
-    double *ms = malloc(sizeof(double) * (size_t)iters);
-    if (!ev || !ms) {
-        free(ev), free(ms);
-        return cudaErrorMemoryAllocation;
-    }
-    int created = 0;
-    cudaError_t e = cudaSuccess;
-    for (; created < 2 * iters && e == cudaSuccess; ++created)
-        e = cudaEventCreate(&ev[created]);
-    if (e != cudaSuccess)
-        --created; /* the failed one was not created */
-    for (int i = 0; i < warmup && e == cudaSuccess; ++i)
-        e = probe_overlap(l->n, l->layout, l->mode, l->blocks, l->smem, l->trips, l->passes, l->sink, 0);
-    for (int i = 0; i < iters && e == cudaSuccess; ++i) {
-        e = cudaEventRecord(ev[2 * i], 0);
-        if (e == cudaSuccess)
-            e = probe_overlap(l->n, l->layout, l->mode, l->blocks, l->smem, l->trips, l->passes, l->sink, 0);
-        if (e == cudaSuccess)
-            e = cudaEventRecord(ev[2 * i + 1], 0);
-    }
-    if (e == cudaSuccess)
-        e = cudaDeviceSynchronize();
-    for (int i = 0; i < iters && e == cudaSuccess; ++i) {
-        float t = 0.0f;
-        e = cudaEventElapsedTime(&t, ev[2 * i], ev[2 * i + 1]);
-        ms[i] = t;
-    }
-    for (int i = 0; i < created; ++i) {
-        const cudaError_t d = cudaEventDestroy(ev[i]);
-        e = e == cudaSuccess ? d : e;
-    }
-    if (e == cudaSuccess) {
-        qsort(ms, (size_t)iters, sizeof(double), compare_doubles);
-        *min = ms[0];
-        *max = ms[iters - 1];
-        *median = (iters % 2) ? ms[iters / 2] : 0.5 * (ms[iters / 2 - 1] + ms[iters / 2]);
-    }
-    free(ev);
-    free(ms);
-    return e;
+    return probe_time_launches(launch_overlap, (void *)l, warmup, iters, median, min, max);
 }
 
 static cudaError_t quick_time(const overlap_launch *l, double *median)

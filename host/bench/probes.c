@@ -49,8 +49,8 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* warmup launches, then iters launches each between two events; median, min and max */
-static cudaError_t time_probe(const probe_setup *p, int warmup, int iters, probe_result *r)
+cudaError_t probe_time_launches(cudaError_t (*launch)(void *context), void *context, int warmup, int iters,
+                                double *median_ms, double *min_ms, double *max_ms)
 {
     cudaEvent_t *ev = malloc(sizeof(cudaEvent_t) * 2 * (size_t)iters);
     double *ms = malloc(sizeof(double) * (size_t)iters);
@@ -65,11 +65,11 @@ static cudaError_t time_probe(const probe_setup *p, int warmup, int iters, probe
     if (e != cudaSuccess)
         --created; /* the failed one was not created */
     for (int i = 0; i < warmup && e == cudaSuccess; ++i)
-        e = launch(p, &r->work);
+        e = launch(context);
     for (int i = 0; i < iters && e == cudaSuccess; ++i) {
         e = cudaEventRecord(ev[2 * i], 0);
         if (e == cudaSuccess)
-            e = launch(p, &r->work);
+            e = launch(context);
         if (e == cudaSuccess)
             e = cudaEventRecord(ev[2 * i + 1], 0);
     }
@@ -80,17 +80,40 @@ static cudaError_t time_probe(const probe_setup *p, int warmup, int iters, probe
         e = cudaEventElapsedTime(&t, ev[2 * i], ev[2 * i + 1]);
         ms[i] = t;
     }
-    for (int i = 0; i < created; ++i)
-        cudaEventDestroy(ev[i]);
+    for (int i = 0; i < created; ++i) {
+        const cudaError_t d = cudaEventDestroy(ev[i]);
+        e = e == cudaSuccess ? d : e;
+    }
     if (e == cudaSuccess) {
         qsort(ms, (size_t)iters, sizeof(double), compare_doubles);
-        r->min_ms = ms[0];
-        r->max_ms = ms[iters - 1];
-        r->median_ms = (iters % 2) ? ms[iters / 2] : 0.5 * (ms[iters / 2 - 1] + ms[iters / 2]);
-        r->rate = r->work / (r->median_ms * 1e-3);
+        *min_ms = ms[0];
+        *max_ms = ms[iters - 1];
+        *median_ms = (iters % 2) ? ms[iters / 2] : 0.5 * (ms[iters / 2 - 1] + ms[iters / 2]);
     }
     free(ev);
     free(ms);
+    return e;
+}
+
+/* one launch of a ceiling probe, for probe_time_launches: its setup and where its work goes */
+typedef struct probe_launch {
+    const probe_setup *setup;
+    double *work;
+} probe_launch;
+
+static cudaError_t launch_probe(void *context)
+{
+    const probe_launch *l = context;
+    return launch(l->setup, l->work);
+}
+
+/* warmup launches, then iters launches each between two events; median, min and max, and the rate */
+static cudaError_t time_probe(const probe_setup *p, int warmup, int iters, probe_result *r)
+{
+    probe_launch l = {p, &r->work};
+    const cudaError_t e = probe_time_launches(launch_probe, &l, warmup, iters, &r->median_ms, &r->min_ms, &r->max_ms);
+    if (e == cudaSuccess)
+        r->rate = r->work / (r->median_ms * 1e-3);
     return e;
 }
 

@@ -96,6 +96,11 @@ typedef struct probe_result {
     char unavailable[128]; /* non-empty: the probe cannot run on this GPU or build, and why (rate is then 0) */
 } probe_result;
 
+/* launch(context) warmup times untimed, then iters times (iters >= 1) each between two CUDA events on stream 0;
+ * the median, min and max of those times in ms. cudaSuccess, or the first error (the events destroyed either way). */
+cudaError_t probe_time_launches(cudaError_t (*launch)(void *context), void *context, int warmup, int iters,
+                                double *median_ms, double *min_ms, double *max_ms);
+
 /* Runs every probe on the current device, after a spin-up of FFMA launches that lets the clocks
  * rise: warmup untimed launches, then iters launches timed one by one with CUDA events (iters >= 1). A probe
  * this GPU or build cannot run (the wgmma probe off sm_90a) is not launched: its `unavailable` says why.

@@ -62,14 +62,6 @@ static void shape_text(const roofline_shape_run *s, char *buf, size_t cap)
 
 /* ---- CSV: one file, rows of kind ceiling, datasheet, model and point ---- */
 
-static void csv_text(outfile *o, const char *s)
-{
-    outfile_write(o, "\"", 1);
-    for (; *s; ++s)
-        outfile_write(o, *s == '"' ? "\"\"" : s, *s == '"' ? 2 : 1);
-    outfile_write(o, "\"", 1);
-}
-
 /* ",value", or "," alone for NaN */
 static void csv_number(outfile *o, const char *fmt, double v)
 {
@@ -89,21 +81,21 @@ static void csv_prefix(outfile *o, const roofline_run *r, int index, const char 
 {
     const sysinfo *si = &r->si;
     outfile_printf(o, "%s,", si->date);
-    csv_text(o, si->device);
+    outfile_csv_text(o, si->device);
     outfile_printf(o, ",%d,", si->sm_count);
-    csv_text(o, si->driver);
+    outfile_csv_text(o, si->driver);
     outfile_printf(o, ",%s,%s,%s,", si->runtime, si->cudnn, si->commit);
     if (index >= 0) {
         const roofline_shape_run *s = &r->shapes[index];
         outfile_printf(o, "%d,", index + 1);
-        csv_text(o, s->label);
+        outfile_csv_text(o, s->label);
         outfile_printf(o, ",%lld,%lld,%lld,%lld,%lld,%s,", (long long)s->shape.n, (long long)s->shape.cin,
                        (long long)s->shape.cout, (long long)s->shape.h, (long long)s->shape.w, s->padding);
     } else {
         outfile_printf(o, ",,,,,,,,");
     }
     outfile_printf(o, "%s,", kind);
-    csv_text(o, name);
+    outfile_csv_text(o, name);
     outfile_printf(o, ",%s", precision);
 }
 
@@ -123,7 +115,7 @@ static const csv_values csv_empty = {"",  "",  "",  NAN, "",  NAN, NAN, NAN, NAN
 static void csv_rest(outfile *o, const csv_values *v)
 {
     outfile_printf(o, ",%s,%s,", v->kernel, v->pipe);
-    csv_text(o, v->algorithm);
+    outfile_csv_text(o, v->algorithm);
     csv_number(o, "%.6g", v->value);
     outfile_printf(o, ",%s", v->unit);
     csv_number(o, "%.5f", v->median_ms);
@@ -139,7 +131,7 @@ static void csv_rest(outfile *o, const csv_values *v)
     csv_number(o, "%.2f", v->pct_roof);
     csv_number(o, "%.3f", v->speedup);
     outfile_printf(o, ",%s,", v->status);
-    csv_text(o, v->detail);
+    outfile_csv_text(o, v->detail);
     outfile_printf(o, "\n");
 }
 

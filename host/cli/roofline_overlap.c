@@ -18,14 +18,6 @@
 
 #define COMMAND "cgp roofline --overlap"
 
-static void csv_text(outfile *o, const char *s)
-{
-    outfile_write(o, "\"", 1);
-    for (; *s; ++s)
-        outfile_write(o, *s == '"' ? "\"\"" : s, *s == '"' ? 2 : 1);
-    outfile_write(o, "\"", 1);
-}
-
 /* ",value", or "," alone where v is 0 or not finite (not measured) */
 static void csv_number(outfile *o, const char *fmt, double v)
 {
@@ -48,11 +40,11 @@ static int write_csv(const char *path, const sysinfo *si, const overlap_result *
             if (c->unavailable[0] && m > 0)
                 break; /* one row says why */
             outfile_printf(&o, "%s,", si->date);
-            csv_text(&o, si->device);
+            outfile_csv_text(&o, si->device);
             outfile_printf(&o, ",%d,", si->sm_count);
-            csv_text(&o, si->driver);
+            outfile_csv_text(&o, si->driver);
             outfile_printf(&o, ",%s,%s,%d,", si->runtime, si->commit, c->n);
-            csv_text(&o, overlap_layout_name(c->layout));
+            outfile_csv_text(&o, overlap_layout_name(c->layout));
             outfile_printf(&o, ",%d,%d,%s,%d,%d,%d,%d", c->threads, c->blocks, c->unavailable[0] ? "" : overlap_mode_name(m),
                            c->wgmma_trips, c->gelu_passes, c->registers[m], c->local_bytes[m]);
             const int does_wgmma = m != OVERLAP_GELU, does_gelu = m != OVERLAP_WGMMA;
@@ -69,7 +61,7 @@ static int write_csv(const char *path, const sysinfo *si, const overlap_result *
             csv_number(&o, "%.4f", c->both_over_sum);
             csv_number(&o, "%.4f", c->serial_over_sum);
             outfile_printf(&o, ",%s,", overlap_verdict(c));
-            csv_text(&o, c->unavailable[0] ? c->unavailable : "measured");
+            outfile_csv_text(&o, c->unavailable[0] ? c->unavailable : "measured");
             outfile_printf(&o, "\n");
         }
     }

@@ -120,6 +120,14 @@ int outfile_printf(outfile *f, const char *fmt, ...)
     return 0;
 }
 
+int outfile_csv_text(outfile *f, const char *s)
+{
+    int rc = outfile_write(f, "\"", 1);
+    for (; *s && rc == 0; ++s)
+        rc = outfile_write(f, *s == '"' ? "\"\"" : s, *s == '"' ? 2 : 1);
+    return rc == 0 ? outfile_write(f, "\"", 1) : rc;
+}
+
 int outfile_commit(outfile *f, char *err, size_t errlen)
 {
     int error = f->error;

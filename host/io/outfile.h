@@ -45,6 +45,9 @@ int outfile_write(outfile *f, const void *data, size_t bytes);
 /* Appends formatted text. Returns 0, or -1 after a failure (this one or an earlier one). */
 int outfile_printf(outfile *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* s as one CSV field: in double quotes, a quote inside doubled. Returns 0, or -1 (as outfile_write). */
+int outfile_csv_text(outfile *f, const char *s);
+
 /* Flushes, optionally fsyncs, closes and renames onto the path. Returns 0, or -1 with
  * "<path>: <strerror>" in err (the temporary is removed, the path untouched). */
 int outfile_commit(outfile *f, char *err, size_t errlen);

@@ -9,7 +9,8 @@
  * The wgmma loop is probes_wgmma.cu's (A 64 x 8 and B N x 8 tf32 in shared memory, no swizzle, K-major; 4
  * wgmma.mma_async.m64nNk8 a trip into one accumulator, committed as a group, at most 2 groups in flight), with the
  * primitives of kernels/fused/wgmma_ops.cuh. The GELU loop is the epilogue of the implicit-GEMM kernels
- * (implicit_gemm.cuh, lane_gelu_sums + warp_channel_sums) on a 64 x 128 fragment in wgmma's accumulator layout
+ * (implicit_gemm.cuh, lane_gelu_sums + warp_channel_sums, whose butterfly step it calls) on a 64 x 128 fragment
+ * in wgmma's accumulator layout
  * (d[4 j + e]: row 16 warp + lane / 4 + 8 (e / 2), column 8 j + 2 (lane % 4) + e % 2): per value one FFMA
  * (v * scale + bias, where the kernels add the bias; scale changes every pass, so no pass can be hoisted or merged),
  * gelu_x2 of kernels/fused/gelu.cuh (the TF32 kernels' GELU) and one FADD into its column's sum; then per pass the
@@ -21,6 +22,7 @@
 #include <stdint.h>
 
 #include "gelu.cuh"
+#include "implicit_gemm.cuh"
 #include "probe_overlap.h"
 #include "wgmma_ops.cuh"
 
@@ -100,21 +102,6 @@ template <int kAcc> __device__ __forceinline__ void run_wgmma_trips(float (&d)[k
     }
 }
 
-/* Step kStep of the warp's transposed butterfly over lane bit 4 << kStep (implicit_gemm.cuh's channel_sums_step):
- * the lane keeps one half of its kHeld values, hands the other to its partner and adds the partner's half */
-template <int kStep, int kHeld, int N> __device__ __forceinline__ void butterfly_step(float (&v)[N], int lane)
-{
-    constexpr int kBit = 4 << kStep, kHalf = kHeld / 2;
-    const bool upper = lane & kBit;
-#pragma unroll
-    for (int k = 0; k < kHalf; ++k) {
-        const float keep = upper ? v[k + kHalf] : v[k], give = upper ? v[k] : v[k + kHalf];
-        v[k] = keep + __shfl_xor_sync(0xffffffffu, give, kBit);
-    }
-    if constexpr (kStep < 2)
-        butterfly_step<kStep + 1, kHalf>(v, lane);
-}
-
 /* One epilogue pass over the first 64 values of acc (a 64 x 128 block in wgmma's layout): per value
  * gelu_x2(acc * scale + bias of its column) added into its column's sum, then the warp's butterfly of the 32 column
  * sums, whose 4 totals the lane adds into total */
@@ -132,7 +119,8 @@ __device__ __forceinline__ void gelu_pass(const float (&acc)[kAcc], const float 
             const float g2 = gelu_x2(fmaf(acc[4 * j + e], scale, bias[c]));
             sum[c] = e < 2 ? g2 : sum[c] + g2;
         }
-    butterfly_step<0, kColumns>(sum, (int)threadIdx.x % 32);
+    int first = 0; /* the sums' first channel, which the probe does not need */
+    channel_sums_step<0, kColumns>(sum, (int)threadIdx.x % 32, first);
 #pragma unroll
     for (int k = 0; k < 4; ++k)
         total[k] += sum[k];

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "probes.h"
+#include "wgmma_dense.cuh"
 
 #if CGP_HAVE_WGMMA
 
@@ -41,32 +42,6 @@ __device__ __forceinline__ uint64_t kmajor_descriptor(const float *tile, int row
     const uint32_t k_half_bytes = (uint32_t)rows * 16u;
     return (uint64_t)((address & 0x3FFFFu) >> 4) | (uint64_t)(k_half_bytes >> 4) << 16 | (uint64_t)(128u >> 4) << 32;
 }
-
-#define ACC8(i)                                                                                                  \
-    "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]),  \
-        "+f"(d[i + 7])
-#define ACC32(i) ACC8(i), ACC8(i + 8), ACC8(i + 16), ACC8(i + 24)
-
-/* d += A * B: m64n256k8, tf32 operands from shared memory, fp32 accumulators */
-__device__ __forceinline__ void wgmma_m64n256k8(float (&d)[kAccumulators], uint64_t a, uint64_t b)
-{
-    asm volatile("{\n.reg .pred accumulate;\nsetp.ne.b32 accumulate, 1, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {"
-                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
-                 "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
-                 "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
-                 "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
-                 "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
-                 "%128, %129, accumulate, 1, 1;\n}\n"
-                 : ACC32(0), ACC32(32), ACC32(64), ACC32(96)
-                 : "l"(a), "l"(b));
-}
-
-#undef ACC32
-#undef ACC8
 
 __global__ void __launch_bounds__(kThreads, 1) wgmma_probe_kernel(int iters, float *__restrict__ sink)
 {
@@ -94,7 +69,7 @@ __global__ void __launch_bounds__(kThreads, 1) wgmma_probe_kernel(int iters, flo
         asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
         for (int k = 0; k < kWgmmaPerGroup; ++k)
-            wgmma_m64n256k8(d, a, b);
+            wgmma_dense(d, a, b);
         asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
         asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kGroupsInFlight - 1) : "memory");
     }

@@ -51,6 +51,8 @@ struct bench_variant {
     char detail[448];      /* algorithm, engine, workspace, intermediate bytes, notes */
     char unavailable[320]; /* non-empty: the row could not be set up, and why (then run is NULL) */
     char kernel[24];       /* fused rows: the kernel version the plan runs, as cgp_plan_kernel names it; else "" */
+    char kind[CGP_KERNEL_KIND_NAME_MAX]; /* fused rows: what that version is, as cgp_plan_kernel_kind names it
+                                          * (the roofline reads its pipe and algorithm there); else "" */
     char path[CGP_PATH_NAME_MAX]; /* fused rows: the path inside it, as its `path` hook names it for the problem;
                                    * else "" */
     double bytes_moved;    /* DRAM bytes one run moves at least, intermediates written and read */

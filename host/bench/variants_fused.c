@@ -120,6 +120,9 @@ int variants_fused(const bench_problem *p, const fused_selection *sel, bench_var
             const char *kname = "?", *path = "?";
             cgp_plan_kernel(st->plan, &version, &kname);
             snprintf(v->kernel, sizeof v->kernel, "%s", kname);
+            const char *kind = "";
+            cgp_plan_kernel_kind(st->plan, &kind);
+            snprintf(v->kind, sizeof v->kind, "%s", kind ? kind : "");
             const cgp_kernel_desc *k = cgp_kernel_find(version);
             const cgp_shape *s = &p->shape;
             const cgp_problem kp = {s->n, s->cin, s->cout, s->h, s->w, p->hout, p->wout, (int)p->padding};

@@ -28,7 +28,7 @@ roofline_math roofline_row_math(const bench_row *row)
 
 roofline_work roofline_row_work(const bench_row *row)
 {
-    return roofline_kernel_work(row->v.kernel[0] ? row->v.kernel : NULL, roofline_row_math(row));
+    return roofline_kind_work(row->v.kind[0] ? row->v.kind : NULL, roofline_row_math(row));
 }
 
 int roofline_cudnn_partner(const bench_result *r, int fused_row)
@@ -44,10 +44,11 @@ int roofline_cudnn_partner(const bench_result *r, int fused_row)
 void roofline_work_text(const bench_row *row, const roofline_work *work, char *buf, size_t cap)
 {
     const char *pipe = roofline_pipe_name(work->pipe);
-    if (work->from_table)
+    if (work->from_kind)
         snprintf(buf, cap, "%s, %s on %s", row->v.kernel, work->algorithm, pipe);
     else if (row->v.kernel[0])
-        snprintf(buf, cap, "%s, not in the model's table: %s on %s assumed", row->v.kernel, work->algorithm, pipe);
+        snprintf(buf, cap, "%s, its kind (\"%s\") not read by the model: %s on %s assumed", row->v.kernel, row->v.kind,
+                 work->algorithm, pipe);
     else
         snprintf(buf, cap, "counted as %s FLOPs on %s (its own algorithm is not known to the model)", work->algorithm,
                  pipe);

@@ -35,7 +35,8 @@ typedef struct roofline_run {
 } roofline_run;
 
 /* What a bench row computes in and executes, on which pipe: roofline_row_math is the one place that reads a
- * row's precision (roofline_math_name prints it), roofline_row_work adds the kernel a fused row ran. */
+ * row's precision (roofline_math_name prints it), roofline_row_work adds what the kernel a fused row ran is (its
+ * descriptive name, bench_variant.kind). */
 roofline_math roofline_row_math(const bench_row *row);
 roofline_work roofline_row_work(const bench_row *row);
 

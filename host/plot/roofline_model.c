@@ -54,57 +54,32 @@ void roofline_floors_compute(const roofline_model *m, const roofline_ceilings *c
 
 double roofline_winograd_ffma_per_output(int m) { return (double)((m + 2) * (m + 2)) / (double)(m * m); }
 
-/* the numbered kernels, "<family>-v<first>" .. "<family>-v<last>" alike: the pipe of their products, Winograd's
- * output tile (0: direct) and products per product (tf32-v14 / 3xtf32-v14 name no kernel: docs/perf-log.md's
- * rejected warp-specialised build) */
-static const struct {
-    const char *family;
-    int first, last;
-    roofline_pipe pipe;
-    int winograd_m;
-    int products;
-} kernel_table[] = {
-    {"fp32", 1, 6, ROOFLINE_PIPE_FFMA, 0, 1},      {"fp32", 7, 8, ROOFLINE_PIPE_FFMA, 2, 1},
-    {"fp32", 9, 9, ROOFLINE_PIPE_FFMA, 4, 1},      {"fp32", 10, 10, ROOFLINE_PIPE_FFMA, 0, 1},
-    {"fp32", 11, 11, ROOFLINE_PIPE_FFMA, 2, 1},     {"fp32", 12, 12, ROOFLINE_PIPE_FFMA, 4, 1},
-    {"tf32", 1, 3, ROOFLINE_PIPE_MMA_SYNC, 0, 1},  {"tf32", 4, 8, ROOFLINE_PIPE_WGMMA, 0, 1},
-    {"tf32", 9, 9, ROOFLINE_PIPE_MMA_SYNC, 0, 1},  {"tf32", 10, 13, ROOFLINE_PIPE_WGMMA, 0, 1},
-    {"tf32", 15, 17, ROOFLINE_PIPE_WGMMA, 0, 1},
-    {"3xtf32", 1, 2, ROOFLINE_PIPE_MMA_SYNC, 0, 3}, {"3xtf32", 3, 8, ROOFLINE_PIPE_WGMMA, 0, 3},
-    {"3xtf32", 9, 9, ROOFLINE_PIPE_MMA_SYNC, 0, 3}, {"3xtf32", 10, 13, ROOFLINE_PIPE_WGMMA, 0, 3},
-    {"3xtf32", 15, 15, ROOFLINE_PIPE_WGMMA, 0, 3},
-};
-
-/* the version of a kernel name "<family>-v<N>" (N without leading zeros, below 1000), the family's length in
- * *family_len; -1 for any other name */
-static int kernel_version(const char *kernel, size_t *family_len)
+/* The word of a descriptive name at `at` (up to a space, a comma or its end) equal to `word` */
+static int word_is(const char *at, const char *word)
 {
-    const char *v = strstr(kernel, "-v");
-    if (!v || v[2] < '1' || v[2] > '9')
-        return -1;
-    int version = 0;
-    for (const char *p = v + 2; *p; ++p) {
-        if (*p < '0' || *p > '9' || version >= 100)
-            return -1;
-        version = 10 * version + (*p - '0');
-    }
-    *family_len = (size_t)(v - kernel);
-    return version;
+    const size_t n = strlen(word);
+    return strncmp(at, word, n) == 0 && (at[n] == '\0' || at[n] == ' ' || at[n] == ',');
 }
 
-roofline_work roofline_kernel_work(const char *kernel, roofline_math math)
+roofline_work roofline_kind_work(const char *kind, roofline_math math)
 {
-    size_t family_len = 0;
-    const int version = kernel ? kernel_version(kernel, &family_len) : -1;
-    for (size_t i = 0; version > 0 && i < sizeof kernel_table / sizeof kernel_table[0]; ++i) {
-        if (strlen(kernel_table[i].family) != family_len || strncmp(kernel, kernel_table[i].family, family_len) != 0 ||
-            version < kernel_table[i].first || version > kernel_table[i].last)
-            continue;
-        const int m = kernel_table[i].winograd_m, products = kernel_table[i].products;
-        if (m > 0)
-            return (roofline_work){kernel_table[i].pipe, roofline_winograd_ffma_per_output(m) / 9.0,
+    const double products = math == ROOFLINE_MATH_3XTF32 ? 3.0 : 1.0;
+    const char *products_name = products == 3.0 ? "3xTF32 split" : "direct";
+    if (kind && word_is(kind, "ffma") && kind[strlen("ffma")] == ' ' && math == ROOFLINE_MATH_FP32) {
+        const char *algorithm = kind + strlen("ffma ");
+        if (word_is(algorithm, "winograd-f2x2") || word_is(algorithm, "winograd-f4x4")) {
+            const int m = word_is(algorithm, "winograd-f2x2") ? 2 : 4;
+            return (roofline_work){ROOFLINE_PIPE_FFMA, roofline_winograd_ffma_per_output(m) / 9.0,
                                    m == 2 ? "Winograd F(2x2,3x3)" : "Winograd F(4x4,3x3)", 1};
-        return (roofline_work){kernel_table[i].pipe, (double)products, products == 3 ? "3xTF32 split" : "direct", 1};
+        }
+        if (word_is(algorithm, "direct") || word_is(algorithm, "implicit-gemm"))
+            return (roofline_work){ROOFLINE_PIPE_FFMA, 1.0, "direct", 1};
+    }
+    if (kind && (math == ROOFLINE_MATH_TF32 || math == ROOFLINE_MATH_3XTF32)) {
+        if (word_is(kind, "mma.sync"))
+            return (roofline_work){ROOFLINE_PIPE_MMA_SYNC, products, products_name, 1};
+        if (word_is(kind, "wgmma"))
+            return (roofline_work){ROOFLINE_PIPE_WGMMA, products, products_name, 1};
     }
     switch (math) {
     case ROOFLINE_MATH_FP32: return (roofline_work){ROOFLINE_PIPE_FFMA, 1.0, "direct", 0};

@@ -8,7 +8,7 @@
  *
  *     roofline_model m;   roofline_model_compute(&shape, &m);               // 76.1 GFLOP, 528 M GELUs, ...
  *     roofline_floors f;  roofline_floors_compute(&m, &ceilings, &f);       // ms under each ceiling
- *     roofline_work w = roofline_kernel_work("fp32-v9", ROOFLINE_MATH_FP32); // FFMA pipe, 1/4 of the FLOPs
+ *     roofline_work w = roofline_kind_work("ffma winograd-f4x4, ...", ROOFLINE_MATH_FP32); // FFMA, 1/4 of the FLOPs
  *     roofline_point pt;  roofline_point_place(m.conv_flops, bytes_moved, median_ms, &w, &ceilings, &pt);
  */
 #ifndef CGP_ROOFLINE_MODEL_H
@@ -72,9 +72,9 @@ typedef enum roofline_math {
 /* What a kernel executes for the problem, relative to the direct convolution. */
 typedef struct roofline_work {
     roofline_pipe pipe;
-    double executed_per_direct; /* pipe FLOPs executed per direct-convolution FLOP (see roofline_kernel_work) */
+    double executed_per_direct; /* pipe FLOPs executed per direct-convolution FLOP (see roofline_kind_work) */
     const char *algorithm;      /* "direct", "Winograd F(4x4,3x3)", "3xTF32 split", ... */
-    int from_table;             /* 1: the kernel is in the model's table; 0: assumed from the math alone */
+    int from_kind;              /* 1: read from the kernel's descriptive name; 0: assumed from the math alone */
 } roofline_work;
 
 /* Floor times in milliseconds: the time the work would take at the ceiling alone. NaN where the
@@ -118,13 +118,14 @@ void roofline_floors_compute(const roofline_model *m, const roofline_ceilings *c
  * (a direct convolution does 9). */
 double roofline_winograd_ffma_per_output(int m);
 
-/* What the kernel named `kernel` (as the plan reports it, e.g. "fp32-v9", "tf32-v8") executes and on
- * which pipe: direct fp32 kernels 1 FFMA FLOP per direct FLOP; Winograd F(m x m, 3x3) (fp32-v7, v8: m = 2;
- * fp32-v9: m = 4) roofline_winograd_ffma_per_output(m) / 9; tf32 kernels 1 tensor FLOP, 3xtf32 kernels 3
- * (three products per product), on mma.sync (tf32-v1..v3, 3xtf32-v1, v2) or wgmma (tf32-v4..v8,
- * 3xtf32-v3..v8). A kernel not in the table (NULL: a baseline) is taken from its math: fp32 direct on FFMA,
- * tf32 and 3xtf32 (x1, x3) on the faster TF32 pipe measured, none without math. */
-roofline_work roofline_kernel_work(const char *kernel, roofline_math math);
+/* What a kernel executes and on which pipe, from its descriptive name (the kind cgp_plan_kernel_kind reports, e.g.
+ * "ffma winograd-f4x4, 16x32x64 8w, ..." or "wgmma, 6 tiles, ..."; kernel_api.h's cgp_kernel_kind): the pipe its
+ * first word names (ffma, mma.sync, wgmma); on FFMA the algorithm its second word names: direct and implicit-gemm
+ * 1 FFMA FLOP per direct FLOP, winograd-f2x2 / winograd-f4x4 roofline_winograd_ffma_per_output(m) / 9; on the tensor
+ * cores 1 product per product in tf32, 3 in 3xtf32 (the split). A kind it cannot read, or one that disagrees with
+ * the math (NULL: a baseline), is taken from the math alone: fp32 direct on FFMA, tf32 and 3xtf32 (x1, x3) on the
+ * faster TF32 pipe measured, none without math. */
+roofline_work roofline_kind_work(const char *kind, roofline_math math);
 
 /* "fp32", "tf32", "3xtf32", or "n/a" for ROOFLINE_MATH_NONE */
 const char *roofline_math_name(roofline_math math);

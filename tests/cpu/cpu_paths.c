@@ -10,8 +10,9 @@
  *     lowest GPU time the cost model predicts among those that run it;
  *   - each version's kind (cgp_kernel_desc.kind) gives its descriptive name through cgp_kernel_kind_format and
  *     agrees with what its paths and hooks show (TMA, the algorithm, resident or rounded weights, the chunk loop, the
- *     K splits, the tiles, wgmma's compute capability, TMA's refusal of W % 4 != 0), and the names tell the versions
- *     of a precision apart (history versions excepted among themselves).
+ *     K splits, the tiles, wgmma's compute capability, TMA's refusal of W % 4 != 0), the roofline model reads its pipe
+ *     and algorithm from that name (host/plot/roofline_model.c), and the names tell the versions of a precision apart
+ *     (history versions excepted among themselves).
  * Linked with libcgp (the Makefile's rule), whose hooks are host code: nothing here touches CUDA.
  */
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "kernel_api.h"
 #include "kernel_select.h"
 #include "path_shapes.h"
+#include "roofline_model.h"
 #include "testlib.h"
 
 enum { ID_SPACE = 2 * CGP_PATH_FLAG_WEIGHTS_4B }; /* every id, with and without the variant bit */
@@ -332,6 +334,21 @@ static int kind_disagrees(const cgp_kernel_desc *d, char *why, size_t cap)
     const char *narrow = d->unsupported(&q, &h200);
     if ((k->staging == CGP_STAGING_TMA) != (narrow != NULL))
         DISAGREE("staging \"%s\", W = %lld: %s", name, (long long)narrower.w, narrow ? narrow : "runs");
+    /* the roofline model's reading of the name: the kind's pipe, and on FFMA its algorithm's products */
+    const roofline_math math = d->precision == CGP_PRECISION_FP32   ? ROOFLINE_MATH_FP32
+                               : d->precision == CGP_PRECISION_TF32 ? ROOFLINE_MATH_TF32
+                                                                    : ROOFLINE_MATH_3XTF32;
+    const roofline_work work = roofline_kind_work(name, math);
+    const roofline_pipe pipe = k->pipe == CGP_PIPE_FFMA       ? ROOFLINE_PIPE_FFMA
+                               : k->pipe == CGP_PIPE_MMA_SYNC ? ROOFLINE_PIPE_MMA_SYNC
+                                                              : ROOFLINE_PIPE_WGMMA;
+    const double executed = k->algorithm == CGP_ALGORITHM_WINOGRAD_F2X2   ? 4.0 / 9.0
+                            : k->algorithm == CGP_ALGORITHM_WINOGRAD_F4X4 ? 0.25
+                            : math == ROOFLINE_MATH_3XTF32                ? 3.0
+                                                                          : 1.0;
+    if (!work.from_kind || work.pipe != pipe || work.executed_per_direct != executed)
+        DISAGREE("the roofline model reads \"%s\" as pipe %d, %g products a product (from the kind: %d), not pipe %d, "
+                 "%g", name, (int)work.pipe, work.executed_per_direct, work.from_kind, (int)pipe, executed);
 #undef DISAGREE
     return 0;
 }

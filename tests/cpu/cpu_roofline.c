@@ -234,75 +234,63 @@ static void test_kernel_work(void)
                 roofline_winograd_ffma_per_output(2));
     TEST_EXPECT("Winograd F(4x4,3x3): 36 products per 16 outputs", roofline_winograd_ffma_per_output(4) == 2.25, "%g",
                 roofline_winograd_ffma_per_output(4));
+    /* descriptive names as `cgp kernels` prints them (cpu_paths reads every version's own through the model) */
+    static const char f4x4[] = "ffma winograd-f4x4, 16x32x64 8w, cp.async, w resident, persistent";
+    static const char f2x2[] = "ffma winograd-f2x2, 2 tiles 16w, cp.async, w/tile, split-K 1/2/4";
+    static const char ffma_direct[] = "ffma direct, 16x32x64 8w, cp.async, w resident, persistent";
+    static const char ffma_gemm[] = "ffma implicit-gemm, 6 tiles, cp.async, w/tile, split-K 1/2/8";
+    static const char mma_sync[] = "mma.sync, warp 4x16x64 8w, cp.async, w resident, persistent";
+    static const char wgmma[] = "wgmma, 6 tiles, tma, w resident, persistent, A in regs";
     const struct {
-        const char *kernel;
+        const char *kind;
         roofline_math math;
         roofline_pipe pipe;
         double executed;
-        int from_table;
+        int from_kind;
     } cases[] = {
-        {"fp32-v9", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 0.25, 1},
-        {"fp32-v8", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 4.0 / 9.0, 1},
-        {"fp32-v7", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 4.0 / 9.0, 1},
-        {"fp32-v6", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 1},
-        {"fp32-v2", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 1},
-        {"fp32-v1", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 1},
-        {"fp32-v10", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 1},
-        {"fp32-v11", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 4.0 / 9.0, 1},
-        {"fp32-v12", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 0.25, 1},
-        {"tf32-v1", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_MMA_SYNC, 1.0, 1},
-        {"tf32-v3", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_MMA_SYNC, 1.0, 1},
-        {"tf32-v4", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_WGMMA, 1.0, 1},
-        {"tf32-v8", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_WGMMA, 1.0, 1},
-        {"tf32-v9", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_MMA_SYNC, 1.0, 1},
-        {"tf32-v10", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_WGMMA, 1.0, 1},
-        {"tf32-v11", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_WGMMA, 1.0, 1},
-        {"tf32-v12", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_WGMMA, 1.0, 1},
-        {"tf32-v13", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_WGMMA, 1.0, 1},
-        {"tf32-v15", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_WGMMA, 1.0, 1},
-        {"tf32-v16", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_WGMMA, 1.0, 1},
-        {"tf32-v17", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_WGMMA, 1.0, 1},
-        {"3xtf32-v1", ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_MMA_SYNC, 3.0, 1},
-        {"3xtf32-v2", ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_MMA_SYNC, 3.0, 1},
-        {"3xtf32-v3", ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_WGMMA, 3.0, 1},
-        {"3xtf32-v8", ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_WGMMA, 3.0, 1},
-        {"3xtf32-v9", ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_MMA_SYNC, 3.0, 1},
-        {"3xtf32-v10", ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_WGMMA, 3.0, 1},
-        {"3xtf32-v11", ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_WGMMA, 3.0, 1},
-        {"3xtf32-v12", ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_WGMMA, 3.0, 1},
-        {"3xtf32-v13", ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_WGMMA, 3.0, 1},
-        {"3xtf32-v15", ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_WGMMA, 3.0, 1},
-        {NULL, ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 0},       /* cuDNN fp32, unfused */
-        {NULL, ROOFLINE_MATH_TF32, ROOFLINE_PIPE_TF32_BEST, 1.0, 0},  /* cuDNN tf32 */
-        {"fp32-v99", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 0}, /* not in the table */
-        {"3xtf32-v99", ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_TF32_BEST, 3.0, 0},
-        {"tf32-v14", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_TF32_BEST, 1.0, 0}, /* no such version (a gap) */
-        {"tf32-v18", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_TF32_BEST, 1.0, 0}, /* past the family's last version */
-        {"fp32-v07", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 0},     /* not a name the table has */
-        {"fp32-v0", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 0},
-        {"tf32-v4x", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_TF32_BEST, 1.0, 0},
-        {"xtf32-v4", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_TF32_BEST, 1.0, 0},
-        {"3xtf32-v", ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_TF32_BEST, 3.0, 0},
-        {NULL, ROOFLINE_MATH_NONE, ROOFLINE_PIPE_NONE, 0.0, 0}, /* a layout conversion */
+        {f4x4, ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 0.25, 1},
+        {f2x2, ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 4.0 / 9.0, 1},
+        {"ffma winograd-f2x2", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 4.0 / 9.0, 1}, /* the name's last word */
+        {ffma_direct, ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 1},
+        {ffma_gemm, ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 1},
+        {mma_sync, ROOFLINE_MATH_TF32, ROOFLINE_PIPE_MMA_SYNC, 1.0, 1},
+        {wgmma, ROOFLINE_MATH_TF32, ROOFLINE_PIPE_WGMMA, 1.0, 1},
+        {"wgmma", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_WGMMA, 1.0, 1},
+        {mma_sync, ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_MMA_SYNC, 3.0, 1},
+        {wgmma, ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_WGMMA, 3.0, 1},
+        {NULL, ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 0},      /* cuDNN fp32, unfused */
+        {NULL, ROOFLINE_MATH_TF32, ROOFLINE_PIPE_TF32_BEST, 1.0, 0}, /* cuDNN tf32 */
+        {NULL, ROOFLINE_MATH_3XTF32, ROOFLINE_PIPE_TF32_BEST, 3.0, 0},
+        {"", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 0},
+        {wgmma, ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 0},               /* the kind disagrees with the math */
+        {f4x4, ROOFLINE_MATH_TF32, ROOFLINE_PIPE_TF32_BEST, 1.0, 0},
+        {"ffma", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 0},              /* no algorithm */
+        {"ffma winograd-f6x6, 2 tiles", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 0}, /* an unknown one */
+        {"ffma winograd-f4x4x, 2 tiles", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 0},
+        {"ffmax direct, 2 tiles", ROOFLINE_MATH_FP32, ROOFLINE_PIPE_FFMA, 1.0, 0},
+        {"wgmma2, 6 tiles", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_TF32_BEST, 1.0, 0},
+        {"tf32-v8", ROOFLINE_MATH_TF32, ROOFLINE_PIPE_TF32_BEST, 1.0, 0},     /* a version's number is no kind */
+        {NULL, ROOFLINE_MATH_NONE, ROOFLINE_PIPE_NONE, 0.0, 0},               /* a layout conversion */
+        {wgmma, ROOFLINE_MATH_NONE, ROOFLINE_PIPE_NONE, 0.0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        const roofline_work w = roofline_kernel_work(cases[i].kernel, cases[i].math);
-        char name[96];
-        snprintf(name, sizeof name, "kernel work: %s (math %d)", cases[i].kernel ? cases[i].kernel : "baseline",
+        const roofline_work w = roofline_kind_work(cases[i].kind, cases[i].math);
+        char name[160];
+        snprintf(name, sizeof name, "kind work: %s (math %d)", cases[i].kind ? cases[i].kind : "baseline",
                  (int)cases[i].math);
         TEST_EXPECT(name,
                     w.pipe == cases[i].pipe && close_to(w.executed_per_direct, cases[i].executed, 1e-15) &&
-                        w.from_table == cases[i].from_table,
-                    "pipe %d (%s), executed %g, from_table %d", (int)w.pipe, roofline_pipe_name(w.pipe),
-                    w.executed_per_direct, w.from_table);
+                        w.from_kind == cases[i].from_kind,
+                    "pipe %d (%s), executed %g, from_kind %d", (int)w.pipe, roofline_pipe_name(w.pipe),
+                    w.executed_per_direct, w.from_kind);
     }
     TEST_EXPECT("math names", strcmp(roofline_math_name(ROOFLINE_MATH_FP32), "fp32") == 0 &&
                                   strcmp(roofline_math_name(ROOFLINE_MATH_TF32), "tf32") == 0 &&
                                   strcmp(roofline_math_name(ROOFLINE_MATH_3XTF32), "3xtf32") == 0 &&
                                   strcmp(roofline_math_name(ROOFLINE_MATH_NONE), "n/a") == 0,
                 "wrong name");
-    const roofline_work v9 = roofline_kernel_work("fp32-v9", ROOFLINE_MATH_FP32);
-    TEST_EXPECT("kernel work: fp32-v9 is Winograd F(4x4,3x3)", strcmp(v9.algorithm, "Winograd F(4x4,3x3)") == 0, "'%s'",
+    const roofline_work v9 = roofline_kind_work(f4x4, ROOFLINE_MATH_FP32);
+    TEST_EXPECT("kind work: fp32-v9's kind is Winograd F(4x4,3x3)", strcmp(v9.algorithm, "Winograd F(4x4,3x3)") == 0, "'%s'",
                 v9.algorithm);
 
     const roofline_ceilings c = {4e12, 1e13, 3e13, 6e13, 3e14, 4.5e14, 4e12, 4e12, 2e12, 1e12};
@@ -325,23 +313,23 @@ static void test_kernel_work(void)
                     close_to(p.pct_roof, p.pct_pipe, 1e-12) &&
                     close_to(p.pct_memory, 100.0 * bytes / 1.5e-3 / 4e12, 1e-12),
                 "%g FLOP/s, executed %g, %g%% of FFMA", p.flops_per_s, p.executed_flops_per_s, p.pct_pipe);
-    const roofline_work v8 = roofline_kernel_work("tf32-v8", ROOFLINE_MATH_TF32);
+    const roofline_work v8 = roofline_kind_work(wgmma, ROOFLINE_MATH_TF32);
     roofline_point_place(flops, bytes, 0.42, &v8, &c, &p);
     TEST_EXPECT("point tf32-v8: % of the wgmma roof, not mma.sync's",
                 p.pipe_flops_per_s == 4.5e14 && close_to(p.pct_pipe, 100.0 * flops / 0.42e-3 / 4.5e14, 1e-12),
                 "roof %g, %g%%", p.pipe_flops_per_s, p.pct_pipe);
-    const roofline_work x3 = roofline_kernel_work("3xtf32-v8", ROOFLINE_MATH_3XTF32);
+    const roofline_work x3 = roofline_kind_work(wgmma, ROOFLINE_MATH_3XTF32);
     roofline_point_place(flops, bytes, 0.78, &x3, &c, &p);
     TEST_EXPECT("point 3xtf32-v8: three products per product on wgmma",
                 close_to(p.executed_flops_per_s, 3.0 * flops / 0.78e-3, 1e-12) &&
                     close_to(p.pct_pipe, 300.0 * flops / 0.78e-3 / 4.5e14, 1e-12) && p.pct_pipe < 100.0,
                 "executed %g, %g%%", p.executed_flops_per_s, p.pct_pipe);
-    const roofline_work x3v2 = roofline_kernel_work("3xtf32-v2", ROOFLINE_MATH_3XTF32);
+    const roofline_work x3v2 = roofline_kind_work(mma_sync, ROOFLINE_MATH_3XTF32);
     roofline_point_place(flops, bytes, 1.5, &x3v2, &c, &p);
     TEST_EXPECT("point 3xtf32-v2: on the mma.sync roof",
                 p.pipe_flops_per_s == 3e14 && close_to(p.pct_pipe, 300.0 * flops / 1.5e-3 / 3e14, 1e-12),
                 "roof %g, %g%%", p.pipe_flops_per_s, p.pct_pipe);
-    const roofline_work cudnn = roofline_kernel_work(NULL, ROOFLINE_MATH_TF32);
+    const roofline_work cudnn = roofline_kind_work(NULL, ROOFLINE_MATH_TF32);
     roofline_point_place(flops, 8.9e9, 10.0, &cudnn, &c, &p); /* memory-bound: intensity 8.55 */
     TEST_EXPECT("point below the ridge: the roof is the DRAM line",
                 close_to(p.roof_flops, p.executed_intensity * 4e12, 1e-12) &&
@@ -353,7 +341,7 @@ static void test_kernel_work(void)
     TEST_EXPECT("point on an unmeasured pipe: no percentage",
                 isnan(p.pct_pipe) && isnan(p.pct_roof) && !isnan(p.pct_memory) && p.pipe_flops_per_s == 0.0, "%g%%",
                 p.pct_pipe);
-    const roofline_work none = roofline_kernel_work(NULL, ROOFLINE_MATH_NONE);
+    const roofline_work none = roofline_kind_work(NULL, ROOFLINE_MATH_NONE);
     TEST_EXPECT("point refuses a zero time", roofline_point_place(1e9, 1e6, 0.0, &none, &c, &p) == -1,
                 "accepted ms = 0");
 

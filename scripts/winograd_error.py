@@ -6,7 +6,10 @@ fp32 with its FMAs along y then x, U = G g G^T in double rounded once, A^T M A i
 F(4x4) again as fp32-v12 computes it (winograd_f4x4.cuh): U in fp32 from G's rows scaled to integers (x 4, -6,
 -6, 24, 24, 1, scaled_line's additions and FMAs in its order, along y then x), M multiplied once by the fp32
 reciprocal of the scales' product; each M element one fp32 FMA chain over Cin, input channel by input channel
-(fmaf: the product exact in double, one rounding).
+(fmaf: the product exact in double, one rounding). Two variants of fp32-v12's M accumulation, for issue 40's
+question (what would hold F(4x4) to 1e-6 at large Cin): --chunk C, each M element C input channels to a fresh fp32
+FMA chain, the chains added into a running fp32 sum (as the tensor-core kernels add their chunks' chains); and the
+M sums in fp64 (what the transforms' own roundings leave: no accumulation scheme does better).
 
 For each Cin, one problem (padding same, x uniform in [-sqrt 3, sqrt 3] or [0, 1], w and b uniform in
 +-1/sqrt(9 Cin), so the convolution's outputs are of order 1) and two relative L2 errors against fp64:
@@ -15,6 +18,7 @@ what is left is the Winograd GEMM's), y measured as host/bench/check.h does,
 ||y - ref|| / max(||ref||, 0.05 sqrt(count)).
 
     python3 scripts/winograd_error.py [--cin 8 16 ... 1024] [--n 2] [--cout 16] [--hw 28] [--dist sym|01] [--seed 1]
+                                      [--chunk 32]
 
 It needs numpy only; docs/perf-log.md ("Warp-specialised blocks", "fp32-v12") has runs.
 """
@@ -76,9 +80,10 @@ def transform_1d(mat, v):
     return np.stack(out, -1)
 
 
-def winograd_conv(x, w, m, scaled_filters=False):
+def winograd_conv(x, w, m, scaled_filters=False, chunk=0, exact_sum=False):
     """The fp32 convolution (padding same) by Winograd F(m x m, 3x3), m = 2 or 4; scaled_filters (m = 4): as
-    fp32-v12, U in fp32 from G's rows scaled to integers"""
+    fp32-v12, U in fp32 from G's rows scaled to integers; chunk > 0: M's FMA chains chunk input channels long, added
+    into a running fp32 sum; exact_sum: M's sums over the input channels in fp64, rounded once"""
     n, c, h, wd = x.shape
     k, alpha = w.shape[0], m + 2
     th, tw = -(-h // m), -(-wd // m)
@@ -99,8 +104,15 @@ def winograd_conv(x, w, m, scaled_filters=False):
         u = np.einsum('ra,kcab,sb->kcrs', G2_SCALED, w.astype(F64), G2_SCALED).astype(F32)  # exact
         scale = np.outer(G2_SCALE, G2_SCALE).astype(F32)
     acc = np.zeros((n, k, th, tw, alpha, alpha), F32)
-    for ci in range(c):  # one FMA chain a (tile, channel, element), input channel by input channel
-        acc = fma(u[None, :, ci, None, None], v[:, ci, None], acc)
+    if exact_sum:
+        acc = np.einsum('kcrs,ncijrs->nkijrs', u.astype(F64), v.astype(F64)).astype(F32)
+    else:  # FMA chains a (tile, channel, element), input channel by input channel; chunked: added into acc
+        step = chunk if chunk > 0 else c
+        for c0 in range(0, c, step):
+            part = np.zeros_like(acc)
+            for ci in range(c0, min(c, c0 + step)):
+                part = fma(u[None, :, ci, None, None], v[:, ci, None], part)
+            acc = (acc + part).astype(F32) if chunk > 0 else part
     if m == 4 and scaled_filters:  # fp32-v12: times the fp32 reciprocal of the scales' product (inverse_scale)
         acc = (acc.astype(F64) * (1.0 / scale).astype(F32)).astype(F32)
     else:  # F(2x2): powers of two, exact
@@ -142,11 +154,13 @@ def main():
     ap.add_argument('--hw', type=int, default=28)
     ap.add_argument('--dist', choices=['sym', '01'], default='sym')
     ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--chunk', type=int, default=32, help="fp32-v12's variant: input channels an FMA chain")
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
     lo, hi = (-sqrt(3.0), sqrt(3.0)) if a.dist == 'sym' else (0.0, 1.0)
     print(f'N={a.n} Cout={a.cout} {a.hw}x{a.hw} padding same, x uniform in [{lo:.3g}, {hi:.3g}], seed {a.seed}')
-    print('  Cin | conv rel L2 F(2x2)  F(4x4)  fp32-v12 | y rel L2 F(2x2)  F(4x4)  fp32-v12')
+    print(f'  Cin | conv rel L2 F(2x2)  F(4x4)  fp32-v12  chunk {a.chunk:<3d} M in fp64 | y rel L2 F(2x2)  F(4x4)  '
+          f'fp32-v12  chunk {a.chunk:<3d} M in fp64')
     for c in a.cin:
         x = rng.uniform(lo, hi, (a.n, c, a.hw, a.hw)).astype(F32)
         bound = 1.0 / sqrt(9.0 * c)
@@ -155,12 +169,14 @@ def main():
         ref = reference_conv(x, w)
         y_ref = y_of(ref, b)
         conv_err, y_err = [], []
-        for m, scaled in ((2, False), (4, False), (4, True)):
-            conv = winograd_conv(x, w, m, scaled).astype(F64)
+        for m, scaled, chunk, exact in ((2, False, 0, False), (4, False, 0, False), (4, True, 0, False),
+                                        (4, True, a.chunk, False), (4, True, 0, True)):
+            conv = winograd_conv(x, w, m, scaled, chunk, exact).astype(F64)
             conv_err.append(np.linalg.norm(conv - ref) / np.linalg.norm(ref))
             y_err.append(rel_l2(y_of(conv, b), y_ref))
-        print(f'{c:5d} | {conv_err[0]:15.2e} {conv_err[1]:7.2e} {conv_err[2]:8.2e} | {y_err[0]:12.2e} '
-              f'{y_err[1]:7.2e} {y_err[2]:8.2e}', flush=True)
+        print(f'{c:5d} | {conv_err[0]:15.2e} {conv_err[1]:7.2e} {conv_err[2]:8.2e} {conv_err[3]:9.2e} '
+              f'{conv_err[4]:10.2e} | {y_err[0]:12.2e} {y_err[1]:7.2e} {y_err[2]:8.2e} {y_err[3]:9.2e} '
+              f'{y_err[4]:10.2e}', flush=True)
 
 
 if __name__ == '__main__':

@@ -65,8 +65,9 @@ roofline_work roofline_kind_work(const char *kind, roofline_math math)
 {
     const double products = math == ROOFLINE_MATH_3XTF32 ? 3.0 : 1.0;
     const char *products_name = products == 3.0 ? "3xTF32 split" : "direct";
-    if (kind && word_is(kind, "ffma") && kind[strlen("ffma")] == ' ' && math == ROOFLINE_MATH_FP32) {
-        const char *algorithm = kind + strlen("ffma ");
+    static const char ffma[] = "ffma "; /* the pipe's word, then the algorithm's */
+    if (kind && strncmp(kind, ffma, strlen(ffma)) == 0 && math == ROOFLINE_MATH_FP32) {
+        const char *algorithm = kind + strlen(ffma);
         if (word_is(algorithm, "winograd-f2x2") || word_is(algorithm, "winograd-f4x4")) {
             const int m = word_is(algorithm, "winograd-f2x2") ? 2 : 4;
             return (roofline_work){ROOFLINE_PIPE_FFMA, roofline_winograd_ffma_per_output(m) / 9.0,

@@ -8,7 +8,7 @@
  *
  *     roofline_model m;   roofline_model_compute(&shape, &m);               // 76.1 GFLOP, 528 M GELUs, ...
  *     roofline_floors f;  roofline_floors_compute(&m, &ceilings, &f);       // ms under each ceiling
- *     roofline_work w = roofline_kind_work("ffma winograd-f4x4, ...", ROOFLINE_MATH_FP32); // FFMA, 1/4 of the FLOPs
+ *     roofline_work w = roofline_kind_work("ffma winograd-f4x4, ...", ROOFLINE_MATH_FP32); // FFMA, 1/4 the FLOPs
  *     roofline_point pt;  roofline_point_place(m.conv_flops, bytes_moved, median_ms, &w, &ceilings, &pt);
  */
 #ifndef CGP_ROOFLINE_MODEL_H

@@ -290,8 +290,8 @@ static void test_kernel_work(void)
                                   strcmp(roofline_math_name(ROOFLINE_MATH_NONE), "n/a") == 0,
                 "wrong name");
     const roofline_work v9 = roofline_kind_work(f4x4, ROOFLINE_MATH_FP32);
-    TEST_EXPECT("kind work: fp32-v9's kind is Winograd F(4x4,3x3)", strcmp(v9.algorithm, "Winograd F(4x4,3x3)") == 0, "'%s'",
-                v9.algorithm);
+    TEST_EXPECT("kind work: fp32-v9's kind is Winograd F(4x4,3x3)", strcmp(v9.algorithm, "Winograd F(4x4,3x3)") == 0,
+                "'%s'", v9.algorithm);
 
     const roofline_ceilings c = {4e12, 1e13, 3e13, 6e13, 3e14, 4.5e14, 4e12, 4e12, 2e12, 1e12};
     TEST_EXPECT("pipe roofs",

@@ -210,8 +210,8 @@ static constexpr const char *path_names[] = {
     "TMA 16x16 px x 64 ch, K split 4", "TMA 8x16 px x 64 ch, K split 4", "TMA 8x8 px x 64 ch, K split 4",
     "TMA 16x16 px x 32 ch, K split 4", "TMA 8x16 px x 32 ch, K split 4", "TMA 8x8 px x 32 ch, K split 4",
     /* CGP_PATH_WINOGRAD_F4X4_GEMM_TILE0 + 0..2: K whole, then split over 2 and 4 blocks */
-    "winograd-f4x4 16x32 px x 32 ch", "winograd-f4x4 16x32 px x 32 ch, K split 2",
-    "winograd-f4x4 16x32 px x 32 ch, K split 4",
+    "TMA winograd-f4x4 16x32 px x 32 ch", "TMA winograd-f4x4 16x32 px x 32 ch, K split 2",
+    "TMA winograd-f4x4 16x32 px x 32 ch, K split 4",
     /* CGP_PATH_IGEMM_WGMMA_ROUNDED_TILE0 + 0..5, CGP_PATH_IGEMM_WGMMA_ROUNDED_SPLIT_TILE0 + 0..11, then the same by
      * TMA (CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_TILE0 + 0..5, CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_SPLIT_TILE0 + 0..11) */
     "rounded weights, 16x16 px x 64 ch", "rounded weights, 8x16 px x 64 ch",
@@ -245,6 +245,9 @@ static constexpr const char *path_names[] = {
     "overlapped, TMA 16x16 px x 64 ch, K split 4", "overlapped, TMA 8x16 px x 64 ch, K split 4",
     "overlapped, TMA 8x8 px x 64 ch, K split 4", "overlapped, TMA 16x16 px x 32 ch, K split 4",
     "overlapped, TMA 8x16 px x 32 ch, K split 4", "overlapped, TMA 8x8 px x 32 ch, K split 4",
+    /* CGP_PATH_WINOGRAD_F4X4_GEMM_CP_ASYNC_TILE0 + 0..2: K whole, then split over 2 and 4 blocks */
+    "cp.async, winograd-f4x4 16x32 px x 32 ch", "cp.async, winograd-f4x4 16x32 px x 32 ch, K split 2",
+    "cp.async, winograd-f4x4 16x32 px x 32 ch, K split 4",
 };
 static_assert(sizeof path_names / sizeof path_names[0] == CGP_PATH_COUNT, "a name for every cgp_path_id");
 

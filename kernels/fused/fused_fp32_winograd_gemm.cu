@@ -4,8 +4,8 @@
  * each as alpha^2 GEMMs in FFMA (alpha = 4 or 6: the transformed tile's edge), K (the input channels) walked in
  * chunks of 8 and split across a thread-block cluster where the grid is too small for the GPU. They run every shape
  * the API accepts on a GPU of compute capability 8.0 or newer with the shared memory of their tile (the K split needs
- * 9.0); fp32-v12 on 9.0 (TMA) with W a multiple of 4 and Cin up to a quarter of the output pixels, where F(4x4)'s
- * rounding error in the means stays near 4e-7 or below (docs/design.md).
+ * 9.0); fp32-v12 with Cin up to a quarter of the output pixels, where F(4x4)'s rounding error in the means stays near
+ * 4e-7 or below (docs/design.md).
  * docs/design.md, "The implicit-GEMM kernels", draws them beside fp32-v10, the direct FFMA implicit GEMM.
  *
  * F(m x m, 3x3) (winograd_f2x2.cuh, winograd_f4x4.cuh) turns each alpha x alpha input patch into V = B^T d B and each
@@ -23,12 +23,13 @@
  *                 up to 168 registers; 18 warps of 64 accumulators would put 5 on a scheduler and leave each 96);
  *                 WinogradTile::tile, ::channel: runs of 4, so a warp's 16-byte reads of V and U are broadcasts or
  *                 consecutive words; 64 or 96 accumulators.
- *   chunk         8 input channels land raw in a ring of 2 stages: the input window by cp.async (implicit_gemm.cuh's
- *                 StageCopies, 4 bytes an element) for F(2x2), by one TMA box for F(4x4) (its 13 copies a thread
- *                 would hold 39 registers), each output channel's 72 weights in a row by cp.async (16 bytes where
- *                 Cin allows); the block transforms chunk k + 1 (V[xi][ci][tile], U[xi][ci][channel],
- *                 double-buffered; the filter transforms on the threads after the input transforms') while it
- *                 multiplies chunk k: one barrier a chunk.
+ *   chunk         8 input channels land raw in a ring of 2 stages: the input window by cp.async, 4 bytes an
+ *                 element (implicit_gemm.cuh: StageCopies for F(2x2); WindowPositionCopies for F(4x4), whose 13
+ *                 elements a thread would take StageCopies 39 registers), or for F(4x4) by one TMA box where TMA
+ *                 reads the window (compute capability 9.0, W a multiple of 4); each output channel's 72 weights in
+ *                 a row by cp.async (16 bytes where Cin allows); the block transforms chunk k + 1
+ *                 (V[xi][ci][tile], U[xi][ci][channel], double-buffered; the filter transforms on the threads
+ *                 after the input transforms') while it multiplies chunk k: one barrier a chunk.
  *   accumulation  per output, alpha^2 fp32 FFMA chains over the block's input channels, then the output transform.
  *   K split       the blocks of a cluster take consecutive shares of the chunks; M is linear in them, so each
  *                 block adds the others' M through distributed shared memory, in rank order, before the output
@@ -59,16 +60,23 @@ struct WinogradTileShape {
     int th, tw, bn;
 };
 
+/* How a chunk's input window lands in its raw stage: by the threads' cp.async, a slot an element with its
+ * addresses kept (StageCopies, with the weights) or a 32-bit offset a window position (WindowPositionCopies); or by
+ * one TMA box */
+enum class WindowStaging { kStageCopies, kPositionCopies, kTma };
+
 /* The two versions: their transform, a thread's elements and runs of 4 tiles, their tiles (in the order of their
- * path ids: kPath0 + the tile's index + the tile count x the split's index), how the input window lands, U's row
- * padding, and the shapes they refuse beyond the family's limits */
+ * path ids: the staging's first id + the tile's index + the tile count x the split's index), how the input window
+ * lands (kCopyStaging by cp.async; by TMA too where kTmaWindow, wherever TMA reads the window), U's row padding, and
+ * the shapes they refuse beyond the family's limits */
 struct F2x2Gemm { /* fp32-v11 */
     using F = WinogradF2x2;
     static constexpr int kXiPerThread = 1, kTileRuns = 2; /* a thread: 1 element x 2 runs of 4 tiles x 8 channels */
     static constexpr WinogradTileShape kShapes[] = {{8, 16, 64}, {16, 16, 32}};
-    static constexpr unsigned kPath0 = CGP_PATH_WINOGRAD_GEMM_TILE0;
-    static constexpr bool kTma = false; /* the input window by cp.async (StageCopies) */
-    static constexpr int kUPad = 8;     /* U's rows BN + 8 floats apart: the filter transform's stores hit 32 banks */
+    static constexpr WindowStaging kCopyStaging = WindowStaging::kStageCopies;
+    static constexpr bool kTmaWindow = false;
+    static constexpr unsigned kCopyPath0 = CGP_PATH_WINOGRAD_GEMM_TILE0, kTmaPath0 = 0;
+    static constexpr int kUPad = 8; /* U's rows BN + 8 floats apart: the filter transform's stores hit 32 banks */
     static const char *shape_unsupported(const cgp_problem *, const cgp_device_info *) { return nullptr; }
 };
 struct F4x4Gemm { /* fp32-v12 */
@@ -77,21 +85,18 @@ struct F4x4Gemm { /* fp32-v12 */
      * (36 warps of one element would be 1152 threads; 18 of two, 5 on some scheduler, would have 96 registers) */
     static constexpr int kXiPerThread = 3, kTileRuns = 1;
     static constexpr WinogradTileShape kShapes[] = {{16, 32, 32}};
-    static constexpr unsigned kPath0 = CGP_PATH_WINOGRAD_F4X4_GEMM_TILE0;
-    /* the input window by TMA, one box a chunk: StageCopies' 13 input copies a thread would hold 39 registers */
-    static constexpr bool kTma = true;
+    /* the input window by TMA, one box a chunk, where TMA reads it, else by position (StageCopies' 13 input slots a
+     * thread would hold 39 registers: WindowPositionCopies keeps 2) */
+    static constexpr WindowStaging kCopyStaging = WindowStaging::kPositionCopies;
+    static constexpr bool kTmaWindow = true;
+    static constexpr unsigned kCopyPath0 = CGP_PATH_WINOGRAD_F4X4_GEMM_CP_ASYNC_TILE0,
+                              kTmaPath0 = CGP_PATH_WINOGRAD_F4X4_GEMM_TILE0;
     static constexpr int kUPad = 4; /* BN + 4: 2-way conflicts in the filter transform's stores, 9 KB less */
     /* F(4x4)'s error in y grows about as 8e-7 sqrt(Cin / (Hout x Wout)) (the rounding of the products' sums over
      * Cin, averaged by the mean over the pixels): measured on the H200 (docs/design.md) 2.0e-6 at Cin = 512 over
      * 7x7, 8.5e-7 at 256 over 14x14, 3.3e-7 at 128 over 28x28; up to Cin = Hout x Wout / 4 it stays near 4e-7 */
-    static const char *shape_unsupported(const cgp_problem *p, const cgp_device_info *d)
+    static const char *shape_unsupported(const cgp_problem *p, const cgp_device_info *)
     {
-        if (d->cc_major < 9)
-            return "needs a GPU of compute capability 9.0 or newer (TMA)";
-        if (!sm90_code_runs(d))
-            return "this build has no code for compute capability 9.0 (TMA): build with SM=90";
-        if (const char *why = input_tensor_map_unsupported(p, d))
-            return why;
         if (4 * p->cin > p->hout * p->wout)
             return "more input channels than a quarter of the output pixels, where F(4x4)'s rounding error in "
                    "the means would pass 4e-7 (docs/design.md; fp32-v11's F(2x2) keeps it below 2.5e-7)";
@@ -105,12 +110,12 @@ template <class V> constexpr int kThreadsOf = V::F::kAlpha * V::F::kAlpha / V::k
 constexpr int kSplits[] = {1, 2, 4};
 __host__ __device__ constexpr int split_index(int split) { return split == 1 ? 0 : split == 2 ? 1 : 2; }
 
-/* Tile I of version V; the raw stage lands as Window and StageCopies lay it out (implicit_gemm.cuh: the input
- * window, then the weights [output channel][input channel x 9 + tap], rows kWStride apart), or, where V lands the
- * window by TMA, as one box of 8 channels x TH + 2 rows x kLandRowStride columns (TMA's boxes start at a multiple of
- * 4 columns and span a multiple of 4: from column ox0, or for padding same ox0 - 4, the window then at column
- * land_lead(pad) = 3, as implicit_gemm_wgmma.cuh's TmaWindow) from row oy0 - pad, then the weights */
-template <class V, int I>
+/* Tile I of version V with the window staged by S; the raw stage lands as Window and StageCopies lay it out
+ * (implicit_gemm.cuh: the input window, then the weights [output channel][input channel x 9 + tap], rows kWStride
+ * apart), or, where S is TMA, as one box of 8 channels x TH + 2 rows x kLandRowStride columns (TMA's boxes start
+ * at a multiple of 4 columns and span a multiple of 4: from column ox0, or for padding same ox0 - 4, the window
+ * then at column land_lead(pad) = 3, as implicit_gemm_wgmma.cuh's TmaWindow) from row oy0 - pad, then the weights */
+template <class V, int I, WindowStaging S>
 struct WinogradTile : Window<V::kShapes[I].th, V::kShapes[I].tw, V::kShapes[I].bn, kThreadsOf<V>> {
     using F = typename V::F;
     using Land = Window<V::kShapes[I].th, V::kShapes[I].tw, V::kShapes[I].bn, kThreadsOf<V>>;
@@ -120,7 +125,8 @@ struct WinogradTile : Window<V::kShapes[I].th, V::kShapes[I].tw, V::kShapes[I].b
     static constexpr int kXiPerThread = V::kXiPerThread, kTileRuns = V::kTileRuns, kTilesPerThread = 4 * kTileRuns;
     static constexpr int kTilesX = kTw / kOut, kMt = kTh / kOut * kTilesX; /* Winograd tiles: a row, the block */
     static constexpr int kTileGroups = kMt / kTilesPerThread, kChannelGroups = kBn / 8;
-    static constexpr bool kTma = V::kTma;
+    static constexpr WindowStaging kStaging = S;
+    static constexpr bool kTma = S == WindowStaging::kTma;
     static constexpr int kLandRowStride = kTma ? (kTw + 2 + 3 + 3) / 4 * 4 : kRowStride;
     static constexpr int kLandPlane = kTma ? (kTh + 2) * kLandRowStride : kPlane;
     static constexpr int kLandInFloats = kTma ? kChunk * kLandPlane : kInFloats;
@@ -137,13 +143,17 @@ struct WinogradTile : Window<V::kShapes[I].th, V::kShapes[I].tw, V::kShapes[I].b
      * stages' mbarriers */
     static constexpr size_t kStaticSmemBytes =
         sizeof(float) * kThreads + sizeof(double) * 128 + 16 + (kTma ? 8 * kRawStages : 0);
-    static constexpr unsigned kPath = V::kPath0 + I, kTileCount = kShapeCount<V>; /* + kTileCount x split index */
+    /* + kTileCount x the split's index */
+    static constexpr unsigned kPath = (kTma ? V::kTmaPath0 : V::kCopyPath0) + I, kTileCount = kShapeCount<V>;
     static_assert(kTh % kOut == 0 && kTw % kOut == 0 && kXi % kXiPerThread == 0, "whole Winograd tiles and warps");
     static_assert(kTileGroups * kChannelGroups == 32, "a warp: its elements' tiles x channels");
     static_assert(kBn % 32 == 0 && kBn <= 128, "the filter transform: warps of 8 channels x 4 input channels");
     static_assert(kMFloats <= kRingFloats, "M fits where the ring was");
     static_assert(!kTma || (kLandInFloats % 32 == 0 && kRawFloats % 32 == 0), "TMA boxes at 128-byte boundaries");
     static_assert(!kTma || kAlpha == 6, "load_patch_6x6: the patches of a TMA box");
+    static_assert(S != WindowStaging::kPositionCopies ||
+                      (kAlpha == 6 && kLandRowStride % 2 == 0 && kLandPlane % 2 == 0 && kRawFloats % 2 == 0),
+                  "load_patch_6x6: F(4x4)'s patches, 8-byte aligned");
 
     static __host__ __device__ int land_lead(int pad) { return kTma && pad ? 3 : 0; }
     static __host__ __device__ int box_x(int ox0, int pad) { return pad ? ox0 - 4 : ox0; }
@@ -168,7 +178,7 @@ template <class T> __device__ __forceinline__ void transform_input(const float *
     const float *src = raw + ci * T::kLandPlane + T::kOut * (t / T::kTilesX) * T::kLandRowStride + lead +
                        T::kOut * (t % T::kTilesX);
     float d[T::kAlpha][T::kAlpha], v[T::kAlpha][T::kAlpha];
-    if constexpr (T::kTma)
+    if constexpr (T::kAlpha == 6)
         load_patch_6x6<T::kLandRowStride>(src, lead, d);
     else
         load_patch(src, T::kLandRowStride, d);
@@ -309,8 +319,13 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 
     /* issues chunks first, first + 1, ...: the window by TMA (thread 0) or every thread's cp.async, the weights by
      * every thread's cp.async */
-    StageCopies<T, kWhole, T::kTma ? kCopyWeights : kCopyInput | kCopyWeights, T::kLandInFloats> copies;
+    constexpr bool kStageCopiesInput = T::kStaging == WindowStaging::kStageCopies;
+    StageCopies<T, kWhole, kStageCopiesInput ? kCopyInput | kCopyWeights : kCopyWeights, T::kLandInFloats> copies;
     copies.init(p, p.x + (at.n * p.cin + (int64_t)first * kChunk) * p.h * p.wd, at.oy0, at.ox0, at.c0);
+    WindowPositionCopies<T, kWhole> window; /* kPositionCopies */
+    const float *x_img = p.x + at.n * p.cin * p.h * p.wd;
+    if constexpr (T::kStaging == WindowStaging::kPositionCopies)
+        window.init(p, at.oy0, at.ox0);
     auto issue_copies = [&](int j) { /* the block's chunk j into stage j % kRawStages */
         const uint32_t stage = ring_base + j % kRawStages * kRawBytes;
         if (T::kTma && threadIdx.x == 0) {
@@ -319,6 +334,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
             tma_load_4d(stage, &map, T::box_x((int)at.ox0, p.pad), (int)at.oy0 - p.pad, (first + j) * kChunk, (int)at.n,
                         bar);
         }
+        if constexpr (T::kStaging == WindowStaging::kPositionCopies)
+            window.issue(p, x_img, first + j, stage);
         copies.issue(p, at.c0, first + j, stage);
         cp_async_commit();
     };
@@ -414,32 +431,48 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 
 /* ---- the choice per shape, the hooks ---- */
 
-/* a block's shared memory by tile of version V: the dynamic ring and the kernel's static arrays */
-template <class V, int... I> constexpr size_t tile_smem_bytes(int tile, std::integer_sequence<int, I...>)
+/* How version V lands the windows of problem p: by TMA where V can and TMA reads them (compute capability 9.0 with a
+ * build for it, input_tensor_map_unsupported), else by its cp.async staging */
+template <class V> WindowStaging staging_of(const cgp_problem *p, const cgp_device_info *d)
+{
+    return V::kTmaWindow && sm90_code_runs(d) && !input_tensor_map_unsupported(p, d) ? WindowStaging::kTma
+                                                                                    : V::kCopyStaging;
+}
+
+/* a block's shared memory by tile of version V with its windows staged by S: the dynamic ring and the kernel's
+ * static arrays */
+template <class V, WindowStaging S, int... I>
+constexpr size_t tile_smem_bytes(int tile, std::integer_sequence<int, I...>)
 {
     size_t bytes = 0;
-    ((bytes = tile == I ? WinogradTile<V, I>::kSmemBytes + WinogradTile<V, I>::kStaticSmemBytes : bytes), ...);
+    ((bytes = tile == I ? WinogradTile<V, I, S>::kSmemBytes + WinogradTile<V, I, S>::kStaticSmemBytes : bytes), ...);
     return bytes;
 }
-template <class V> constexpr size_t tile_smem_bytes(int tile)
+template <class V> size_t tile_smem_bytes(int tile, WindowStaging s)
 {
-    return tile_smem_bytes<V>(tile, std::make_integer_sequence<int, kShapeCount<V>>());
+    constexpr auto kTiles = std::make_integer_sequence<int, kShapeCount<V>>();
+    if constexpr (V::kTmaWindow)
+        if (s == WindowStaging::kTma)
+            return tile_smem_bytes<V, WindowStaging::kTma>(tile, kTiles);
+    return tile_smem_bytes<V, V::kCopyStaging>(tile, kTiles);
 }
-/* the shared memory of the version's first tile, which runs any Cout */
-template <class V> constexpr size_t kMinSmemBytes = tile_smem_bytes<V>(0);
+/* the shared memory of the version's first tile, which runs any Cout, with its windows staged by S */
+template <class V, WindowStaging S>
+constexpr size_t kMinSmemBytes = tile_smem_bytes<V, S>(0, std::make_integer_sequence<int, kShapeCount<V>>());
 
 /* The tile and K split with the least estimated time. Every tile of a version does the same work a chunk (alpha^2 x
  * MT x BN x 8 FFMAs) with one block an SM, so a block's time is its chunks plus one (the pipeline's start and the
  * epilogue), plus one more for a split's exchange of M; blocks run in waves of the SM count. Tiles beyond the
- * block's shared memory are left out, those of fewer channels than the version's first unless Cout fits them; K is
- * split only on compute capability 9.0 with a build for it (clusters, sm90_code_runs) and with at least 2 chunks a
- * block. */
+ * block's shared memory (with the shape's staging) are left out, those of fewer channels than the version's first
+ * unless Cout fits them; K is split only on compute capability 9.0 with a build for it (clusters, sm90_code_runs)
+ * and with at least 2 chunks a block. */
 template <class V> TileSplit choose(const cgp_problem *p, const cgp_device_info *d)
 {
     const int64_t chunks = ceil_div(p->cin, kChunk);
+    const WindowStaging staging = staging_of<V>(p, d);
     return least_cost(0, kShapeCount<V>, kSplits, [&](int i, int split) {
         const WinogradTileShape t = V::kShapes[i];
-        if ((t.bn < V::kShapes[0].bn && p->cout > t.bn) || tile_smem_bytes<V>(i) > d->smem_per_block_optin ||
+        if ((t.bn < V::kShapes[0].bn && p->cout > t.bn) || tile_smem_bytes<V>(i, staging) > d->smem_per_block_optin ||
             (split > 1 && (!sm90_code_runs(d) || chunks < 2 * split)))
             return -1.0;
         const ImplicitGemmGeometry g = implicit_gemm_geometry(p, t.th, t.tw, t.bn);
@@ -454,14 +487,14 @@ template <class V> ImplicitGemmGeometry geometry_of(const cgp_problem *p, TileSp
     return implicit_gemm_geometry(p, t.th, t.tw, t.bn);
 }
 
-/* Launches tile I of version V, or the next tile where the choice is another */
-template <class V, int I = 0>
+/* Launches tile I of version V with the windows staged by S, or the next tile where the choice is another */
+template <class V, WindowStaging S, int I = 0>
 cudaError_t launch_tile(const cgp_launch_args *a, TileSplit choice, const ImplicitGemmGeometry &g, cudaStream_t stream)
 {
     if constexpr (I + 1 < kShapeCount<V>)
         if (choice.tile != I)
-            return launch_tile<V, I + 1>(a, choice, g, stream);
-    using T = WinogradTile<V, I>;
+            return launch_tile<V, S, I + 1>(a, choice, g, stream);
+    using T = WinogradTile<V, I, S>;
     IgemmParams p = implicit_gemm_params(a, g);
     /* the tensor map of x in the tile's TMA boxes (a zero map, never read, where the window comes by cp.async) */
     CUtensorMap map = {};
@@ -473,19 +506,43 @@ cudaError_t launch_tile(const cgp_launch_args *a, TileSplit choice, const Implic
     return launch_implicit_gemm(kernel, p, g, a->p.n, choice.split, T::kThreads, T::kSmemBytes, stream, &map);
 }
 
+/* Every path id of version V: for each of its stagings (by TMA first, where it has that), the tiles with K whole,
+ * split over 2, then 4 blocks */
+template <class V> constexpr auto path_ids()
+{
+    constexpr auto kCopy = path_run<3 * kShapeCount<V>>(V::kCopyPath0);
+    if constexpr (V::kTmaWindow)
+        return path_run<3 * kShapeCount<V>>(V::kTmaPath0) + kCopy;
+    else
+        return kCopy;
+}
+
 /* The hooks (kernel_desc.cuh) of fp32-v11 (V = F2x2Gemm) and fp32-v12 (F4x4Gemm) */
 template <class V> struct WinogradGemmVersion : NoStageSplit {
     static constexpr cgp_precision precision = CGP_PRECISION_FP32;
-    static constexpr auto kPaths = with_weights_4b(path_run<3 * kShapeCount<V>>(V::kPath0)); /* K whole, 2, 4 */
+    static constexpr auto kPaths = with_weights_4b(path_ids<V>());
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
         if (const char *why = V::shape_unsupported(p, d))
             return why;
-        if (const char *why = ffma_gemm_unsupported<kMinSmemBytes<V>>(p, d))
+        if (const char *why = staging_of<V>(p, d) == WindowStaging::kTma ? tma_gemm_unsupported(p, d)
+                                                                          : copy_gemm_unsupported(p, d))
             return why;
         const TileSplit c = choose<V>(p, d);
         return implicit_gemm_split_grid_unsupported(p, geometry_of<V>(p, c), c.split);
+    }
+
+    /* the FFMA GEMMs' limits with the smallest tile's shared memory by TMA, by cp.async */
+    static const char *tma_gemm_unsupported(const cgp_problem *p, const cgp_device_info *d)
+    {
+        if constexpr (V::kTmaWindow)
+            return ffma_gemm_unsupported<kMinSmemBytes<V, WindowStaging::kTma>>(p, d);
+        return nullptr; /* never asked: staging_of is by TMA only where V::kTmaWindow */
+    }
+    static const char *copy_gemm_unsupported(const cgp_problem *p, const cgp_device_info *d)
+    {
+        return ffma_gemm_unsupported<kMinSmemBytes<V, V::kCopyStaging>>(p, d);
     }
 
     static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
@@ -496,19 +553,25 @@ template <class V> struct WinogradGemmVersion : NoStageSplit {
     static const char *path(const cgp_problem *p, const cgp_device_info *d, int weights_misaligned)
     {
         const TileSplit c = choose<V>(p, d);
-        return cgp_path_name((V::kPath0 + (unsigned)(c.tile + kShapeCount<V> * split_index(c.split))) |
+        const unsigned first = staging_of<V>(p, d) == WindowStaging::kTma ? V::kTmaPath0 : V::kCopyPath0;
+        return cgp_path_name((first + (unsigned)(c.tile + kShapeCount<V> * split_index(c.split))) |
                              weights_width_flag(whole_chunks(p, weights_misaligned)));
     }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
     {
         const TileSplit c = choose<V>(&a->p, d);
-        return launch_tile<V>(a, c, geometry_of<V>(&a->p, c), s);
+        const ImplicitGemmGeometry g = geometry_of<V>(&a->p, c);
+        if constexpr (V::kTmaWindow)
+            if (staging_of<V>(&a->p, d) == WindowStaging::kTma)
+                return launch_tile<V, WindowStaging::kTma>(a, c, g, s);
+        return launch_tile<V, V::kCopyStaging>(a, c, g, s);
     }
 };
 
-/* What version V is: its transform's Winograd GEMMs in FFMA, its tiles and warps, the window by cp.async or TMA, a
- * chunk's weights landed and transformed for every tile, K split over 2 or 4 blocks, one tile a block */
+/* What version V is: its transform's Winograd GEMMs in FFMA, its tiles and warps, the window by cp.async (or TMA
+ * where TMA reads it), a chunk's weights landed and transformed for every tile, K split over 2 or 4 blocks, one tile
+ * a block */
 constexpr cgp_kernel_tile kind_tile(const WinogradTileShape &t)
 {
     return cgp_kernel_tile{(short)t.th, (short)t.tw, (short)t.bn};
@@ -518,7 +581,7 @@ constexpr Kind kWinogradGemmKind =
     Kind(CGP_PIPE_FFMA, V::F::kAlpha == 4 ? CGP_ALGORITHM_WINOGRAD_F2X2 : CGP_ALGORITHM_WINOGRAD_F4X4)
         .tiles(V::kShapes, kind_tile)
         .warps(kThreadsOf<V> / 32)
-        .staging(V::kTma ? CGP_STAGING_TMA : CGP_STAGING_CP_ASYNC)
+        .staging(V::kTmaWindow ? CGP_STAGING_TMA_OR_CP_ASYNC : CGP_STAGING_CP_ASYNC)
         .k_splits(kSplits);
 
 } // namespace
@@ -531,8 +594,9 @@ CGP_DEFINE_KERNEL_DESC(cgp_kernel_fp32_v11, WinogradGemmVersion<F2x2Gemm>, 31, "
                        kWinogradGemmKind<F2x2Gemm>)
 
 CGP_DEFINE_KERNEL_DESC(cgp_kernel_fp32_v12, WinogradGemmVersion<F4x4Gemm>, 38, "fp32-v12",
-                       "Winograd F(4x4,3x3) as 36 FFMA GEMMs where W % 4 = 0 and Cin <= Hout x Wout / 4: tiles of "
-                       "16x32 pixels x 32 channels, a warp per 3 transformed elements, 3 elements x 4 tiles x 8 "
-                       "channels a thread, the input window by TMA, 8 input channels a chunk transformed in shared "
-                       "memory while the previous one is multiplied, K split over a cluster for small grids",
+                       "Winograd F(4x4,3x3) as 36 FFMA GEMMs where Cin <= Hout x Wout / 4: tiles of 16x32 pixels x 32 "
+                       "channels, a warp per 3 transformed elements, 3 elements x 4 tiles x 8 channels a thread, the "
+                       "input window by TMA (or by cp.async where TMA cannot read it), 8 input channels a chunk "
+                       "transformed in shared memory while the previous one is multiplied, K split over a cluster "
+                       "for small grids",
                        kWinogradGemmKind<F4x4Gemm>)

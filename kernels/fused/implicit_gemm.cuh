@@ -13,6 +13,9 @@
  *   StageCopies   a thread's cp.async copies of a stage: 4 bytes an input element; 16 bytes of weights where Cin
  *              is a multiple of 8 and the weights 16-byte aligned (kWhole), else 4 (or one of the two: kParts);
  *              where each lands and reads from is worked out once per block.
+ *   WindowPositionCopies   the input window alone, a thread's copies by window position: 4 bytes an element,
+ *              one 32-bit offset a position kept, the channel's address worked out per copy (fewer registers than
+ *              StageCopies' input slots where a window has many elements a thread: fp32-v12's 16x32 tile).
  *   K split    split_sum_publish: the blocks of a thread-block cluster each computed the same tile over a share of
  *              the chunks and landed their partial sums in shared memory; each adds all of them for a slice of the
  *              channels, in rank order (distributed shared memory), and publishes it (fp32-v10, tf32-v10,
@@ -237,6 +240,48 @@ struct StageCopies {
             else
                 cp_async_4(stage + (w_dst[s] & kOffsetMask), src, inside ? 4u : 0u);
         }
+    }
+};
+
+/* The input window's copies of a stage by window position (T: the block's Window): the thread's positions
+ * thread + j x threads (row, column) are the same in every channel of every chunk, so it keeps one 32-bit offset
+ * a position (from the image's first plane; -1 outside the image) and works out each channel's address per copy:
+ * 4 bytes a copy, zero outside the image and past Cin. StageCopies keeps a pointer and a destination a slot
+ * instead, 3 registers where this keeps 1 for every 8 copies. A plane's offsets in 32 bits: H x W at most 2^28
+ * (ffma_gemm_unsupported, the FFMA GEMMs' limit). */
+template <class T, bool kWhole> struct WindowPositionCopies {
+    static constexpr int kPositions = (T::kArea + T::kThreads - 1) / T::kThreads;
+    static constexpr bool kSpare = kPositions * T::kThreads > T::kArea; /* the last position of some threads */
+    int offset[kPositions];
+
+    __device__ __forceinline__ void init(const IgemmParams &p, int64_t oy0, int64_t ox0)
+    {
+#pragma unroll
+        for (int j = 0; j < kPositions; ++j) {
+            const int at = (int)threadIdx.x + j * T::kThreads;
+            int64_t element;
+            const bool inside = at < T::kArea && window_element<T>(p, at, oy0, ox0, &element);
+            offset[j] = inside ? (int)element : -1;
+        }
+    }
+
+    /* The copies of chunk `chunk` of the image at x_img into the stage at shared address `stage` */
+    __device__ __forceinline__ void issue(const IgemmParams &p, const float *x_img, int chunk, uint32_t stage) const
+    {
+        const int64_t plane = p.h * p.wd, ci0 = (int64_t)chunk * kChunk;
+        const int64_t left = p.cin - ci0; /* the chunk's channels: kChunk or more unless it is the last */
+        const float *x_chunk = x_img + ci0 * plane;
+#pragma unroll
+        for (int ci = 0; ci < kChunk; ++ci)
+#pragma unroll
+            for (int j = 0; j < kPositions; ++j) {
+                const int at = (int)threadIdx.x + j * T::kThreads;
+                if (kSpare && j == kPositions - 1 && at >= T::kArea)
+                    continue;
+                const bool inside = offset[j] >= 0 && (kWhole || ci < left);
+                const float *src = inside ? x_chunk + ci * plane + offset[j] : p.x;
+                cp_async_4(stage + 4u * (uint32_t)(ci * T::kPlane + at), src, inside ? 4u : 0u);
+            }
     }
 };
 

@@ -83,7 +83,7 @@ enum cgp_path_id {
     CGP_PATH_IGEMM_WGMMA_TMA_TILE0 = CGP_PATH_RESIDENT_TMA_TILE0 + 6,
     CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0 = CGP_PATH_IGEMM_WGMMA_TMA_TILE0 + 6,
     /* the F(4x4) Winograd GEMM's (fp32-v12) tile x 3 K splits: CGP_PATH_WINOGRAD_F4X4_GEMM_TILE0 + the split's index
-     * ("winograd-f4x4 16x32 px x 32 ch", then ", K split 2", ", K split 4") */
+     * ("TMA winograd-f4x4 16x32 px x 32 ch", then ", K split 2", ", K split 4"): its input windows by TMA */
     CGP_PATH_WINOGRAD_F4X4_GEMM_TILE0 = CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0 + 12,
     /* the wgmma implicit GEMMs with the weights rounded once a launch (tf32-v15, 3xtf32-v15), the windows by
      * cp.async: their 6 tiles, then with K split over 2 and 4 blocks, as tf32-v10's, named "rounded weights, " +
@@ -99,7 +99,11 @@ enum cgp_path_id {
      * TMA): its 6 tiles, then with K split over 2 and 4 blocks, named "overlapped, " + tf32-v13's name */
     CGP_PATH_IGEMM_WGMMA_OVERLAPPED_TILE0 = CGP_PATH_RESIDENT_FRAGMENT_TILE0 + 6,
     CGP_PATH_IGEMM_WGMMA_OVERLAPPED_SPLIT_TILE0 = CGP_PATH_IGEMM_WGMMA_OVERLAPPED_TILE0 + 6,
-    CGP_PATH_COUNT = CGP_PATH_IGEMM_WGMMA_OVERLAPPED_SPLIT_TILE0 + 12 /* one past the last id */
+    /* the F(4x4) Winograd GEMM (fp32-v12) with its input windows by cp.async (where TMA cannot read them: W not a
+     * multiple of 4, ...): CGP_PATH_WINOGRAD_F4X4_GEMM_CP_ASYNC_TILE0 + the split's index ("cp.async, winograd-f4x4
+     * 16x32 px x 32 ch", then ", K split 2", ", K split 4") */
+    CGP_PATH_WINOGRAD_F4X4_GEMM_CP_ASYNC_TILE0 = CGP_PATH_IGEMM_WGMMA_OVERLAPPED_SPLIT_TILE0 + 12,
+    CGP_PATH_COUNT = CGP_PATH_WINOGRAD_F4X4_GEMM_CP_ASYNC_TILE0 + 3 /* one past the last id */
 };
 
 /* A variant bit of a path id: the launch copied the weights 4 bytes at a time and tested every chunk's channels

@@ -19,17 +19,22 @@
 
 namespace {
 
-/* The 6x6 input patch d from src, rows kPitch floats apart (a multiple of 4), src `lead` floats past a 16-byte
- * boundary: lead 0, a float4 and a float2 a row; lead 3 (a window staged from 4 columns left of it so that its copies
- * start at a multiple of 4 columns: fp32-v12's TMA boxes for padding same), a float, a float4 and a float. fp32-v9
+/* The 6x6 input patch d from src, rows kPitch floats apart. kPitch a multiple of 4: src `lead` floats past a
+ * 16-byte boundary: lead 0, a float4 and a float2 a row; lead 3 (a window staged from 4 columns left of it so that
+ * its copies start at a multiple of 4 columns: fp32-v12's TMA boxes for padding same), a float, a float4 and a
+ * float. kPitch 2 modulo 4 (fp32-v12's windows by cp.async): src 8-byte aligned (lead 0), three float2 a row. fp32-v9
  * keeps its own copy of these loads: through this function its register allocation changed, not measured since. */
 template <int kPitch> __device__ __forceinline__ void load_patch_6x6(const float *src, int lead, float (&d)[6][6])
 {
-    static_assert(kPitch % 4 == 0, "16-byte aligned rows");
+    static_assert(kPitch % 2 == 0, "8-byte aligned rows");
 #pragma unroll
     for (int r = 0; r < 6; ++r) {
         const float *row = src + r * kPitch;
-        if (lead == 0) {
+        if constexpr (kPitch % 4 != 0) {
+            const float2 a = *reinterpret_cast<const float2 *>(row), b = *reinterpret_cast<const float2 *>(row + 2),
+                         c = *reinterpret_cast<const float2 *>(row + 4);
+            d[r][0] = a.x, d[r][1] = a.y, d[r][2] = b.x, d[r][3] = b.y, d[r][4] = c.x, d[r][5] = c.y;
+        } else if (lead == 0) {
             const float4 a = *reinterpret_cast<const float4 *>(row);
             const float2 b = *reinterpret_cast<const float2 *>(row + 4);
             d[r][0] = a.x, d[r][1] = a.y, d[r][2] = a.z, d[r][3] = a.w, d[r][4] = b.x, d[r][5] = b.y;

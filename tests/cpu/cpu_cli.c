@@ -190,7 +190,7 @@ int main(void)
                     "exit %d\n%.600s%s", t.exit_code, v12 ? v12 : t.out, t.err);
         /* the table's column of what each version is (its descriptive name, from its kind's fields) */
         static const char v12_kind[] =
-            "fp32-v12   fp32    ffma winograd-f4x4, 16x32x32 12w, tma, w/tile, split-K 1/2/4 ";
+            "fp32-v12   fp32    ffma winograd-f4x4, 16x32x32 12w, tma/cp.async, w/tile, split-K 1/2/4 ";
         TEST_EXPECT("cli kernels: each version with what it is beside its number",
                     t.exit_code == 0 && v12 && strncmp(v12, v12_kind, strlen(v12_kind)) == 0 &&
                         strstr(t.out, " tf32-v16   tf32    wgmma, 6 tiles, tma, w resident, persistent, A in regs "),

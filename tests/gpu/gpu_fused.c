@@ -82,9 +82,9 @@ enum { MUST_REFUSE, MUST_RUN, MAY_RUN };
  * windows by TMA (34, 35, and tf32-v16, 41, with A from registers) where W % 4 = 0, none where it is not, and the wgmma implicit GEMMs by TMA (36, 37) every
  * shape of W % 4 = 0, none other, and with rounded weights (39, 40) every shape (TMA windows or cp.async ones),
  * tf32-v17 (42) every shape of W % 4 = 0, none other;
- * fp32-v12 (38) on compute capability 9.0 or newer (TMA) with a build for sm_90 or
- * newer and the 224928 bytes its tile needs every shape of W % 4 = 0 and 4 Cin <= Hout x Wout (its bound on F(4x4)'s
- * error), none other; fp32-v2..v9
+ * fp32-v12 (38) every shape of 4 Cin <= Hout x Wout (its bound on F(4x4)'s error) on compute capability 8.0 or
+ * newer with the shared memory of its tile (224928 bytes with the windows by TMA: compute capability 9.0, a build for
+ * sm_90 or newer, a driver with the TMA encoder and W % 4 = 0; 218128 by cp.async), none other; fp32-v2..v9
  * only Cin = 8 and Cout = 64,
  * and they need up to 215 KiB of shared memory a block (an H100/H200 has 227: elsewhere they may refuse); the
  * wgmma versions (14-18, 23-28) only Cin <= 8 and Cout <= 64, on compute capability 9.0 with a build for sm_90a. */
@@ -99,8 +99,8 @@ static int expected_support(int version, const cgp_shape *s, cgp_padding padding
         return d->cc_major >= 8 && d->smem_per_block_optin >= 160272 ? MUST_RUN : MUST_REFUSE;
     if (version == 38) { /* the F(4x4) Winograd GEMM */
         const int64_t edge = padding == CGP_PADDING_SAME ? 0 : 2, pixels = (s->h - edge) * (s->w - edge);
-        return d->cc_major >= 9 && CGP_BUILD_SM >= 90 && d->smem_per_block_optin >= 224928 && s->w % 4 == 0 &&
-                       4 * s->cin <= pixels
+        const int tma = d->cc_major >= 9 && CGP_BUILD_SM >= 90 && d->tma_encoder && s->w % 4 == 0;
+        return d->cc_major >= 8 && d->smem_per_block_optin >= (tma ? 224928u : 218128u) && 4 * s->cin <= pixels
                    ? MUST_RUN
                    : MUST_REFUSE;
     }

@@ -3,8 +3,8 @@
  * synccheck, initcheck): every kernel version of every precision, both reductions, both paddings,
  * on small shapes (partial tiles; several chunks of input channels with a partial last one and a partial
  * channel block; few pixels and many channels, where fp32-v10 splits K over clusters of 2 and of 8 blocks and
- * fp32-v11 over clusters of 2 and 4, fp32-v12 (W = 24, 32: its windows by TMA) too; Cout <= 32, where fp32-v11
- * takes its 32-channel tile; W = 45 and 44, where
+ * fp32-v11 over clusters of 2 and 4, fp32-v12 (W = 24, 32: its windows by TMA; by cp.async on its path
+ * shapes) too; Cout <= 32, where fp32-v11 takes its 32-channel tile; W = 45 and 44, where
  * the wgmma versions stage by cp.async and by TMA, and fp32-v9 and the wgmma versions shift their window for
  * padding same; Cin = 3, where the wgmma versions' TMA box reaches past the channels), or with --default the
  * default problem, each run judged as gpu_fused judges it (tests/lib/tolerance.h); then (without --default) every fixed shape of

@@ -31,12 +31,18 @@ static inline void path_shape_name(const path_shape *f, char *name, size_t cap)
 static const path_shape path_shapes[] = {
     {9, {1, 8, 64, 3, 3}, CGP_PADDING_VALID, 0}, /* winograd-f4x4 */
     {9, {1, 8, 64, 4, 8}, CGP_PADDING_SAME, 0}, /* winograd-f4x4, shifted window */
-    {38, {1, 8, 1, 4, 8}, CGP_PADDING_SAME, 0}, /* winograd-f4x4 16x32 px x 32 ch */
-    {38, {1, 56, 1, 16, 16}, CGP_PADDING_SAME, 0}, /* winograd-f4x4 16x32 px x 32 ch, K split 2 */
-    {38, {1, 64, 1, 16, 16}, CGP_PADDING_SAME, 0}, /* winograd-f4x4 16x32 px x 32 ch, K split 4 */
-    {38, {1, 1, 1, 4, 8}, CGP_PADDING_VALID, 0}, /* winograd-f4x4 16x32 px x 32 ch, 4-byte weights */
-    {38, {1, 36, 1, 12, 12}, CGP_PADDING_SAME, 0}, /* winograd-f4x4 16x32 px x 32 ch, K split 2, 4-byte weights */
-    {38, {1, 64, 1, 16, 16}, CGP_PADDING_SAME, 1}, /* winograd-f4x4 16x32 px x 32 ch, K split 4, 4-byte weights */
+    {38, {1, 8, 1, 4, 8}, CGP_PADDING_SAME, 0}, /* TMA winograd-f4x4 16x32 px x 32 ch */
+    {38, {1, 56, 1, 16, 16}, CGP_PADDING_SAME, 0}, /* TMA winograd-f4x4 16x32 px x 32 ch, K split 2 */
+    {38, {1, 64, 1, 16, 16}, CGP_PADDING_SAME, 0}, /* TMA winograd-f4x4 16x32 px x 32 ch, K split 4 */
+    {38, {1, 1, 1, 4, 8}, CGP_PADDING_VALID, 0}, /* TMA winograd-f4x4 16x32 px x 32 ch, 4-byte weights */
+    {38, {1, 36, 1, 12, 12}, CGP_PADDING_SAME, 0}, /* TMA winograd-f4x4 ..., K split 2, 4-byte weights */
+    {38, {1, 64, 1, 16, 16}, CGP_PADDING_SAME, 1}, /* TMA winograd-f4x4 ..., K split 4, 4-byte weights */
+    {38, {1, 8, 1, 5, 7}, CGP_PADDING_SAME, 0}, /* cp.async, winograd-f4x4 16x32 px x 32 ch */
+    {38, {1, 56, 1, 15, 15}, CGP_PADDING_SAME, 0}, /* cp.async, winograd-f4x4 16x32 px x 32 ch, K split 2 */
+    {38, {1, 64, 1, 17, 17}, CGP_PADDING_SAME, 0}, /* cp.async, winograd-f4x4 16x32 px x 32 ch, K split 4 */
+    {38, {1, 1, 1, 5, 7}, CGP_PADDING_VALID, 0}, /* cp.async, winograd-f4x4 16x32 px x 32 ch, 4-byte weights */
+    {38, {1, 36, 1, 13, 13}, CGP_PADDING_SAME, 0}, /* cp.async, winograd-f4x4 ..., K split 2, 4-byte weights */
+    {38, {1, 64, 1, 17, 17}, CGP_PADDING_SAME, 1}, /* cp.async, winograd-f4x4 ..., K split 4, 4-byte weights */
     {31, {1, 8, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* winograd 8x16 px x 64 ch */
     {31, {2, 8, 1, 100, 100}, CGP_PADDING_VALID, 0}, /* winograd 16x16 px x 32 ch */
     {31, {1, 56, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* winograd 8x16 px x 64 ch, K split 2 */

@@ -107,6 +107,7 @@ LDLIBS := -L$(CUDA_LIB) -lcudart_static $(HOST_LIBS)
 # ---- sources ----
 LIB_CU := $(sort $(wildcard kernels/fused/*.cu kernels/fused/history/*.cu))
 WGMMA_CU := kernels/fused/fused_wgmma.cu kernels/fused/fused_implicit_gemm_wgmma.cu kernels/fused/fused_resident_wgmma.cu \
+            kernels/fused/fused_ws_wgmma.cu \
             kernels/fused/history/fused_wgmma.cu \
             kernels/bench/probes_wgmma.cu kernels/bench/probe_overlap.cu
 LIB_C := $(sort $(wildcard host/lib/*.c))

@@ -44,15 +44,6 @@ template <int kLayout> struct Layout {
     static constexpr bool kRebalance = kLayout == OVERLAP_THREE_SETMAXNREG;
 };
 
-template <int kRegisters> __device__ __forceinline__ void setmaxnreg_inc()
-{
-    SM90A_ASM("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegisters));
-}
-template <int kRegisters> __device__ __forceinline__ void setmaxnreg_dec()
-{
-    SM90A_ASM("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegisters));
-}
-
 /* `trips` trips of OVERLAP_WGMMA_PER_TRIP wgmmas into d, a group a trip, waiting until one group is left in flight */
 template <int kAcc> __device__ __forceinline__ void run_wgmma_trips(float (&d)[kAcc], uint64_t a, uint64_t b, int trips)
 {

@@ -47,6 +47,8 @@
     X(cgp_kernel_tf32_v3)                                                                                              \
     X(cgp_kernel_tf32_v1)                                                                                              \
     X(cgp_kernel_tf32_v2)                                                                                              \
+    X(cgp_kernel_tf32_v20)                                                                                             \
+    X(cgp_kernel_tf32_v21)                                                                                             \
     /* 3xtf32 */                                                                                                       \
     X(cgp_kernel_tf32x3_v8)                                                                                            \
     X(cgp_kernel_tf32x3_v12)                                                                                           \
@@ -90,7 +92,9 @@ static const char *const algorithm_words[] = {NULL, "direct", "implicit-gemm", "
 static const char *const staging_words[] = {NULL, "loads", "cp.async", "tma", "tma/cp.async"};
 static const char *const weights_words[] = {NULL, "w/tile", "w resident", "w in regs", "w/launch"};
 static const char *const schedule_words[] = {NULL, NULL, "persistent"};
-static const char *const loop_words[] = {NULL, NULL, "pipelined", "overlapped", "A in regs"};
+static const char *const loop_words[] = {NULL,        NULL,      "pipelined",
+                                         "overlapped", "A in regs", "warp-specialised",
+                                         "warp-specialised, overlapped"};
 
 template <size_t N> static const char *word(const char *const (&words)[N], int value)
 {
@@ -248,6 +252,11 @@ static constexpr const char *path_names[] = {
     /* CGP_PATH_WINOGRAD_F4X4_GEMM_CP_ASYNC_TILE0 + 0..2: K whole, then split over 2 and 4 blocks */
     "cp.async, winograd-f4x4 16x32 px x 32 ch", "cp.async, winograd-f4x4 16x32 px x 32 ch, K split 2",
     "cp.async, winograd-f4x4 16x32 px x 32 ch, K split 4",
+    /* CGP_PATH_WS_TILE0 + 0..5 */
+    "warp-specialised, staged A, rounded weights, 8x16 px x 128 ch",
+    "warp-specialised, staged A, rounded weights, 8x16 px x 64 ch",
+    "warp-specialised, register A, rounded weights, 8x16 px x 128 ch",
+    "warp-specialised, register A, rounded weights, 8x16 px x 64 ch",
 };
 static_assert(sizeof path_names / sizeof path_names[0] == CGP_PATH_COUNT, "a name for every cgp_path_id");
 

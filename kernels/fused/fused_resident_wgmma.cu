@@ -127,44 +127,6 @@ __device__ __forceinline__ void stage_resident_weights(const IgemmParams &p, int
     }
 }
 
-/* A tile's image and first output row and column, stepped through the tiles in the schedule's order (image-major,
- * then rows, then columns): a division at the block's first tile only. 32-bit: N, H and W are below 2^31 (cgp.h). */
-struct TileCursor {
-    int n, oy0, ox0;
-
-    __device__ __forceinline__ TileCursor(const PersistentSchedule &g, int64_t t, int th, int tw)
-    {
-        int64_t n64, oy64, ox64;
-        persistent_tile_origin(g, t, th, tw, n64, oy64, ox64);
-        n = (int)n64;
-        oy0 = (int)oy64;
-        ox0 = (int)ox64;
-    }
-
-    __device__ __forceinline__ void next(const IgemmParams &p, int th, int tw)
-    {
-        ox0 += tw;
-        if (ox0 >= p.wout) {
-            ox0 = 0;
-            oy0 += th;
-            if (oy0 >= p.hout) {
-                oy0 = 0;
-                ++n;
-            }
-        }
-    }
-};
-
-/* Thread 0's TMA copy of chunk `chunk` of the tile at `at`: one box of window Win (TmaWindow, or tf32-v16's
- * FragmentWindow) into the stage at shared address `stage`, completing on the mbarrier `bar` with its bytes */
-template <class Win>
-__device__ __forceinline__ void land_window_box(const IgemmParams &p, const CUtensorMap &map, const TileCursor &at,
-                                                int chunk, uint32_t stage, uint32_t bar)
-{
-    mbarrier_arrive_expect(bar, 4u * Win::kBoxFloats);
-    tma_load_4d(stage, &map, Win::box_x(at.ox0, p.pad), at.oy0 - p.pad, chunk * kChunk, at.n, bar);
-}
-
 /* Before the block's first tile (finish_tile reads them after a barrier): every warp's slots zeroed, the bias of the
  * block's channels [c0, c0 + BN) copied, 0 past Cout */
 template <class B>

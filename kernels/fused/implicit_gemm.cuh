@@ -368,11 +368,11 @@ __device__ __forceinline__ void channel_sums_step(float (&v)[N], int lane, int &
 /* The lanes' sums (lane_gelu_sums, twice the GELU) added over the warp's 8 lane groups (lanes 4 apart, the same
  * channels): a transposed butterfly over lane bits 2, 3 and 4 (channel_sums_step), each step halving the values a
  * lane holds, so that 2 kNj values take 14 shuffles at kNj = 8 (where a butterfly of every value would take 48)
- * and each lane ends with whole totals of its own channels (2 at kNj = 8, 1 at kNj = 4). Each lane then hands each
- * of its channels' totals, halved, to put(channel, total), channel = 8 j + 2 tig + e of the sums. */
+ * and each lane ends with whole totals of its own channels (4 at kNj = 16, 2 at kNj = 8, 1 at kNj = 4). Each lane
+ * then hands each of its channels' totals, halved, to put(channel, total), channel = 8 j + 2 tig + e of the sums. */
 template <int kNj, class Put> __device__ __forceinline__ void warp_channel_sums(const float (&sum)[kNj][2], Put put)
 {
-    static_assert(kNj == 4 || kNj == 8, "32 or 64 channels a warp: every step halves what a lane holds");
+    static_assert(kNj == 4 || kNj == 8 || kNj == 16, "32, 64 or 128 channels a warp: each step halves a lane's values");
     constexpr int kValues = 2 * kNj, kHeld = kValues / 8; /* values a lane ends with */
     const int lane = threadIdx.x % 32, tig = lane % 4;
     float v[kValues]; /* v[k]: value first + k (value 2 j + e: channel 8 j + 2 tig + e) */

@@ -1,11 +1,14 @@
 /*
  * implicit_gemm_wgmma.cuh - what the wgmma implicit GEMMs share (library layer): tf32-v10, v13 / 3xtf32-v10, v13
- * (fused_implicit_gemm_wgmma.cu) and tf32-v11, v12 / 3xtf32-v11, v12 (fused_resident_wgmma.cu).
+ * (fused_implicit_gemm_wgmma.cu), tf32-v11, v12 / 3xtf32-v11, v12 (fused_resident_wgmma.cu) and the warp-specialised
+ * tf32-v20, v21 (fused_ws_wgmma.cu).
  *
  *   Blocks           a block of WY x WX warpgroups, each an 8 x 8 pixel block x BN channels (one m64nBN
  *                    accumulator), its landing stage (implicit_gemm.cuh's Window) and operand buffers
  *   TmaWindow        the landing stage of an input window by TMA (tf32-v12, v13), and tma_window_map, the tensor
  *                    map of x its boxes read (host)
+ *   TileCursor, land_window_box   the persistent kernels' walk over their tiles (tf32-v11, v12, v16, v20, v21),
+ *                    and one TMA box of a tile's chunk onto a stage's mbarrier
  *   FragmentWindow   the same box with its channel planes placed for the register fragments (tf32-v16), and
  *                    load_fragments, a thread's fragments of a chunk's 9 taps from it
  *   ChunkConversion  a landed chunk into wgmma's operand layouts, rounded only as far as the tensor cores read:
@@ -31,6 +34,7 @@
 #include "fused_tf32_device.cuh"
 #include "implicit_gemm.cuh"
 #include "tensor_map.cuh"
+#include "tile_loader.cuh"
 #include "wgmma_ops.cuh"
 
 namespace {
@@ -165,6 +169,44 @@ template <class B, bool kTma, class Win = TmaWindow<B>> bool tma_window_map(CUte
 {
     *map = {};
     return !kTma || input_tensor_map(map, a->p, a->x, Win::kRowStride, Win::kRows, kChunk);
+}
+
+/* A tile's image and first output row and column, stepped through the tiles in the schedule's order (image-major,
+ * then rows, then columns): a division at the block's first tile only. 32-bit: N, H and W are below 2^31 (cgp.h). */
+struct TileCursor {
+    int n, oy0, ox0;
+
+    __device__ __forceinline__ TileCursor(const PersistentSchedule &g, int64_t t, int th, int tw)
+    {
+        int64_t n64, oy64, ox64;
+        persistent_tile_origin(g, t, th, tw, n64, oy64, ox64);
+        n = (int)n64;
+        oy0 = (int)oy64;
+        ox0 = (int)ox64;
+    }
+
+    __device__ __forceinline__ void next(const IgemmParams &p, int th, int tw)
+    {
+        ox0 += tw;
+        if (ox0 >= p.wout) {
+            ox0 = 0;
+            oy0 += th;
+            if (oy0 >= p.hout) {
+                oy0 = 0;
+                ++n;
+            }
+        }
+    }
+};
+
+/* Thread 0's TMA copy of chunk `chunk` of the tile at `at`: one box of window Win (TmaWindow, or tf32-v16's
+ * FragmentWindow) into the stage at shared address `stage`, completing on the mbarrier `bar` with its bytes */
+template <class Win>
+__device__ __forceinline__ void land_window_box(const IgemmParams &p, const CUtensorMap &map, const TileCursor &at,
+                                                int chunk, uint32_t stage, uint32_t bar)
+{
+    mbarrier_arrive_expect(bar, 4u * Win::kBoxFloats);
+    tma_load_4d(stage, &map, Win::box_x(at.ox0, p.pad), at.oy0 - p.pad, chunk * kChunk, at.n, bar);
 }
 
 /* The rounding (3xTF32: split) of 4 values as the tensor cores read them */

@@ -103,7 +103,12 @@ enum cgp_path_id {
      * multiple of 4, ...): CGP_PATH_WINOGRAD_F4X4_GEMM_CP_ASYNC_TILE0 + the split's index ("cp.async, winograd-f4x4
      * 16x32 px x 32 ch", then ", K split 2", ", K split 4") */
     CGP_PATH_WINOGRAD_F4X4_GEMM_CP_ASYNC_TILE0 = CGP_PATH_IGEMM_WGMMA_OVERLAPPED_SPLIT_TILE0 + 12,
-    CGP_PATH_COUNT = CGP_PATH_WINOGRAD_F4X4_GEMM_CP_ASYNC_TILE0 + 3 /* one past the last id */
+    /* the warp-specialised wgmma implicit GEMMs' 2 tiles (128, then 64 channels), B rounded once a launch:
+     * CGP_PATH_WS_TILE0 + 0, + 1 with A staged by the producer (tf32-v20: "warp-specialised, staged A, rounded
+     * weights, 8x16 px x 128 ch", ...), + 2, + 3 with A from registers (tf32-v21: "warp-specialised, register A,
+     * rounded weights, 8x16 px x 128 ch", ...) */
+    CGP_PATH_WS_TILE0 = CGP_PATH_WINOGRAD_F4X4_GEMM_CP_ASYNC_TILE0 + 3,
+    CGP_PATH_COUNT = CGP_PATH_WS_TILE0 + 4 /* one past the last id */
 };
 
 /* A variant bit of a path id: the launch copied the weights 4 bytes at a time and tested every chunk's channels
@@ -187,8 +192,12 @@ typedef enum cgp_kernel_loop {
     CGP_LOOP_PLAIN = 1,    /* left out */
     CGP_LOOP_PIPELINED,    /* "pipelined": a tile's epilogue spread over the next tile's MMAs, two accumulator sets */
     CGP_LOOP_OVERLAPPED,   /* "overlapped": chunk k + 1's MMAs issued before chunk k's wait, two accumulator sets */
-    CGP_LOOP_A_IN_REGISTERS /* "A in regs": each thread loads its A fragments from the landed window into registers,
-                               no block barrier a chunk */
+    CGP_LOOP_A_IN_REGISTERS, /* "A in regs": each thread loads its A fragments from the landed window into registers,
+                                no block barrier a chunk */
+    CGP_LOOP_WARP_SPECIALISED, /* "warp-specialised": a producer warpgroup lands and prepares the chunks, consumer
+                                  warpgroups (A in registers) multiply, mbarriers between them */
+    CGP_LOOP_WARP_SPECIALISED_OVERLAPPED /* "warp-specialised, overlapped": the same, the consumers (A from shared
+                                            memory) issuing chunk k + 1's MMAs before chunk k's wait */
 } cgp_kernel_loop;
 
 /* A tile: h x w output pixels x c output channels */

@@ -11,6 +11,9 @@
  * launch needs no memset before it and no finalising kernel after it.
  * sum_slots makes a block's per-channel sums from per-thread or per-warp slots in shared memory (float or
  * double), each channel's slots added in a fixed order, for publish_image_sums.
+ * Both run on a Team: the whole block (WholeBlock, every kernel but the warp-specialised ones), or a range of its
+ * threads with a named barrier of their own (ThreadRange: tf32-v20 and v21's consumer warpgroups, while their producer
+ * warpgroup lands the next chunks).
  */
 #ifndef CGP_REDUCTION_CUH
 #define CGP_REDUCTION_CUH
@@ -35,28 +38,47 @@ struct ImageSlots {
     unsigned arrivals;  /* publications image n receives in total */
 };
 
-/* Called by every thread of the block, with sums[0, nc) (shared memory, visible to all
+/* The threads of a publication: rank() in [0, size()) (unsigned, as threadIdx.x and blockDim.x), and their barrier */
+struct WholeBlock {
+    static __device__ __forceinline__ unsigned rank() { return threadIdx.x; }
+    static __device__ __forceinline__ unsigned size() { return blockDim.x; }
+    static __device__ __forceinline__ void sync() { __syncthreads(); }
+};
+/* The kCount threads from kFirst on (whole warps), their barrier the named barrier kBarrier (1 to 15; 0 is
+ * __syncthreads') */
+template <int kFirst, int kCount, int kBarrier> struct ThreadRange {
+    static_assert(kFirst % 32 == 0 && kCount % 32 == 0 && kBarrier >= 1 && kBarrier < 16, "whole warps, barrier 1-15");
+    static __device__ __forceinline__ unsigned rank() { return threadIdx.x - kFirst; }
+    static __device__ __forceinline__ unsigned size() { return kCount; }
+    static __device__ __forceinline__ void sync()
+    {
+        asm volatile("bar.sync %0, %1;" ::"n"(kBarrier), "n"(kCount) : "memory");
+    }
+};
+
+/* Called by every thread of Team, with sums[0, nc) (shared memory, visible to all
  * threads after a barrier) holding this block's sums for channels [c0, c0 + nc) of image n. */
+template <class Team = WholeBlock>
 __device__ __forceinline__ void publish_image_sums(const ReduceArgs &r, int64_t n, int64_t c0, int nc,
                                                    const double *sums, const ImageSlots &s)
 {
     __shared__ unsigned is_last_arrival;
-    for (int i = threadIdx.x; i < nc; i += blockDim.x) {
+    for (int i = Team::rank(); i < nc; i += Team::size()) {
         if (r.atomic)
             atomicAdd(&r.accum[n * r.cout + c0 + i], sums[i]);
         else
             r.partials[s.slot * r.cout + c0 + i] = sums[i];
     }
-    __syncthreads(); /* the block's publications are made */
-    if (threadIdx.x == 0) {
+    Team::sync(); /* the block's publications are made */
+    if (Team::rank() == 0) {
         __threadfence(); /* release: the block's publications, ordered before it by the barrier, before the arrival */
         is_last_arrival = (atomicAdd(&r.counters[n], 1u) == s.arrivals - 1u);
         __threadfence(); /* acquire: the publications of the blocks arrived before, before the block's reads below */
     }
-    __syncthreads();
+    Team::sync();
     if (!is_last_arrival)
         return;
-    for (int64_t c = threadIdx.x; c < r.cout; c += blockDim.x) {
+    for (int64_t c = Team::rank(); c < r.cout; c += Team::size()) {
         double total = 0.0;
         if (r.atomic) {
             unsigned long long bits =
@@ -68,27 +90,26 @@ __device__ __forceinline__ void publish_image_sums(const ReduceArgs &r, int64_t 
         }
         r.y[n * r.cout + c] = (float)(total * r.inv_count);
     }
-    if (threadIdx.x == 0)
+    if (Team::rank() == 0)
         r.counters[n] = 0u;
-    __syncthreads(); /* is_last_arrival is reused by the next publication */
+    Team::sync(); /* is_last_arrival is reused by the next publication */
 }
 
 /* The block's sums of kChannels channels from its slots: sums[c] = the total, in double and in slot order, of
  * channel c's kSlots slots, first_slot(c)[i * kStride] for slot i, floats or doubles in shared memory that the
- * block wrote before the call; sums is shared memory too, for publish_image_sums. Called by every thread of the
- * block. */
-template <int kChannels, int kSlots, int kStride, class FirstSlot>
+ * block wrote before the call; sums is shared memory too, for publish_image_sums. Called by every thread of Team. */
+template <int kChannels, int kSlots, int kStride, class Team = WholeBlock, class FirstSlot>
 __device__ __forceinline__ void sum_slots(FirstSlot first_slot, double *sums)
 {
-    __syncthreads(); /* every slot is written */
-    if (threadIdx.x < kChannels) {
-        const auto *slot = first_slot((int)threadIdx.x);
+    Team::sync(); /* every slot is written */
+    if (Team::rank() < kChannels) {
+        const auto *slot = first_slot(Team::rank());
         double total = 0.0;
         for (int i = 0; i < kSlots; ++i)
             total += (double)slot[i * kStride];
-        sums[threadIdx.x] = total;
+        sums[Team::rank()] = total;
     }
-    __syncthreads();
+    Team::sync();
 }
 
 static inline ReduceArgs make_reduce_args(const cgp_launch_args *a, void *partials)

@@ -7,7 +7,9 @@
  *   hold                         accumulators tied to a point in the program
  *   wgmma_tf32<kAccumulate>      m64n64k8 tf32, both operands from shared memory, fp32 accumulators (32 a
  *                                thread); the same with 16 accumulators is m64n32k8; with A a thread's 4
- *                                registers (wgmma's register-A form), the same with B alone from shared memory
+ *                                registers (wgmma's register-A form), the same with B alone from shared memory;
+ *                                m64n128k8 (64 accumulators) both ways
+ *   setmaxnreg_inc, setmaxnreg_dec   a warpgroup's registers a thread raised or lowered (warp-specialised kernels)
  * sm_90a only: SM90A_ASM (async_copy.cuh) makes each a trap in a build for anything else, and the host never
  * launches those kernels there: wgmma_gpu_unsupported, the host's check every wgmma version makes first, says why
  * (CGP_HAVE_WGMMA: whether this build has the sm_90a code).
@@ -74,6 +76,14 @@ template <int N> __device__ __forceinline__ void hold(float (&d)[N])
         "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),   \
         "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
 
+/* the 64 accumulator operands of an m64n128 wgmma, %0..%63 */
+#define WGMMA_ACCUMULATORS_N128(d)                                                                              \
+    WGMMA_ACCUMULATORS(d), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]),          \
+        "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]),   \
+        "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]),   \
+        "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]),   \
+        "+f"(d[62]), "+f"(d[63])
+
 /* the 16 accumulator operands of an m64n32 wgmma, %0..%15 */
 #define WGMMA_ACCUMULATORS_N32(d)                                                                               \
     "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),   \
@@ -127,6 +137,46 @@ __device__ __forceinline__ void wgmma_tf32(float (&d)[16], const uint32_t (&a)[4
               "{%16, %17, %18, %19}, %20, acc, 1, 1;\n}\n"
               : WGMMA_ACCUMULATORS_N32(d)
               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(kAccumulate));
+}
+
+/* d = A * B (+ d if kAccumulate): m64n128k8, tf32 operands from shared memory, fp32 accumulators */
+template <int kAccumulate> __device__ __forceinline__ void wgmma_tf32(float (&d)[64], uint64_t a, uint64_t b)
+{
+    SM90A_ASM("{\n.reg .pred acc;\nsetp.ne.b32 acc, %66, 0;\n"
+              "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+              "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+              "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+              "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+              "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+              "%64, %65, acc, 1, 1;\n}\n"
+              : WGMMA_ACCUMULATORS_N128(d)
+              : "l"(a), "l"(b), "n"(kAccumulate));
+}
+
+/* d = A * B (+ d if kAccumulate): m64n128k8, A from registers as above, B from shared memory */
+template <int kAccumulate>
+__device__ __forceinline__ void wgmma_tf32(float (&d)[64], const uint32_t (&a)[4], uint64_t b)
+{
+    SM90A_ASM("{\n.reg .pred acc;\nsetp.ne.b32 acc, %69, 0;\n"
+              "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+              "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+              "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+              "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+              "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+              "{%64, %65, %66, %67}, %68, acc, 1, 1;\n}\n"
+              : WGMMA_ACCUMULATORS_N128(d)
+              : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(kAccumulate));
+}
+
+/* The registers a thread of the calling warpgroup may use from here, raised to (inc) or lowered to (dec)
+ * kRegisters, a multiple of 8 in [24, 256]; every thread of the warpgroup calls it (PTX ISA "setmaxnreg") */
+template <int kRegisters> __device__ __forceinline__ void setmaxnreg_inc()
+{
+    SM90A_ASM("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegisters));
+}
+template <int kRegisters> __device__ __forceinline__ void setmaxnreg_dec()
+{
+    SM90A_ASM("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegisters));
 }
 
 #endif

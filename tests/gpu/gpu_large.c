@@ -6,10 +6,10 @@
  *     padding), fp32-v10 (the FFMA implicit GEMM), fp32-v11 and fp32-v12 (the Winograd GEMMs); tf32 and 3xtf32
  *     kernel 0, their v1 (mma.sync, any shape), v8 (wgmma, TMA and its shifted box), the implicit GEMMs v9
  *     (mma.sync), v10 (wgmma), the resident and TMA ones v11..v13, v15 (weights rounded once a launch) and tf32-v16,
- *     v17. Checked on sampled images on both sides of 2^30 and 2^31 elements (2^32 and 2^33 bytes);
+ *     v17, v20, v21. Checked on sampled images on both sides of 2^30 and 2^31 elements (2^32 and 2^33 bytes);
  *   - one image of more than 2^31 elements (1 x 8 x 16400 x 16400: 2^31 + 3.6 x 10^6 elements, 8.6 GB), both
  *     paddings, through the versions that take it (kernel 0, fp32-v1, v6, v9; tf32 and 3xtf32 v1, v9, v10,
- *     v11..v13, v15, tf32-v16, v17), all 64 outputs checked;
+ *     v11..v13, v15, tf32-v16, v17, v20, v21), all 64 outputs checked;
  *   - the hooks' overflow refusals: each version whose `unsupported` hook refuses a size past its 32-bit indexing
  *     (N, tiles, blocks, pixels or input channels past 2^31, 2^28, 2^20, an image of 2^31 elements or 2^40 bytes)
  *     refuses it with its message, through cgp_plan_create with that kernel (no allocation: the shapes are far
@@ -43,6 +43,7 @@ static const large_version batch_versions[] = {
     {CGP_PRECISION_TF32, 18, 1},   {CGP_PRECISION_TF32, 19, 0},   {CGP_PRECISION_TF32, 20, 1},
     {CGP_PRECISION_TF32, 32, 1},   {CGP_PRECISION_TF32, 34, 1},   {CGP_PRECISION_TF32, 36, 1},
     {CGP_PRECISION_TF32, 39, 1},   {CGP_PRECISION_TF32, 41, 1},   {CGP_PRECISION_TF32, 42, 1},
+    {CGP_PRECISION_TF32, 45, 1},   {CGP_PRECISION_TF32, 46, 1},
     {CGP_PRECISION_TF32X3, 0, 0},  {CGP_PRECISION_TF32X3, 21, 0}, {CGP_PRECISION_TF32X3, 28, 1},
     {CGP_PRECISION_TF32X3, 29, 0}, {CGP_PRECISION_TF32X3, 30, 1}, {CGP_PRECISION_TF32X3, 33, 1},
     {CGP_PRECISION_TF32X3, 35, 1}, {CGP_PRECISION_TF32X3, 37, 1}, {CGP_PRECISION_TF32X3, 40, 1},
@@ -54,6 +55,7 @@ static const large_version image_versions[] = {
     {CGP_PRECISION_TF32, 11, 0},   {CGP_PRECISION_TF32, 19, 0},   {CGP_PRECISION_TF32, 20, 1},
     {CGP_PRECISION_TF32, 32, 1},   {CGP_PRECISION_TF32, 34, 1},   {CGP_PRECISION_TF32, 36, 1},
     {CGP_PRECISION_TF32, 39, 1},   {CGP_PRECISION_TF32, 41, 1},   {CGP_PRECISION_TF32, 42, 1},
+    {CGP_PRECISION_TF32, 45, 1},   {CGP_PRECISION_TF32, 46, 1},
     {CGP_PRECISION_TF32X3, 0, 0},  {CGP_PRECISION_TF32X3, 21, 0}, {CGP_PRECISION_TF32X3, 29, 0},
     {CGP_PRECISION_TF32X3, 30, 1}, {CGP_PRECISION_TF32X3, 33, 1}, {CGP_PRECISION_TF32X3, 35, 1},
     {CGP_PRECISION_TF32X3, 37, 1}, {CGP_PRECISION_TF32X3, 40, 1},
@@ -94,7 +96,8 @@ static const overflow_refusal refusals[] = {
     {40, 1, N_PAST_2_31, tiles_why},
     {38, 1, N_PAST_2_31, tiles_why}, {34, 1, N_PAST_2_31, tma_n_why}, {36, 1, N_PAST_2_31, tma_n_why},
     {41, 1, N_PAST_2_31, tma_n_why}, {42, 1, N_PAST_2_31, tma_n_why}, {35, 1, N_PAST_2_31, tma_n_why},
-    {37, 1, N_PAST_2_31, tma_n_why},
+    {37, 1, N_PAST_2_31, tma_n_why}, {45, 1, N_PAST_2_31, tma_n_why},
+    {46, 1, N_PAST_2_31, tma_n_why},
     {39, 1, {2147483647LL, 8, 128, 8, 8}, rounded_blocks_why}, {40, 1, {2147483647LL, 8, 128, 8, 8}, rounded_blocks_why},
     {39, 1, {1, 1048576, 8192, 3, 3},
      "more than 2^24 units of rounded weights (blocks of output channels x chunks of 8 input channels)"},
@@ -115,7 +118,8 @@ static const overflow_refusal refusals[] = {
     {30, 1, HUGE_IMAGE, blocks_image_why}, {40, 1, HUGE_IMAGE, blocks_image_why},
     {38, 1, HUGE_IMAGE, pixels_why}, {34, 1, HUGE_IMAGE, tma_image_why}, {36, 1, HUGE_IMAGE, tma_image_why},
     {41, 1, HUGE_IMAGE, tma_image_why}, {42, 1, HUGE_IMAGE, tma_image_why}, {35, 1, HUGE_IMAGE, tma_image_why},
-    {37, 1, HUGE_IMAGE, tma_image_why},
+    {37, 1, HUGE_IMAGE, tma_image_why}, {45, 1, HUGE_IMAGE, tma_image_why},
+    {46, 1, HUGE_IMAGE, tma_image_why},
     {7, 0, W_PAST_2_31, winograd_why}, {8, 0, W_PAST_2_31, winograd_why}, {9, 0, W_PAST_2_31, winograd_why},
     {32, 1, W_PAST_2_31, resident_why}, {33, 1, W_PAST_2_31, resident_why},
 };

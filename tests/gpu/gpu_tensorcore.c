@@ -7,7 +7,8 @@
  * fused_implicit_gemm_wgmma.cu: tf32-v10 = 20, 3xtf32-v10 = 30, with resident weights, fused_resident_wgmma.cu:
  * tf32-v11 = 32, 3xtf32-v11 = 33, and with the input windows by TMA: tf32-v12 = 34, 3xtf32-v12 = 35, tf32-v13 = 36,
  * 3xtf32-v13 = 37; with the weights rounded once a launch, tf32-v15 = 39, 3xtf32-v15 = 40; tf32-v12 with A from
- * registers, tf32-v16 = 41; tf32-v15 with its chunks' wgmmas overlapped, tf32-v17 = 42)
+ * registers, tf32-v16 = 41; tf32-v15 with its chunks' wgmmas overlapped, tf32-v17 = 42; the warp-specialised one,
+ * fused_ws_wgmma.cu: tf32-v20 = 45, tf32-v21 = 46)
  * through the public API, both reductions, both paddings, on the default problem and on shapes that
  * take the fast path (Cin = 8, weights in shared memory; for 14-18 and 23-28 the wgmma path, Cin <= 8 and
  * Cout <= 64) and the generic path (any other Cin, or more output channels than fit), with partial tiles,
@@ -47,10 +48,10 @@
 
 #include "plan_stages.h"
 
-static const int tf32_versions[] = {11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 32, 34, 36, 39, 41, 42};
+static const int tf32_versions[] = {11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 32, 34, 36, 39, 41, 42, 45, 46};
 static const int tf32x3_versions[] = {21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 33, 35, 37, 40};
 #define VERSION_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
-#define MAX_TF32_VERSIONS 16 /* TF32 versions test_problem takes at once */
+#define MAX_TF32_VERSIONS 19 /* TF32 versions test_problem takes at once */
 #ifndef CGP_WGMMA_BUILT
 #define CGP_WGMMA_BUILT 0 /* the Makefile sets 1 where it builds the wgmma kernels (SM=90, for sm_90a) */
 #endif
@@ -89,7 +90,7 @@ static int is_wgmma(int version) { return (version >= 14 && version <= 18) || (v
  * capability 8.0 or newer; the wgmma versions (14-18, 23-28) Cin <= 8 and Cout <= 64 only, the wgmma implicit
  * GEMMs (20, 30) every shape and those with resident weights (32, 33) every shape of Cin <= 64 (every case here),
  * by TMA (34, 35, and 41 with A from registers) those of W % 4 = 0, the wgmma implicit GEMMs by TMA (36, 37, 42)
- * every shape of W % 4 = 0 and those with rounded weights (39, 40) every shape, on a GPU of compute capability 9.0
+ * and the warp-specialised ones (45, 46) every shape of W % 4 = 0 and those with rounded weights (39, 40) every shape, on a GPU of compute capability 9.0
  * with a build for sm_90a.
  * Version 0 ("best") runs every shape. */
 static int version_runs(int version, const cgp_shape *s, const cgp_device_info *d)
@@ -97,10 +98,10 @@ static int version_runs(int version, const cgp_shape *s, const cgp_device_info *
     const int wgmma = is_wgmma(version);
     if (version == 0)
         return 1;
-    if (version == 20 || version == 30 || version == 36 || version == 37 || version == 39 || version == 40 ||
-        version == 42)
-        return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 &&
-               ((version != 36 && version != 37 && version != 42) || s->w % 4 == 0);
+    /* the wgmma implicit GEMMs that read the windows by TMA alone (W % 4 = 0) */
+    const int tma_only = version == 36 || version == 37 || version == 42 || (version >= 45 && version <= 46);
+    if (version == 20 || version == 30 || version == 39 || version == 40 || tma_only)
+        return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && (!tma_only || s->w % 4 == 0);
     if (version == 32 || version == 33 || version == 34 || version == 35 || version == 41)
         return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && s->cin <= 64 &&
                (version <= 33 || s->w % 4 == 0);
@@ -110,11 +111,11 @@ static int version_runs(int version, const cgp_shape *s, const cgp_device_info *
 }
 
 /* Whether version has a stage split (kernel_api.h) on its fast path: all but the implicit GEMMs (19, 20, 29, 30,
- * 32-37, 39-42), which refuse it on every shape */
+ * 32-37, 39-42, 45, 46), which refuse it on every shape */
 static int has_stage_split(int version)
 {
     return version != 19 && version != 20 && version != 29 && version != 30 && !(version >= 32 && version <= 37) &&
-           !(version >= 39 && version <= 42);
+           !(version >= 39 && version <= 42) && !(version >= 45 && version <= 46);
 }
 
 /* A version that must refuse the shape: cgp_plan_create says CGP_ERROR_UNSUPPORTED, with the reason. */

@@ -1,0 +1,500 @@
+/*
+ * fused_ws_wgmma.cu - the warp-specialised wgmma implicit GEMMs (library layer), the first kernels of issue 39's
+ * family: tf32-v20 (version 45) and tf32-v21 (46), one kernel template over the staging of the input windows
+ * (WsStaging); tf32-v19 (44), the weights rounded by the producer a chunk at a time, measured about 2x slower than
+ * both on every shape and left the family (docs/perf-log.md, "tf32-v19, v20 and v21: the first measurement").
+ * tf32-v16 (fused_resident_wgmma.cu) holds every tile's weights resident, so it runs only Cin <= 64, and
+ * its four warpgroups each stage, round and multiply their own share, 64 channels wide; here the roles are split:
+ *
+ *   block         3 warpgroups, 384 threads, one block an SM. Warpgroup 0 is the producer (setmaxnreg down), warpgroups
+ *                 1 and 2 the consumers (setmaxnreg up): consumer c computes the 8 x 8 pixel block at column 8 c of an
+ *                 8 x 16 pixel tile x BN = 128 or 64 output channels (one m64nBN accumulator a warpgroup; WsBlock,
+ *                 ws_choose).
+ *   producer      per (tile, chunk) pair of the block, in order, it fills a stage of an mbarrier ring (up to 4) once
+ *                 the consumers released it, what it converts landed ahead in buffers of its own (ws_produce).
+ *                 Both: the weights rounded once a launch (round_weights_once, tf32-v15's) and a chunk's B landed by
+ *                 one bulk copy. tf32-v20: the window by TMA into a buffer, converted by the producer into wgmma's A
+ *                 layout in the stage (tf32-v13's conversion tasks). tf32-v21: the window by one TMA box straight
+ *                 into the stage (tf32-v16's FragmentWindow): the producer only starts copies.
+ *   consumers     per pair: wait for the stage, issue the chunk's 9 m64nBNk8 wgmmas into a fresh chain, release the
+ *                 stage (an arrival a warp) once they are done, add the chain into the running sum (FADD: the tensor
+ *                 cores' truncating accumulation never runs past a chunk) (ws_consume). tf32-v21: A from
+ *                 registers (each thread loads and rounds its fragments from the stage's window, tf32-v16's), one
+ *                 chain, its wait before the next chunk. tf32-v20: A and B from the stage, chunk k + 1's wgmmas issued
+ *                 before chunk k's wait (two chains, tf32-v17's), so the tensor cores always have a chunk queued.
+ *   schedule      persistent: X blocks x the channel blocks (X = the SMs over the channel blocks), block (x, cb)
+ *                 takes the contiguous tiles [x T / X, (x + 1) T / X) of all T tiles (tile_loader.cuh's schedule).
+ *   epilogue      after a tile's last chunk, the consumers alone (ws_finish_tile): bias, GELU, masked sums per
+ *                 channel in each lane, added over the warp's lanes into the warp's double slot of each channel; at
+ *                 the block's last tile of an image the 8 consumer warps' slots are added in warp order and published
+ *                 once (reduction.cuh on the consumers' ThreadRange, their own named barrier): deterministic, or
+ *                 atomic. The producer runs on, kStages pairs ahead.
+ * No K split. tf32 only. Both run on an sm_90 GPU with a build for sm_90a (SM=90) and refuse other GPUs and
+ * builds, and what TMA cannot read (W % 4 != 0, tensor_map.cuh), with the reason.
+ */
+#include <stdint.h>
+
+#include "implicit_gemm_wgmma.cuh"
+#include "kernel_desc.cuh"
+#include "tile_loader.cuh"
+
+namespace {
+
+constexpr int kWarpgroupThreads = 128;
+constexpr int kWsThreads = 3 * kWarpgroupThreads;
+constexpr size_t kBlockSmem = kSmemBudget + 4096; /* an H100/H200 block's opt-in shared memory, static included */
+/* the registers a thread of the block at launch (__launch_bounds__(kWsThreads, 1): the SM's 65536 over its threads,
+ * in ptxas's steps of 8), which setmaxnreg redistributes */
+constexpr int kLaunchRegisters = 65536 / kWsThreads / 8 * 8;
+
+using Producer = ThreadRange<0, kWarpgroupThreads, 1>;
+using Consumers = ThreadRange<kWarpgroupThreads, 2 * kWarpgroupThreads, 2>;
+
+/* How the input windows reach the consumers' wgmmas as A: staged by the producer in wgmma's layout, or loaded by
+ * each consumer thread from the stage's window into registers. B, the weights, is rounded once a launch
+ * (round_weights_once) and a chunk's landed by one bulk copy in both. */
+enum WsStaging {
+    kWsStagedA,  /* tf32-v20: A staged by the producer */
+    kWsRegisterA /* tf32-v21: A from registers */
+};
+constexpr bool staged_a(int staging) { return staging == kWsStagedA; }
+
+/* The block of BN output channels: the consumers' tile (Blocks: 1 x 2 warpgroups, 8 x 16 pixels) and the shared
+ * memory, from a 128-byte boundary: kStages stages, then the producer's buffers (tf32-v20's windows; tf32-v21 has
+ * none). B, rounded once a launch, lands by one bulk copy after a stage's A part.
+ *   A from registers (tf32-v21): a stage is [the input window (FragmentWindow), landed by TMA][B]; the consumers load
+ *                 their A fragments from the window.
+ *   A staged (tf32-v20): a stage is [A (wgmma's K-major layout, rounded)][B]; the windows land by TMA (TmaWindow) in
+ *                 four buffers of the producer's, which converts them into the stage's A. */
+template <int BN, int kStaging> struct WsBlock {
+    static constexpr bool kStagedA = staged_a(kStaging);
+    using Tile = Blocks<kTf32, 1, 2, BN>;
+    using Win = std::conditional_t<kStagedA, TmaWindow<Tile>, FragmentWindow<Tile>>;
+    /* the producer's view for ChunkConversion: the tile's A and B layouts, converted by the producer's threads */
+    struct Conversion : Tile {
+        static constexpr int kThreads = kWarpgroupThreads;
+    };
+    /* the block's view for round_weights_once: B's layout, rounded by all its threads */
+    struct Rounding : Tile {
+        static constexpr int kThreads = kWsThreads;
+    };
+    static constexpr int kBn = BN, kTh = Tile::kTh, kTw = Tile::kTw, kConsumerWarps = 8;
+    /* the registers a thread after setmaxnreg: the producer's few, the consumers' accumulators (A from registers: one
+     * chain and the fragments; A staged: two chains); the three warpgroups within the block's 65536 / 384 = 168 a
+     * thread at launch */
+    static constexpr int kProducerRegisters = 40, kConsumerRegisters = kStagedA ? 224 : 200;
+    static_assert(kWarpgroupThreads * (kProducerRegisters + 2 * kConsumerRegisters) <= kWsThreads * kLaunchRegisters,
+                  "setmaxnreg within the block's registers (else setmaxnreg.inc waits for ever)");
+    static constexpr int kAFloats = kStagedA ? Tile::kAFloats : Win::kInFloats; /* a stage's first part */
+    static constexpr int kStageFloats = kAFloats + Tile::kBFloats;
+    static constexpr int kWindowFloats = Win::kInFloats, kWindows = kStagedA ? 4 : 0;
+    /* the producer's buffers (tf32-v20's windows, none in tf32-v21), and how many pairs ahead of the one it converts
+     * it fills them: all but the one being read */
+    static constexpr int kBuffers = kWindows, kAhead = kBuffers > 0 ? kBuffers - 1 : 0;
+    static constexpr size_t kAlignBytes = 128;
+    /* the kernel's static shared memory: the warps' and the block's sums, the bias, the mbarriers (4 stages at
+     * most, 4 windows), the reduction's word */
+    static constexpr size_t kStaticBytes = sizeof(double) * (kConsumerWarps * BN + BN) + sizeof(float) * BN +
+                                           sizeof(uint64_t) * (2 * 4 + 4) + 16;
+    static constexpr int kFit =
+        (int)(((kBlockSmem - kStaticBytes - kAlignBytes) / sizeof(float) - (size_t)kWindows * kWindowFloats) /
+              kStageFloats);
+    static constexpr int kStages = kFit < 4 ? kFit : 4;
+    static constexpr size_t kSmemBytes =
+        kAlignBytes + sizeof(float) * ((size_t)kStages * kStageFloats + (size_t)kWindows * kWindowFloats);
+    static_assert(kStages >= 2, "two stages at least: one filling while the consumers read the other");
+    static_assert(kStageFloats % 32 == 0 && kWindowFloats % 32 == 0, "stages and windows 128 bytes apart");
+};
+
+/* The block's shared state: the consumers' sums and bias, the stages' mbarriers, the dynamic memory's parts */
+template <class W> struct WsShared {
+    double *warp_sums, *block_sums; /* [consumer warp][channel]: the image's tiles so far; the block's totals */
+    float *bias;                    /* of the block's channels, 0 past Cout */
+    uint64_t *landed;   /* stage s is filled (a phase a pair) */
+    uint64_t *released; /* every consumer warp is done with stage s (a phase a pair) */
+    uint64_t *windowed; /* tf32-v20: window buffer b's box landed (a phase every kWindows pairs) */
+    float *stages, *buffers; /* the stages; the producer's 4 window buffers (tf32-v20) */
+};
+
+/* The producer warpgroup: per (tile, chunk) pair k of the block, in order, fills stage k % kStages once the consumers
+ * released it (pair k - kStages), and arrives on its `landed` mbarrier, a phase a pair: thread 0's expect (the
+ * bytes of its asynchronous copies into the stage), then each producer warp once its stores are fenced (5 arrivals).
+ *   tf32-v20: pair k + 3's window goes out (TMA, window buffer (k + 3) % 4, onto its `windowed` mbarrier) while pair
+ *             k's is converted into the stage's A; pair k's rounded weights land by one bulk copy into its B.
+ *   tf32-v21: pair k's window by TMA and its rounded weights by one bulk copy, both straight into the stage.
+ * With buffers, one named barrier a pair: the buffer pair k - 1 read is free. */
+template <class W>
+__device__ __forceinline__ void ws_produce(const IgemmParams &p, const PersistentSchedule &g, const CUtensorMap &map,
+                                           const WsShared<W> &sh, int64_t t_begin, int total)
+{
+    using Win = typename W::Win;
+    constexpr bool kStagedA = W::kStagedA;
+    constexpr int kStages = W::kStages, kTh = W::kTh, kTw = W::kTw, kBuffers = W::kBuffers, kAhead = W::kAhead;
+    constexpr int kRing = kBuffers > 0 ? kBuffers : 1; /* the buffers' count as a modulus (tf32-v21 has none) */
+    constexpr uint32_t kBufferBytes = 4u * W::kWindowFloats;
+    constexpr uint32_t kBBytes = 4u * W::Tile::kBFloats;
+    const int chunks = p.chunks, lane = threadIdx.x % 32;
+    const uint32_t buffer_base = shared_address(sh.buffers);
+    ChunkConversion<kTf32, typename W::Conversion, Win> conversion;
+    conversion.init(kStagedA ? Win::lead(p.pad) : 0);
+    /* the next pair whose window goes out to a buffer (pair k + kAhead at step k), and its chunk */
+    TileCursor ahead(g, t_begin, kTh, kTw);
+    int ahead_chunk = 0;
+    auto send_ahead = [&](int pair) { /* its window (tf32-v20) into buffer pair % kRing */
+        const uint32_t buffer = buffer_base + (uint32_t)(pair % kRing) * kBufferBytes;
+        if constexpr (kStagedA)
+            if (threadIdx.x == 0)
+                land_window_box<Win>(p, map, ahead, ahead_chunk, buffer, shared_address(&sh.windowed[pair % kRing]));
+        if (++ahead_chunk == chunks) {
+            ahead_chunk = 0;
+            ahead.next(p, kTh, kTw);
+        }
+    };
+    TileCursor at(g, t_begin, kTh, kTw); /* pair k's tile (the window of A from registers) and chunk */
+    int chunk = 0;
+    const float *rounded_w = p.rounded_w + (int64_t)blockIdx.y * chunks * W::Tile::kBFloats;
+    if constexpr (kBuffers > 0)
+        for (int pair = 0; pair < kAhead; ++pair)
+            if (pair < total)
+                send_ahead(pair);
+    for (int k = 0; k < total; ++k) {
+        const int stage = k % kStages;
+        if constexpr (kBuffers > 0) {
+            Producer::sync(); /* pair k - 1's buffer is free */
+            if (k + kAhead < total)
+                send_ahead(k + kAhead);
+        }
+        if (k >= kStages) /* the consumers are done with pair k - kStages in this stage */
+            mbarrier_wait(shared_address(&sh.released[stage]), (uint32_t)(k / kStages - 1) & 1u);
+        float *stage_at = sh.stages + stage * W::kStageFloats;
+        const uint32_t landed = shared_address(&sh.landed[stage]);
+        if (threadIdx.x == 0) {
+            const uint32_t window_bytes = kStagedA ? 0u : 4u * Win::kBoxFloats;
+            mbarrier_arrive_expect(landed, kBBytes + window_bytes);
+            if constexpr (!kStagedA) /* the window, straight into the stage */
+                tma_load_4d(shared_address(stage_at), &map, Win::box_x(at.ox0, p.pad), at.oy0 - p.pad, chunk * kChunk,
+                            at.n, landed);
+            bulk_load(shared_address(stage_at + W::kAFloats), rounded_w + (int64_t)chunk * W::Tile::kBFloats, kBBytes,
+                      landed);
+        }
+        if constexpr (kStagedA) {
+            mbarrier_wait(shared_address(&sh.windowed[k % kRing]), (uint32_t)(k / kRing) & 1u);
+            conversion.convert_input(sh.buffers + k % kRing * W::kWindowFloats, stage_at);
+        }
+        fence_proxy_async(); /* the stage's stores, for the consumers' wgmmas (async proxy) */
+        __syncwarp();
+        if (lane == 0)
+            mbarrier_arrive(landed);
+        if (++chunk == chunks) {
+            chunk = 0;
+            at.next(p, kTh, kTw);
+        }
+    }
+}
+
+/* The epilogue of the tile at `at`, whose sum acc holds, by the consumers (tf32-v16's finish_tile on their named
+ * barrier): bias, GELU and masked sums per channel in each lane, added over the warp's lanes into the warp's double
+ * slot of each channel; at the block's last tile of an image the 8 consumer warps' slots are added in warp order and
+ * published once (reduction.cuh's persistent slots), each warp zeroing its own again. acc is zeroed, at and tile move
+ * to the next tile. */
+template <class W>
+__device__ __forceinline__ void ws_finish_tile(const IgemmParams &p, const PersistentSchedule &g,
+                                               float (&acc)[W::kBn / 2], TileCursor &at, int64_t &tile, int64_t t_end,
+                                               int64_t c0, const WsShared<W> &sh)
+{
+    constexpr int kBn = W::kBn;
+    const int cw = (int)Consumers::rank() / 32, wc = cw / 4, lane = threadIdx.x % 32, group = lane / 4, n = at.n;
+    float sum[kBn / 8][2];
+    lane_gelu_sums<kTf32, W::kTw>(
+        p, reinterpret_cast<const float(&)[1][kBn / 8][4]>(acc),
+        [&](int, int h) { return tile_pixel<typename W::Tile>(wc, 16 * (cw % 4) + group + 8 * h); }, /* m64 row */
+        at.oy0, at.ox0, [&](int c) { return sh.bias[c]; }, sum);
+    zero_fill(acc);
+    warp_channel_sums(sum, [&](int c, float channel_sum) { sh.warp_sums[cw * kBn + c] += (double)channel_sum; });
+    ++tile;
+    at.next(p, W::kTh, W::kTw);
+    if (tile == t_end || at.n != n) { /* the block's last tile of image n */
+        sum_slots<kBn, W::kConsumerWarps, kBn, Consumers>([&](int c) { return &sh.warp_sums[c]; }, sh.block_sums);
+        for (int c = lane; c < kBn; c += 32) /* sum_slots' last barrier: every slot is read */
+            sh.warp_sums[cw * kBn + c] = 0.0;
+        __syncwarp();
+        ImageSlots slots = persistent_image_slots(g, n);
+        slots.arrivals *= gridDim.y; /* every channel block publishes */
+        publish_image_sums<Consumers>(p.red, n, c0, (int)(p.cout - c0 < kBn ? p.cout - c0 : kBn), sh.block_sums,
+                                      slots);
+    }
+}
+
+/* The consumer warpgroups, per tile of the block: its chunks' pairs, each a fresh chain of 9 wgmmas added into acc
+ * (FADD: the tensor cores' truncating accumulation never runs past a chunk), then ws_finish_tile. tf32-v21: the
+ * thread's A fragments loaded from the stage's window, the stage released once the chunk's wgmmas are done.
+ * tf32-v20: A and B from the stage; pair k + 1's wgmmas issued before pair k's wait (two chains, as tf32-v17's), so
+ * the tensor cores have a chunk queued while the last one's chain is added and its stage released. */
+template <class W>
+__device__ __forceinline__ void ws_consume(const IgemmParams &p, const PersistentSchedule &g, const WsShared<W> &sh,
+                                           int64_t c0, int64_t t_begin, int64_t t_end)
+{
+    using Win = typename W::Win;
+    using Tile = typename W::Tile;
+    constexpr int kStages = W::kStages, kBn = W::kBn;
+    constexpr uint32_t kStageBytes = 4u * W::kStageFloats;
+    const int rank = (int)Consumers::rank(), cw = rank / 32, wc = cw / 4, lane = threadIdx.x % 32;
+    for (int i = rank; i < W::kConsumerWarps * kBn; i += (int)Consumers::size())
+        sh.warp_sums[i] = 0.0;
+    if (rank < kBn)
+        sh.bias[rank] = c0 + rank < p.cout ? p.b[c0 + rank] : 0.0f;
+    Consumers::sync(); /* the slots and the bias, before the first epilogue */
+
+    const uint32_t stage_base = shared_address(sh.stages);
+    auto wait_landed = [&](int k) {
+        mbarrier_wait(shared_address(&sh.landed[k % kStages]), (uint32_t)(k / kStages) & 1u);
+    };
+    auto release = [&](int k) { /* after pair k's wgmmas are done */
+        __syncwarp();
+        if (lane == 0)
+            mbarrier_arrive(shared_address(&sh.released[k % kStages]));
+    };
+    /* A from registers (tf32-v21): the thread's first window value (tf32-v16's): channel lane % 4, the row and
+     * column of its fragments' first pixel, as an index the compiler cannot see through */
+    int fragments = W::kStagedA ? 0 : lane % 4 * Win::kPlane + 2 * (cw % 4) * Win::kRowStride + 8 * wc + lane / 4 +
+                                       Win::lead(p.pad);
+    asm volatile("" : "+r"(fragments));
+    float acc[kBn / 2], part[kBn / 2];
+    zero_fill(acc);
+    TileCursor at(g, t_begin, W::kTh, W::kTw);
+    const int chunks = p.chunks;
+    int k = 0; /* the block's pair */
+    for (int64_t tile = t_begin; tile < t_end;) {
+        if constexpr (W::kStagedA) {
+            float part2[kBn / 2];
+            auto issue = [&](int pair, float(&into)[kBn / 2]) {
+                wait_landed(pair);
+                const uint32_t stage = stage_base + (uint32_t)(pair % kStages) * kStageBytes;
+                wgmma_fence();
+                issue_chunk<kTf32, Tile>(stage, stage + 4u * W::kAFloats, wc, into);
+                wgmma_commit();
+            };
+            auto retire = [&](int pair, float(&from)[kBn / 2]) {
+                release(pair);
+                add_chain(acc, from);
+            };
+            const int last = k + chunks - 1;
+            issue(k, part);
+            for (; k + 2 <= last; k += 2) {
+                issue(k + 1, part2);
+                wgmma_wait<1>();
+                retire(k, part);
+                issue(k + 2, part);
+                wgmma_wait<1>();
+                retire(k + 1, part2);
+            }
+            if (k < last) {
+                issue(k + 1, part2);
+                wgmma_wait<1>();
+                retire(k, part);
+                wgmma_wait<0>();
+                retire(k + 1, part2);
+            } else {
+                wgmma_wait<0>();
+                retire(k, part);
+            }
+            k = last + 1;
+        } else {
+            for (int c = 0; c < chunks; ++c, ++k) {
+                wait_landed(k);
+                uint32_t a[kTaps][4];
+                load_fragments<Win>(sh.stages + k % kStages * W::kStageFloats + fragments, a);
+                wgmma_fence();
+                issue_chunk_fragments<Tile>(a, stage_base + (uint32_t)(k % kStages) * kStageBytes + 4u * W::kAFloats,
+                                            part);
+                wgmma_commit();
+                wgmma_wait<0>();
+                release(k);
+                add_chain(acc, part);
+            }
+        }
+        ws_finish_tile<W>(p, g, acc, at, tile, t_end, c0, sh);
+    }
+}
+
+template <int BN, int kStaging>
+__global__ void __launch_bounds__(kWsThreads, 1)
+    ws_wgmma_conv_gelu_mean(const IgemmParams p, const PersistentSchedule g, const __grid_constant__ CUtensorMap map)
+{
+    using W = WsBlock<BN, kStaging>;
+    constexpr int kStages = W::kStages;
+    __shared__ double warp_sums[W::kConsumerWarps * BN];
+    __shared__ double block_sums[BN];
+    __shared__ float bias[BN];
+    __shared__ uint64_t landed[kStages], released[kStages], windowed[4];
+    float *smem = reinterpret_cast<float *>(dynamic_smem());
+    smem += (W::kAlignBytes - shared_address(smem) % W::kAlignBytes) % W::kAlignBytes / sizeof(float);
+    const WsShared<W> sh{warp_sums, block_sums, bias, landed,
+                         released,  windowed,   smem, smem + kStages * W::kStageFloats};
+    const int64_t c0 = (int64_t)blockIdx.y * BN;
+    const int64_t t_begin = persistent_tile_begin(g), t_end = persistent_tile_end(g);
+    record_path(p.path_record, CGP_PATH_WS_TILE0 + 2u * kStaging + (BN == 128 ? 0u : 1u));
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int s = 0; s < kStages; ++s) {
+            mbarrier_init<1 + 4>(shared_address(&landed[s])); /* thread 0's expect, then each producer warp */
+            mbarrier_init<W::kConsumerWarps>(shared_address(&released[s]));
+        }
+        for (int b = 0; b < W::kWindows; ++b)
+            mbarrier_init(shared_address(&windowed[b]));
+    }
+    round_weights_once<kTf32, typename W::Rounding>(p); /* ends with a barrier of the block */
+    __syncthreads(); /* the mbarriers, before any thread waits on them; after this the warpgroups never meet */
+    if (threadIdx.x < kWarpgroupThreads) {
+        setmaxnreg_dec<W::kProducerRegisters>();
+        ws_produce<W>(p, g, map, sh, t_begin, (int)(t_end - t_begin) * p.chunks);
+    } else {
+        setmaxnreg_inc<W::kConsumerRegisters>();
+        ws_consume<W>(p, g, sh, c0, t_begin, t_end);
+    }
+}
+
+/* ---- host ---- */
+
+/* The channel blocks of BN (128 or 64), in the order of the path ids */
+constexpr int kWsChannels[] = {128, 64};
+
+/* The persistent schedule of BN output channels a block: X blocks along x, at least 1, at most the tiles */
+PersistentSchedule ws_schedule(const cgp_problem *p, const cgp_device_info *d, int bn)
+{
+    const ImplicitGemmGeometry geo = implicit_gemm_geometry(p, 8, 16, bn);
+    PersistentSchedule g;
+    g.tiles_x = geo.tiles_x;
+    g.tiles_per_image = geo.tiles_per_image;
+    g.total_tiles = p->n * geo.tiles_per_image;
+    const int64_t sms = d->sm_count > 0 ? d->sm_count : 1;
+    const int64_t x = sms / geo.channel_blocks > 1 ? sms / geo.channel_blocks : 1;
+    g.blocks = (int)(x < g.total_tiles ? x : g.total_tiles);
+    return g;
+}
+
+/* The index in kWsChannels of least estimated time: the tiles of the busiest block x its channels and a fixed
+ * price a tile (the fragments, the chain's add, the epilogue: about 48 channels' worth) */
+int ws_choose(const cgp_problem *p, const cgp_device_info *d)
+{
+    static const int kOneSplit[] = {1};
+    return least_cost(0, 2, kOneSplit, [&](int i, int) {
+               const int bn = kWsChannels[i];
+               const PersistentSchedule g = ws_schedule(p, d, bn);
+               const int64_t blocks = (int64_t)g.blocks * ceil_div(p->cout, bn);
+               const double busiest = (double)ceil_div(g.total_tiles * ceil_div(p->cout, bn), blocks);
+               return busiest * (bn + 48);
+           }).tile;
+}
+
+/* The workspace: the det slots, then (from a 128-byte boundary) the
+ * rounded weights of every (channel block, chunk) unit, a chunk's B each */
+size_t ws_rounded_offset(const cgp_problem *p, const PersistentSchedule &g)
+{
+    return (persistent_workspace_bytes(p, g) + 127) / 128 * 128;
+}
+size_t ws_rounded_bytes(const cgp_problem *p, int bn)
+{
+    return sizeof(float) * (size_t)(ceil_div(p->cout, bn) * ceil_div(p->cin, kChunk)) * (size_t)(kTaps * 2 * bn * 4);
+}
+
+template <int BN, int kStaging>
+cudaError_t ws_launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t stream)
+{
+    using W = WsBlock<BN, kStaging>;
+    const ImplicitGemmGeometry geo = implicit_gemm_geometry(&a->p, W::kTh, W::kTw, BN);
+    PersistentSchedule g = ws_schedule(&a->p, d, BN);
+    IgemmParams p = implicit_gemm_params(a, geo);
+    p.rounded_w = reinterpret_cast<float *>(static_cast<char *>(a->workspace) + ws_rounded_offset(&a->p, g));
+    CUtensorMap map;
+    if (!tma_window_map<typename W::Tile, true, typename W::Win>(&map, a))
+        return cudaErrorInvalidValue;
+    /* no raw weights are copied (round_weights_once reads them 4 bytes at a time): one kernel for any Cin and any
+     * weight pointer */
+    const void *kernel = reinterpret_cast<const void *>(&ws_wgmma_conv_gelu_mean<BN, kStaging>);
+    const cudaError_t err =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)W::kSmemBytes);
+    if (err != cudaSuccess)
+        return err;
+    void *args[] = {&p, &g, &map};
+    /* cudaLaunchKernel reports this launch's status only, not an error the caller left behind */
+    return cudaLaunchKernel(kernel, dim3((unsigned)g.blocks, (unsigned)geo.channel_blocks), dim3(kWsThreads), args,
+                            W::kSmemBytes, stream);
+}
+
+/* The hooks (kernel_desc.cuh) of tf32-v20 and v21 */
+template <int kStaging> struct WarpSpecialisedVersion : NoStageSplit {
+    static constexpr cgp_precision precision = CGP_PRECISION_TF32;
+    static constexpr unsigned kPath0 = CGP_PATH_WS_TILE0 + 2u * kStaging;
+    static constexpr auto kPaths = path_run<2>(kPath0); /* its 2 tiles */
+
+    static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
+    {
+        if (const char *why = wgmma_gpu_unsupported(d))
+            return why;
+        if (const char *why = input_tensor_map_unsupported(p, d))
+            return why;
+        constexpr size_t kNeed = largest({WsBlock<128, kStaging>::kSmemBytes + WsBlock<128, kStaging>::kStaticBytes,
+                                          WsBlock<64, kStaging>::kSmemBytes + WsBlock<64, kStaging>::kStaticBytes});
+        if (kNeed > d->smem_per_block_optin)
+            return kSharedMemoryNeed<kNeed>.text;
+        const int bn = kWsChannels[ws_choose(p, d)];
+        const ImplicitGemmGeometry geo = implicit_gemm_geometry(p, 8, 16, bn);
+        const PersistentSchedule g = ws_schedule(p, d, bn);
+        if (ceil_div(g.total_tiles, g.blocks) * ceil_div(p->cin, kChunk) > INT32_MAX)
+            return "more than 2^31-1 (tile, chunk) pairs a block";
+        if (p->h > INT32_MAX - 64 || p->w > INT32_MAX - 64)
+            return "needs H and W below 2^31 - 64 (32-bit tile coordinates)";
+        if (geo.channel_blocks * ceil_div(p->cin, kChunk) > (1 << 24))
+            return "more than 2^24 units of rounded weights (blocks of output channels x chunks of 8 input channels)";
+        return implicit_gemm_grid_unsupported(p, geo);
+    }
+
+    static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
+    {
+        const int bn = kWsChannels[ws_choose(p, d)];
+        const PersistentSchedule g = ws_schedule(p, d, bn);
+        return ws_rounded_offset(p, g) + ws_rounded_bytes(p, bn);
+    }
+
+    static const char *path(const cgp_problem *p, const cgp_device_info *d, int)
+    {
+        return cgp_path_name(kPath0 + (unsigned)ws_choose(p, d));
+    }
+
+    static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t stream)
+    {
+        return ws_choose(&a->p, d) == 0 ? ws_launch<128, kStaging>(a, d, stream)
+                                        : ws_launch<64, kStaging>(a, d, stream);
+    }
+};
+
+/* What tf32-v20 and v21 are: wgmma, two tiles, 12 warps (a producer warpgroup, two consumers), windows by TMA, the
+ * weights rounded once a launch, persistent, warp-specialised (tf32-v20's chains overlapped) */
+template <int kStaging>
+constexpr Kind kWsKind = Kind(CGP_PIPE_WGMMA, CGP_ALGORITHM_IMPLICIT_GEMM)
+                             .tile(8, 16, 128)
+                             .tile(8, 16, 64)
+                             .warps(kWsThreads / 32)
+                             .staging(CGP_STAGING_TMA)
+                             .weights(CGP_WEIGHTS_ROUNDED_ONCE)
+                             .persistent()
+                             .loop(staged_a(kStaging) ? CGP_LOOP_WARP_SPECIALISED_OVERLAPPED
+                                                      : CGP_LOOP_WARP_SPECIALISED);
+
+} // namespace
+
+/* X(descriptor, hooks, version, name, summary, kind) for each version of this file */
+#define WS_WGMMA_VERSIONS(X)                                                                                           \
+    X(cgp_kernel_tf32_v20, WarpSpecialisedVersion<kWsStagedA>, 45, "tf32-v20",                                         \
+      "warp-specialised: a producer warpgroup lands each chunk's window by TMA and converts it into wgmma's A layout "  \
+      "in the stage, and its weights (rounded once a launch) by one bulk copy, while two consumer warpgroups "         \
+      "multiply (m64n128 or m64n64), chunk k + 1 issued before chunk k's wait (two chains); an mbarrier ring of up to " \
+      "4 stages; persistent, any Cin (W % 4 = 0)",                                                                     \
+      kWsKind<kWsStagedA>)                                                                                             \
+    X(cgp_kernel_tf32_v21, WarpSpecialisedVersion<kWsRegisterA>, 46, "tf32-v21",                                       \
+      "tf32-v20 with A from registers: the producer only lands each chunk's window (TMA) and weights (one bulk copy) " \
+      "into the stage, the consumers load their A fragments from the window, one chain; any Cin (W % 4 = 0)",         \
+      kWsKind<kWsRegisterA>)
+
+WS_WGMMA_VERSIONS(CGP_DEFINE_KERNEL_DESC)

@@ -4,9 +4,9 @@
 # on the default problem. Needs a GPU and compute-sanitizer (from the CUDA toolkit). The full log goes
 # to $(BUILD)/sanitize.log; the last lines summarise the errors per tool. Fails if a tool reports an
 # error or a run fails its check. The runs go at once (separate processes on one GPU), each tool split into
-# processes that take an interleaved share of the runs each (CGP_SANITIZE_SHARD): SANITIZE_SHARDS of them;
-# racecheck, the slowest tool (up to 170 s a run where memcheck takes 0.5), SANITIZE_RACECHECK_SHARDS, each plan
-# run once (--once).
+# processes that take the runs as they come free (CGP_SANITIZE_CLAIMS: a directory a tool's processes share, where
+# each run is claimed by one): SANITIZE_SHARDS of them; racecheck, the slowest tool (up to 170 s a run where memcheck
+# takes 0.5), SANITIZE_RACECHECK_SHARDS, each plan run once (--once).
 # CGP_SANITIZE_KERNELS="17 18" (in the environment) limits the runs to those kernel versions.
 
 SANITIZER ?= compute-sanitizer
@@ -19,8 +19,8 @@ $(SANITIZE_DRIVER): tests/gpu/sanitize_main.c $(TOOL_SO)
 
 .PHONY: sanitize
 # the runs at once, each in its own process with its own log (they share nothing but the GPU; the slowest sets
-# the time), then their logs one after the other into $(BUILD)/sanitize.log. A run is tool[--argument][@shard]:
-# @i.k gives the process CGP_SANITIZE_SHARD=i/k.
+# the time), then their logs one after the other into $(BUILD)/sanitize.log. A run is tool[--argument][@i.k]: the
+# i-th of k processes of tool[--argument], which share the claims directory $(BUILD)/sanitize-claims/tool[--argument].
 SANITIZE_SHARDS ?= 2
 SANITIZE_RACECHECK_SHARDS ?= 16
 sanitize_shards = $(foreach i,$(shell seq 0 $$(($(2) - 1))),$(1)@$(i).$(2))
@@ -30,12 +30,13 @@ SANITIZE_RUNS := $(call sanitize_shards,memcheck,$(SANITIZE_SHARDS)) \
                  $(call sanitize_shards,initcheck,$(SANITIZE_SHARDS)) memcheck--default
 sanitize: $(SANITIZE_DRIVER)
 	@command -v $(SANITIZER) >/dev/null || { echo "sanitize: $(SANITIZER) not found (CUDA toolkit bin/)"; exit 1; }
-	@rm -f $(BUILD)/sanitize.log $(BUILD)/sanitize-*.log; start=$$(date +%s); \
+	@rm -rf $(BUILD)/sanitize.log $(BUILD)/sanitize-*.log $(BUILD)/sanitize-claims; start=$$(date +%s); \
 	for run in $(SANITIZE_RUNS); do \
-	  spec=$${run%%@*}; shard=$$( [ "$$spec" = "$$run" ] || echo "$${run#*@}" | tr . / ); \
+	  spec=$${run%%@*}; claims=$(BUILD)/sanitize-claims/$$spec; mkdir -p $$claims || exit 1; \
 	  tool=$${spec%%--*}; args=$$( [ "$$spec" = "$$tool" ] || echo "--$${spec#*--}" ); \
-	  ( echo "== compute-sanitizer --tool $$tool $(SANITIZE_DRIVER) $$args$${shard:+ (CGP_SANITIZE_SHARD=$$shard)}"; \
-	    CGP_SANITIZE_SHARD=$$shard $(SANITIZER) --tool $$tool --error-exitcode 99 $(SANITIZE_DRIVER) $$args 2>&1; \
+	  part=$$( [ "$$spec" = "$$run" ] || echo "process $${run#*@}, " | tr . /); \
+	  ( echo "== compute-sanitizer --tool $$tool $(SANITIZE_DRIVER) $$args ($${part}CGP_SANITIZE_CLAIMS=$$claims)"; \
+	    CGP_SANITIZE_CLAIMS=$$claims $(SANITIZER) --tool $$tool --error-exitcode 99 $(SANITIZE_DRIVER) $$args 2>&1; \
 	    echo "exit $$?" ) > $(BUILD)/sanitize-$$run.log & \
 	done; wait; failed=0; \
 	for run in $(SANITIZE_RUNS); do \
@@ -46,7 +47,7 @@ sanitize: $(SANITIZE_DRIVER)
 	  echo "   exit $$rc; $$summary; $$(grep -c "^PASS" $$log) checked runs, $$(grep -c "^FAIL" $$log) failed" | \
 	    tee -a $(BUILD)/sanitize.log; \
 	  [ "$$rc" = 0 ] || failed=1; \
-	done; rm -f $(BUILD)/sanitize-*.log; \
+	done; rm -rf $(BUILD)/sanitize-*.log $(BUILD)/sanitize-claims; \
 	grep -E "^FAIL" $(BUILD)/sanitize.log; \
 	echo "sanitize: $$( [ $$failed -eq 0 ] && echo 'no errors' || echo 'ERRORS (see $(BUILD)/sanitize.log)') in $$(( $$(date +%s) - start )) s"; \
 	exit $$failed

@@ -12,18 +12,24 @@
  * the weights 4 bytes past a 16-byte boundary where the entry says so). Exit 0 when every run worked and matched.
  * CGP_SANITIZE_KERNELS="17 18" limits the runs to those versions (a session with little GPU time);
  * CGP_SANITIZE_SHARD="i/k" to the runs (a version on a shape and padding, both reductions) numbered i modulo k
- * in their order here, so k processes under one tool share the work (mk/sanitize.mk runs so: a version's runs
- * differ up to 500x in time under racecheck, so interleaving runs balances the processes, where a share of the
- * versions did not); --once runs each plan once instead of twice (racecheck: a launch's shared-memory hazards do
- * not depend on the state an earlier run left, which memcheck and initcheck check).
+ * in their order here; CGP_SANITIZE_CLAIMS=dir to the runs this process claims first among those sharing dir (it
+ * creates dir/<run number>, which fails where another did), so k processes under one tool take the runs as they
+ * come free (mk/sanitize.mk runs so: a version's runs differ up to 500x in time under racecheck, and a fixed
+ * interleaving left one of 16 racecheck processes with 38 of its 102 runs to go when the other 15 had ended,
+ * results/h200/history/sanitize_ws_68eff26.log.gz); --once runs each plan once instead of twice (racecheck: a
+ * launch's shared-memory hazards do not depend on the state an earlier run left, which memcheck and initcheck
+ * check).
  * Each run's wall time is a "#" line; at the end the runs' count, their total and the slowest few (where a
  * sanitizer's time goes).
  *     compute-sanitizer --tool racecheck --error-exitcode 1 build/sanitize_main [--default]
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "gpulib.h"
@@ -66,6 +72,33 @@ static int run_in_shard(int run)
         exit(2);
     }
     return run % count == index;
+}
+
+/* CGP_SANITIZE_CLAIMS "dir": whether this process claims the run numbered `run`: the one process of those sharing dir
+ * whose O_EXCL create of dir/<run> succeeds; every run where it is unset. Exits with a message where dir cannot take
+ * the file. */
+static int run_claimed(int run)
+{
+    const char *dir = getenv("CGP_SANITIZE_CLAIMS");
+    if (dir == NULL || *dir == '\0')
+        return 1;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%d", dir, run);
+    const int fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+    if (fd >= 0) {
+        close(fd);
+        return 1;
+    }
+    if (errno == EEXIST)
+        return 0;
+    fprintf(stderr, "sanitize: cannot claim run %d in CGP_SANITIZE_CLAIMS=%s: %s\n", run, dir, strerror(errno));
+    exit(2);
+}
+
+/* Whether the run numbered `run` is this process's: in its shard and claimed by it */
+static int run_is_mine(int run)
+{
+    return run_in_shard(run) && run_claimed(run);
 }
 
 /* The wall time of this process's runs: their count, the total and the slowest kSlowest with their names */
@@ -246,7 +279,7 @@ int main(int argc, char **argv)
         const cgp_problem cp = {s.n, s.cin, s.cout, s.h, s.w, pr.p.hout, pr.p.wout, pad};
         for (int k = 0; k < count && y; ++k) {
             if (table[k]->unsupported(&cp, &dev) || !version_selected(table[k]->version) ||
-                !run_in_shard(selected++))
+                !run_is_mine(selected++))
                 continue;
             char name[160];
             snprintf(name, sizeof name, "%s %s", table[k]->name, shape_name);
@@ -260,7 +293,7 @@ int main(int argc, char **argv)
         problem_destroy(&pr);
     }
     for (size_t i = 0; !full_size && i < sizeof path_shapes / sizeof *path_shapes; ++i)
-        if (version_selected(path_shapes[i].version) && run_in_shard(selected++))
+        if (version_selected(path_shapes[i].version) && run_is_mine(selected++))
             sanitize_path_shape(&path_shapes[i]);
     timing_print();
     return test_exit_code();

@@ -33,11 +33,14 @@ fi
 echo "========= ERROR SUMMARY: 0 errors"
 STUB
 chmod +x "$stub"
+driver=$tmp/sanitize_main # the stand-in never runs it
+: > "$driver"
 
 run_make() { # build dir, then environment assignments
     local build=$1; shift
-    env "$@" make -s --no-print-directory BUILD="$build" SANITIZE_DRIVER=/bin/true SANITIZER="$stub" sanitize \
-        > "$build.out" 2>&1
+    # a make of its own (not the jobs or variables of a `make test` around it), the driver a file it never remakes
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$@" make -s --no-print-directory -o "$driver" BUILD="$build" \
+        SANITIZE_DRIVER="$driver" SANITIZER="$stub" sanitize > "$build.out" 2>&1
 }
 
 mkdir -p "$tmp/ok"
@@ -50,7 +53,7 @@ else
 fi
 # per tool (the "== compute-sanitizer --tool T ... args (" header's T and args), the runs its processes reported
 report=$(awk '/^== compute-sanitizer/ { split($0, a, " \\("); sub(/^== compute-sanitizer --tool /, "", a[1]);
-                                        sub(/ \/bin\/true/, "", a[1]); gsub(/ /, "_", a[1]); tool = a[1] }
+                                        sub(/ [^ ]*sanitize_main/, "", a[1]); gsub(/ /, "_", a[1]); tool = a[1] }
               /^PASS run / { print tool "|" $3 }' "$tmp/ok/sanitize.log" 2>/dev/null | sort | uniq -c)
 tools=$(echo "$report" | awk '{ split($2, t, "|"); print t[1] }' | sort -u | wc -l)
 twice=$(echo "$report" | awk '$1 != 1' | head -n 3)

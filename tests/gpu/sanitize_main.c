@@ -7,8 +7,8 @@
  * shapes) too; Cout <= 32, where fp32-v11 takes its 32-channel tile; W = 45 and 44, where
  * the wgmma versions stage by cp.async and by TMA, and fp32-v9 and the wgmma versions shift their window for
  * padding same; Cin = 3, where the wgmma versions' TMA box reaches past the channels), or with --default the
- * default problem, each run judged as gpu_fused judges it (tests/lib/tolerance.h); then (without --default) every fixed shape of
- * tests/lib/path_shapes.h on its version, both reductions (one shape per (version, path) pair the hooks can choose,
+ * default problem, each run judged as gpu_fused judges it (tests/lib/tolerance.h); and (without --default, before
+ * the small shapes, the largest first) every fixed shape of tests/lib/path_shapes.h on its version, both reductions (one shape per (version, path) pair the hooks can choose,
  * the weights 4 bytes past a 16-byte boundary where the entry says so). Exit 0 when every run worked and matched.
  * CGP_SANITIZE_KERNELS="17 18" limits the runs to those versions (a session with little GPU time);
  * CGP_SANITIZE_SHARD="i/k" to the runs (a version on a shape and padding, both reductions) numbered i modulo k
@@ -240,6 +240,23 @@ out:
     problem_destroy(&pr);
 }
 
+/* The multiply-adds of fixed shape i (N Cin Cout Hout Wout), as a double */
+static double path_shape_work(int i)
+{
+    const cgp_shape *s = &path_shapes[i].shape;
+    const cgp_padding pad = path_shapes[i].padding;
+    return (double)s->n * (double)s->cin * (double)s->cout * (double)cgp_output_height(s, pad) *
+           (double)cgp_output_width(s, pad);
+}
+
+/* qsort's order of fixed-shape indices: more multiply-adds first, then the list's order */
+static int larger_path_shape_first(const void *a, const void *b)
+{
+    const int i = *(const int *)a, j = *(const int *)b;
+    const double wi = path_shape_work(i), wj = path_shape_work(j);
+    return wi > wj ? -1 : wi < wj ? 1 : (i > j) - (i < j);
+}
+
 int main(int argc, char **argv)
 {
     int full_size = 0;
@@ -265,6 +282,17 @@ int main(int argc, char **argv)
     const cgp_kernel_desc *const *table = cgp_kernel_table(&count);
     const cgp_device_info dev = test_device_info();
     int selected = 0; /* runs selected so far, numbered for the shard */
+    /* the fixed shapes first, the largest first: the longest runs under racecheck (up to minutes) start before the
+     * many short ones, not after them (a claim at 148 s of fp32-v10's K split 8 shape still ran at the 495 s cut,
+     * results/h100/history/sanitize_partial_b564924.log.gz) */
+    enum { kPathShapes = sizeof path_shapes / sizeof *path_shapes };
+    int order[kPathShapes];
+    for (int i = 0; i < kPathShapes; ++i)
+        order[i] = i;
+    qsort(order, kPathShapes, sizeof order[0], larger_path_shape_first);
+    for (int i = 0; !full_size && i < kPathShapes; ++i)
+        if (version_selected(path_shapes[order[i]].version) && run_is_mine(selected++))
+            sanitize_path_shape(&path_shapes[order[i]]);
     for (int run = 0; run < shape_count * (full_size ? 1 : 2); ++run) {
         const cgp_shape s = shapes[run / (full_size ? 1 : 2)];
         const int pad = full_size ? 0 : run % 2;
@@ -292,9 +320,6 @@ int main(int argc, char **argv)
         free(y);
         problem_destroy(&pr);
     }
-    for (size_t i = 0; !full_size && i < sizeof path_shapes / sizeof *path_shapes; ++i)
-        if (version_selected(path_shapes[i].version) && run_is_mine(selected++))
-            sanitize_path_shape(&path_shapes[i]);
     timing_print();
     return test_exit_code();
 }

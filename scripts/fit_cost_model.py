@@ -2,6 +2,7 @@
 """fit_cost_model.py - fits the heuristic selection's cost model (host/lib/cost_model.c) to measured GPU times.
 
     python3 scripts/fit_cost_model.py CANDIDATES_CSV... [--out host/lib/cost_model_table.h] [--lambda 1.0]
+                                      [--samples-of KERNEL=CSV]
                                       [--judge HELD_OUT_CSV]
 
 Each CANDIDATES_CSV (or its .gz) is what `cgp select --candidates-csv` writes on one GPU: per shape, precision and kernel version,
@@ -11,6 +12,9 @@ cost_model.c's cost_model_features) by ridge regression (the intercept unpenalis
 by two-fold cross-validation (shapes split in halves), in-sample and on every --judge file (a sample it was not
 fitted on): the shapes where the predicted-fastest version is within 5% of the fastest measured, those over 1.2x,
 and the worst ratio; and writes the coefficients as a C table. Needs numpy.
+--samples-of KERNEL=CSV adds KERNEL's timed rows of another sample to that kernel's fit alone (nothing else is fitted
+or judged on them): a path the main sample could not run, such as tf32-v21's cp.async windows (W % 4 != 0), which
+came after the H200 samples and were measured on an H100 of the same 132 SMs.
 Fit on one sample and judge on another: `cgp select` with a different --seed measures the shapes the table is
 then checked on (results/h200/selection.csv, tests/cpu/cpu_cost_model.c):
     python3 scripts/fit_cost_model.py results/h200/history/dev/selection_candidates_seed{1,2}_dev.csv.gz \
@@ -115,14 +119,21 @@ def read_one(path):
     return groups
 
 
-def fit(np, groups, feats, keys, lam):
-    """{(kernel, version): coefficients} fitted on the shapes `keys`"""
+def fit(np, groups, feats, keys, lam, extra=()):
+    """{(kernel, version): coefficients} fitted on the shapes `keys`, and on the (kernel, groups, feats) samples of
+    `extra` for that kernel alone"""
     data = collections.defaultdict(lambda: ([], []))
     for key in keys:
         for kernel, version, ms in groups[key]:
             if ms:
                 data[(kernel, version)][0].append(feats[key])
                 data[(kernel, version)][1].append(math.log(ms))
+    for only, other, other_feats in extra:
+        for key, rows in other.items():
+            for kernel, version, ms in rows:
+                if ms and kernel == only:
+                    data[(kernel, version)][0].append(other_feats[key])
+                    data[(kernel, version)][1].append(math.log(ms))
     out = {}
     for kv, (x, y) in data.items():
         if len(y) < MIN_SAMPLES:
@@ -187,27 +198,33 @@ def main(argv):
     ap.add_argument("--lambda", dest="lam", type=float, default=1.0)
     ap.add_argument("--judge", action="append", default=[], metavar="CSV[,CSV...]",
                     help="also judge the fitted model's picks on these shapes (a sample it was not fitted on)")
+    ap.add_argument("--samples-of", action="append", default=[], metavar="KERNEL=CSV",
+                    help="also fit KERNEL (e.g. tf32-v21) on its rows of CSV, which nothing else is fitted or judged on "
+                         "(a path the main sample could not run)")
     ap.add_argument("--sms", type=int, default=132, help="SMs of the GPU the times come from (an H200: 132)")
     args = ap.parse_args(argv)
     import numpy as np
     groups, feats = read(args.candidates_csv, args.sms)
+    extra = [(spec.split("=", 1)[0],) + read([spec.split("=", 1)[1]], args.sms) for spec in args.samples_of]
     judged = [read(path.split(","), args.sms) for path in args.judge]
     for precision in ("fp32", "tf32", "3xtf32"):
         keys = sorted(k for k in groups if k[6] == precision)
         random.Random(0).shuffle(keys)
         half = len(keys) // 2
-        a = judge(np, fit(np, groups, feats, keys[:half], args.lam), groups, feats, keys[half:])
-        b = judge(np, fit(np, groups, feats, keys[half:], args.lam), groups, feats, keys[:half])
+        a = judge(np, fit(np, groups, feats, keys[:half], args.lam, extra), groups, feats, keys[half:])
+        b = judge(np, fit(np, groups, feats, keys[half:], args.lam, extra), groups, feats, keys[:half])
         print_judged((precision, "two-fold cross-validation"), (a[0] + b[0], a[1] + b[1], a[2] + b[2],
                                                                  max(a[3], b[3]), a[4] + b[4]))
-    model = fit(np, groups, feats, list(groups), args.lam)
+    model = fit(np, groups, feats, list(groups), args.lam, extra)
     for precision in ("fp32", "tf32", "3xtf32"):
         print_judged((precision, "in-sample"),
                      judge(np, model, groups, feats, [k for k in groups if k[6] == precision]))
         for path, (other, other_feats) in zip(args.judge, judged):
             print_judged((precision, "on " + path.split("/")[-1]), judge(
                 np, model, other, other_feats, [k for k in other if k[6] == precision]))
-    write_table(args.out, model, " and ".join(p.split("/")[-1] for p in args.candidates_csv), args.lam)
+    source = " and ".join(p.split("/")[-1] for p in args.candidates_csv)
+    source += "".join(", %s also on %s" % (s.split("=", 1)[0], s.split("/")[-1]) for s in args.samples_of)
+    write_table(args.out, model, source, args.lam)
     print("wrote %s: %d versions" % (args.out, len(model)))
     return 0
 

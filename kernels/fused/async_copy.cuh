@@ -11,6 +11,8 @@
  *   cp_async_commit       closes this thread's copies since the last commit into a group
  *   cp_async_wait<N>      waits until at most N of this thread's groups are pending
  *   cp_async_wait_all     waits for all of this thread's copies, committed or not
+ *   cp_async_arrive_on    an arrival on an mbarrier once all this thread's earlier cp.async copies have landed
+ *                         (.noinc: the barrier's count includes it)
  *   mbarrier_init, mbarrier_arrive_expect, mbarrier_wait    a shared-memory barrier for one arrival a phase
  *                         plus the bytes of the copies that complete on it (mbarrier_init<kCount>: kCount
  *                         arrivals a phase, each mbarrier_arrive's: a stage's readers releasing it)
@@ -86,6 +88,13 @@ template <unsigned kCount = 1> __device__ __forceinline__ void mbarrier_init(uin
 {
     SM90_ASM("mbarrier.init.shared::cta.b64 [%0], %1;\nfence.mbarrier_init.release.cluster;" ::"r"(bar), "n"(kCount)
              : "memory");
+}
+
+/* An arrival of this phase on bar once every cp.async this thread issued before it has landed (noinc: one of the
+ * kCount arrivals mbarrier_init counted, not an added one) */
+__device__ __forceinline__ void cp_async_arrive_on(uint32_t bar)
+{
+    SM90_ASM("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
 }
 
 /* One arrival of this phase (release: this thread's reads and writes before it happen before the phase completes) */

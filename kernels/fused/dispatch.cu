@@ -255,8 +255,10 @@ static constexpr const char *path_names[] = {
     /* CGP_PATH_WS_TILE0 + 0..5 */
     "warp-specialised, staged A, rounded weights, 8x16 px x 128 ch",
     "warp-specialised, staged A, rounded weights, 8x16 px x 64 ch",
-    "warp-specialised, register A, rounded weights, 8x16 px x 128 ch",
-    "warp-specialised, register A, rounded weights, 8x16 px x 64 ch",
+    "warp-specialised, register A, TMA window, 8x16 px x 128 ch",
+    "warp-specialised, register A, TMA window, 8x16 px x 64 ch",
+    "warp-specialised, register A, cp.async window, 8x16 px x 128 ch",
+    "warp-specialised, register A, cp.async window, 8x16 px x 64 ch",
 };
 static_assert(sizeof path_names / sizeof path_names[0] == CGP_PATH_COUNT, "a name for every cgp_path_id");
 

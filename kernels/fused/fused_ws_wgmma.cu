@@ -15,7 +15,9 @@
  *                 Both: the weights rounded once a launch (round_weights_once, tf32-v15's) and a chunk's B landed by
  *                 one bulk copy. tf32-v20: the window by TMA into a buffer, converted by the producer into wgmma's A
  *                 layout in the stage (tf32-v13's conversion tasks). tf32-v21: the window by one TMA box straight
- *                 into the stage (tf32-v16's FragmentWindow): the producer only starts copies.
+ *                 into the stage (tf32-v16's FragmentWindow): the producer only starts copies; where TMA cannot
+ *                 read the window (W % 4 != 0), each producer thread copies its positions of the box by cp.async
+ *                 (4 bytes, zeros outside the image) and arrives on the stage's mbarrier once they landed.
  *   consumers     per pair: wait for the stage, issue the chunk's 9 m64nBNk8 wgmmas into a fresh chain, release the
  *                 stage (an arrival a warp) once they are done, add the chain into the running sum (FADD: the tensor
  *                 cores' truncating accumulation never runs past a chunk) (ws_consume). tf32-v21: A from
@@ -30,7 +32,7 @@
  *                 once (reduction.cuh on the consumers' ThreadRange, their own named barrier): deterministic, or
  *                 atomic. The producer runs on, kStages pairs ahead.
  * No K split. tf32 only. Both run on an sm_90 GPU with a build for sm_90a (SM=90) and refuse other GPUs and
- * builds, and what TMA cannot read (W % 4 != 0, tensor_map.cuh), with the reason.
+ * builds with the reason; tf32-v20 also what TMA cannot read (W % 4 != 0, tensor_map.cuh).
  */
 #include <stdint.h>
 
@@ -51,13 +53,24 @@ using Producer = ThreadRange<0, kWarpgroupThreads, 1>;
 using Consumers = ThreadRange<kWarpgroupThreads, 2 * kWarpgroupThreads, 2>;
 
 /* How the input windows reach the consumers' wgmmas as A: staged by the producer in wgmma's layout, or loaded by
- * each consumer thread from the stage's window into registers. B, the weights, is rounded once a launch
- * (round_weights_once) and a chunk's landed by one bulk copy in both. */
+ * each consumer thread from the stage's window into registers, the window landed in the stage by TMA or, where TMA
+ * cannot read it (W % 4 != 0), by the producer threads' cp.async copies in the TMA box's layout. B, the weights, is
+ * rounded once a launch (round_weights_once) and a chunk's landed by one bulk copy in all. */
 enum WsStaging {
-    kWsStagedA,  /* tf32-v20: A staged by the producer */
-    kWsRegisterA /* tf32-v21: A from registers */
+    kWsStagedA,         /* tf32-v20: A staged by the producer */
+    kWsRegisterA,       /* tf32-v21: A from registers, the window by TMA */
+    kWsRegisterACopied  /* tf32-v21 where TMA cannot read the window: A from registers, the window by cp.async */
 };
 constexpr bool staged_a(int staging) { return staging == kWsStagedA; }
+constexpr bool copied_window(int staging) { return staging == kWsRegisterACopied; }
+
+/* The producer's cp.async copies of window Win (tf32-v21 where TMA cannot read it; WindowPositionCopies): every
+ * position of the TMA box's channel plane (Win's layout, the rows and columns no fragment reads included), image
+ * element or zero, a producer thread a position */
+template <class Win> struct WsBoxCopies {
+    static constexpr int kArea = Win::kPlane, kRowStride = Win::kRowStride, kPlane = Win::kPlane;
+    static constexpr int kThreads = kWarpgroupThreads;
+};
 
 /* The block of BN output channels: the consumers' tile (Blocks: 1 x 2 warpgroups, 8 x 16 pixels) and the shared
  * memory, from a 128-byte boundary: kStages stages, then the producer's buffers (tf32-v20's windows; tf32-v21 has
@@ -67,7 +80,7 @@ constexpr bool staged_a(int staging) { return staging == kWsStagedA; }
  *   A staged (tf32-v20): a stage is [A (wgmma's K-major layout, rounded)][B]; the windows land by TMA (TmaWindow) in
  *                 four buffers of the producer's, which converts them into the stage's A. */
 template <int BN, int kStaging> struct WsBlock {
-    static constexpr bool kStagedA = staged_a(kStaging);
+    static constexpr bool kStagedA = staged_a(kStaging), kCopiedWindow = copied_window(kStaging);
     using Tile = Blocks<kTf32, 1, 2, BN>;
     using Win = std::conditional_t<kStagedA, TmaWindow<Tile>, FragmentWindow<Tile>>;
     /* the producer's view for ChunkConversion: the tile's A and B layouts, converted by the producer's threads */
@@ -79,10 +92,10 @@ template <int BN, int kStaging> struct WsBlock {
         static constexpr int kThreads = kWsThreads;
     };
     static constexpr int kBn = BN, kTh = Tile::kTh, kTw = Tile::kTw, kConsumerWarps = 8;
-    /* the registers a thread after setmaxnreg: the producer's few, the consumers' accumulators (A from registers: one
-     * chain and the fragments; A staged: two chains); the three warpgroups within the block's 65536 / 384 = 168 a
-     * thread at launch */
-    static constexpr int kProducerRegisters = 40, kConsumerRegisters = kStagedA ? 224 : 200;
+    /* the registers a thread after setmaxnreg: the producer's few (its cp.async copies keep a window position's offset
+     * each: 96), the consumers' accumulators (A from registers: one chain and the fragments; A staged: two chains); the
+     * three warpgroups within the block's 65536 / 384 = 168 a thread at launch */
+    static constexpr int kProducerRegisters = kCopiedWindow ? 96 : 40, kConsumerRegisters = kStagedA ? 224 : 200;
     static_assert(kWarpgroupThreads * (kProducerRegisters + 2 * kConsumerRegisters) <= kWsThreads * kLaunchRegisters,
                   "setmaxnreg within the block's registers (else setmaxnreg.inc waits for ever)");
     static constexpr int kAFloats = kStagedA ? Tile::kAFloats : Win::kInFloats; /* a stage's first part */
@@ -100,6 +113,9 @@ template <int BN, int kStaging> struct WsBlock {
         (int)(((kBlockSmem - kStaticBytes - kAlignBytes) / sizeof(float) - (size_t)kWindows * kWindowFloats) /
               kStageFloats);
     static constexpr int kStages = kFit < 4 ? kFit : 4;
+    /* a stage's `landed` arrivals a phase: thread 0's expect and each producer warp's, and with the window by
+     * cp.async each producer thread's once its copies landed */
+    static constexpr unsigned kLandedArrivals = 1 + kWarpgroupThreads / 32 + (kCopiedWindow ? kWarpgroupThreads : 0);
     static constexpr size_t kSmemBytes =
         kAlignBytes + sizeof(float) * ((size_t)kStages * kStageFloats + (size_t)kWindows * kWindowFloats);
     static_assert(kStages >= 2, "two stages at least: one filling while the consumers read the other");
@@ -128,7 +144,7 @@ __device__ __forceinline__ void ws_produce(const IgemmParams &p, const Persisten
                                            const WsShared<W> &sh, int64_t t_begin, int total)
 {
     using Win = typename W::Win;
-    constexpr bool kStagedA = W::kStagedA;
+    constexpr bool kStagedA = W::kStagedA, kCopiedWindow = W::kCopiedWindow;
     constexpr int kStages = W::kStages, kTh = W::kTh, kTw = W::kTw, kBuffers = W::kBuffers, kAhead = W::kAhead;
     constexpr int kRing = kBuffers > 0 ? kBuffers : 1; /* the buffers' count as a modulus (tf32-v21 has none) */
     constexpr uint32_t kBufferBytes = 4u * W::kWindowFloats;
@@ -152,6 +168,15 @@ __device__ __forceinline__ void ws_produce(const IgemmParams &p, const Persisten
     };
     TileCursor at(g, t_begin, kTh, kTw); /* pair k's tile (the window of A from registers) and chunk */
     int chunk = 0;
+    /* the window by cp.async: each thread's box positions in the image of pair k's tile (box column c at image column
+     * box_x + c, as TMA reads it), worked out once a tile */
+    struct NoCopies {};
+    std::conditional_t<kCopiedWindow, WindowPositionCopies<WsBoxCopies<Win>, false>, NoCopies> copies;
+    auto aim_copies = [&] {
+        if constexpr (kCopiedWindow)
+            copies.init(p, at.oy0, Win::box_x(at.ox0, p.pad) + p.pad);
+    };
+    aim_copies();
     const float *rounded_w = p.rounded_w + (int64_t)blockIdx.y * chunks * W::Tile::kBFloats;
     if constexpr (kBuffers > 0)
         for (int pair = 0; pair < kAhead; ++pair)
@@ -169,9 +194,9 @@ __device__ __forceinline__ void ws_produce(const IgemmParams &p, const Persisten
         float *stage_at = sh.stages + stage * W::kStageFloats;
         const uint32_t landed = shared_address(&sh.landed[stage]);
         if (threadIdx.x == 0) {
-            const uint32_t window_bytes = kStagedA ? 0u : 4u * Win::kBoxFloats;
+            const uint32_t window_bytes = kStagedA || kCopiedWindow ? 0u : 4u * Win::kBoxFloats;
             mbarrier_arrive_expect(landed, kBBytes + window_bytes);
-            if constexpr (!kStagedA) /* the window, straight into the stage */
+            if constexpr (!kStagedA && !kCopiedWindow) /* the window, straight into the stage */
                 tma_load_4d(shared_address(stage_at), &map, Win::box_x(at.ox0, p.pad), at.oy0 - p.pad, chunk * kChunk,
                             at.n, landed);
             bulk_load(shared_address(stage_at + W::kAFloats), rounded_w + (int64_t)chunk * W::Tile::kBFloats, kBBytes,
@@ -181,6 +206,10 @@ __device__ __forceinline__ void ws_produce(const IgemmParams &p, const Persisten
             mbarrier_wait(shared_address(&sh.windowed[k % kRing]), (uint32_t)(k / kRing) & 1u);
             conversion.convert_input(sh.buffers + k % kRing * W::kWindowFloats, stage_at);
         }
+        if constexpr (kCopiedWindow) { /* the window by every producer thread, landed: its arrival */
+            copies.issue(p, p.x + at.n * p.cin * p.h * p.wd, chunk, shared_address(stage_at));
+            cp_async_arrive_on(landed);
+        }
         fence_proxy_async(); /* the stage's stores, for the consumers' wgmmas (async proxy) */
         __syncwarp();
         if (lane == 0)
@@ -188,6 +217,7 @@ __device__ __forceinline__ void ws_produce(const IgemmParams &p, const Persisten
         if (++chunk == chunks) {
             chunk = 0;
             at.next(p, kTh, kTw);
+            aim_copies();
         }
     }
 }
@@ -337,7 +367,7 @@ __global__ void __launch_bounds__(kWsThreads, 1)
     if (threadIdx.x == 0) {
 #pragma unroll
         for (int s = 0; s < kStages; ++s) {
-            mbarrier_init<1 + 4>(shared_address(&landed[s])); /* thread 0's expect, then each producer warp */
+            mbarrier_init<W::kLandedArrivals>(shared_address(&landed[s]));
             mbarrier_init<W::kConsumerWarps>(shared_address(&released[s]));
         }
         for (int b = 0; b < W::kWindows; ++b)
@@ -407,7 +437,7 @@ cudaError_t ws_launch(const cgp_launch_args *a, const cgp_device_info *d, cudaSt
     IgemmParams p = implicit_gemm_params(a, geo);
     p.rounded_w = reinterpret_cast<float *>(static_cast<char *>(a->workspace) + ws_rounded_offset(&a->p, g));
     CUtensorMap map;
-    if (!tma_window_map<typename W::Tile, true, typename W::Win>(&map, a))
+    if (!tma_window_map<typename W::Tile, !W::kCopiedWindow, typename W::Win>(&map, a))
         return cudaErrorInvalidValue;
     /* no raw weights are copied (round_weights_once reads them 4 bytes at a time): one kernel for any Cin and any
      * weight pointer */
@@ -422,18 +452,30 @@ cudaError_t ws_launch(const cgp_launch_args *a, const cgp_device_info *d, cudaSt
                             W::kSmemBytes, stream);
 }
 
-/* The hooks (kernel_desc.cuh) of tf32-v20 and v21 */
+/* The hooks (kernel_desc.cuh) of tf32-v20 and v21. tf32-v21 (register A) lands its windows by TMA where TMA reads
+ * them and by the producer's cp.async elsewhere (W % 4 != 0, no tensor-map encoder): kAnyWidth, two more paths. */
 template <int kStaging> struct WarpSpecialisedVersion : NoStageSplit {
     static constexpr cgp_precision precision = CGP_PRECISION_TF32;
+    static constexpr bool kAnyWidth = kStaging == kWsRegisterA;
     static constexpr unsigned kPath0 = CGP_PATH_WS_TILE0 + 2u * kStaging;
-    static constexpr auto kPaths = path_run<2>(kPath0); /* its 2 tiles */
+    static constexpr auto kPaths = path_run<kAnyWidth ? 4 : 2>(kPath0); /* its 2 tiles, by TMA then by cp.async */
+
+    static_assert(WsBlock<128, kWsRegisterACopied>::kSmemBytes == WsBlock<128, kWsRegisterA>::kSmemBytes &&
+                      WsBlock<64, kWsRegisterACopied>::kSmemBytes == WsBlock<64, kWsRegisterA>::kSmemBytes,
+                  "the cp.async windows land where the TMA boxes do: the same shared memory");
+
+    static bool copied(const cgp_problem *p, const cgp_device_info *d)
+    {
+        return kAnyWidth && input_tensor_map_unsupported(p, d) != NULL;
+    }
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
         if (const char *why = wgmma_gpu_unsupported(d))
             return why;
-        if (const char *why = input_tensor_map_unsupported(p, d))
-            return why;
+        if (!kAnyWidth)
+            if (const char *why = input_tensor_map_unsupported(p, d))
+                return why;
         constexpr size_t kNeed = largest({WsBlock<128, kStaging>::kSmemBytes + WsBlock<128, kStaging>::kStaticBytes,
                                           WsBlock<64, kStaging>::kSmemBytes + WsBlock<64, kStaging>::kStaticBytes});
         if (kNeed > d->smem_per_block_optin)
@@ -445,6 +487,8 @@ template <int kStaging> struct WarpSpecialisedVersion : NoStageSplit {
             return "more than 2^31-1 (tile, chunk) pairs a block";
         if (p->h > INT32_MAX - 64 || p->w > INT32_MAX - 64)
             return "needs H and W below 2^31 - 64 (32-bit tile coordinates)";
+        if (copied(p, d) && p->h * p->w > INT32_MAX)
+            return "its cp.async windows need an image plane below 2^31 elements (32-bit offsets)";
         if (geo.channel_blocks * ceil_div(p->cin, kChunk) > (1 << 24))
             return "more than 2^24 units of rounded weights (blocks of output channels x chunks of 8 input channels)";
         return implicit_gemm_grid_unsupported(p, geo);
@@ -459,24 +503,29 @@ template <int kStaging> struct WarpSpecialisedVersion : NoStageSplit {
 
     static const char *path(const cgp_problem *p, const cgp_device_info *d, int)
     {
-        return cgp_path_name(kPath0 + (unsigned)ws_choose(p, d));
+        return cgp_path_name(kPath0 + (copied(p, d) ? 2u : 0u) + (unsigned)ws_choose(p, d));
     }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t stream)
     {
-        return ws_choose(&a->p, d) == 0 ? ws_launch<128, kStaging>(a, d, stream)
-                                        : ws_launch<64, kStaging>(a, d, stream);
+        const bool wide = ws_choose(&a->p, d) == 0;
+        if (copied(&a->p, d))
+            return wide ? ws_launch<128, kWsRegisterACopied>(a, d, stream)
+                        : ws_launch<64, kWsRegisterACopied>(a, d, stream);
+        return wide ? ws_launch<128, kStaging>(a, d, stream) : ws_launch<64, kStaging>(a, d, stream);
     }
 };
 
-/* What tf32-v20 and v21 are: wgmma, two tiles, 12 warps (a producer warpgroup, two consumers), windows by TMA, the
- * weights rounded once a launch, persistent, warp-specialised (tf32-v20's chains overlapped) */
+/* What tf32-v20 and v21 are: wgmma, two tiles, 12 warps (a producer warpgroup, two consumers), windows by TMA
+ * (tf32-v21: else by cp.async), the weights rounded once a launch, persistent, warp-specialised (tf32-v20's chains
+ * overlapped) */
 template <int kStaging>
 constexpr Kind kWsKind = Kind(CGP_PIPE_WGMMA, CGP_ALGORITHM_IMPLICIT_GEMM)
                              .tile(8, 16, 128)
                              .tile(8, 16, 64)
                              .warps(kWsThreads / 32)
-                             .staging(CGP_STAGING_TMA)
+                             .staging(WarpSpecialisedVersion<kStaging>::kAnyWidth ? CGP_STAGING_TMA_OR_CP_ASYNC
+                                                                                   : CGP_STAGING_TMA)
                              .weights(CGP_WEIGHTS_ROUNDED_ONCE)
                              .persistent()
                              .loop(staged_a(kStaging) ? CGP_LOOP_WARP_SPECIALISED_OVERLAPPED
@@ -493,8 +542,9 @@ constexpr Kind kWsKind = Kind(CGP_PIPE_WGMMA, CGP_ALGORITHM_IMPLICIT_GEMM)
       "4 stages; persistent, any Cin (W % 4 = 0)",                                                                     \
       kWsKind<kWsStagedA>)                                                                                             \
     X(cgp_kernel_tf32_v21, WarpSpecialisedVersion<kWsRegisterA>, 46, "tf32-v21",                                       \
-      "tf32-v20 with A from registers: the producer only lands each chunk's window (TMA) and weights (one bulk copy) " \
-      "into the stage, the consumers load their A fragments from the window, one chain; any Cin (W % 4 = 0)",         \
+      "tf32-v20 with A from registers: the producer only lands each chunk's window (TMA; where TMA cannot read it, "    \
+      "its threads' cp.async) and weights (one bulk copy) into the stage, the consumers load their A fragments from "  \
+      "the window, one chain; any Cin, any W",                                                                         \
       kWsKind<kWsRegisterA>)
 
 WS_WGMMA_VERSIONS(CGP_DEFINE_KERNEL_DESC)

@@ -14,8 +14,9 @@
  *              is a multiple of 8 and the weights 16-byte aligned (kWhole), else 4 (or one of the two: kParts);
  *              where each lands and reads from is worked out once per block.
  *   WindowPositionCopies   the input window alone, a thread's copies by window position: 4 bytes an element,
- *              one 32-bit offset a position kept, the channel's address worked out per copy (fewer registers than
- *              StageCopies' input slots where a window has many elements a thread: fp32-v12's 16x32 tile).
+ *              one 32-bit offset a position kept and a bit whether it is in the image, the channel's address worked
+ *              out once a channel (fewer registers than StageCopies' input slots where a window has many elements a
+ *              thread: fp32-v12's 16x32 tile; few instructions a copy: tf32-v21's producer).
  *   K split    split_sum_publish: the blocks of a thread-block cluster each computed the same tile over a share of
  *              the chunks and landed their partial sums in shared memory; each adds all of them for a slice of the
  *              channels, in rank order (distributed shared memory), and publishes it (fp32-v10, tf32-v10,
@@ -252,36 +253,44 @@ struct StageCopies {
 template <class T, bool kWhole> struct WindowPositionCopies {
     static constexpr int kPositions = (T::kArea + T::kThreads - 1) / T::kThreads;
     static constexpr bool kSpare = kPositions * T::kThreads > T::kArea; /* the last position of some threads */
-    int offset[kPositions];
+    static_assert(kPositions <= 32, "a bit a position in `inside`");
+    int offset[kPositions]; /* the position's element in a channel plane (0 outside the image: an address to name) */
+    unsigned inside;        /* bit j: position j is in the image */
 
     __device__ __forceinline__ void init(const IgemmParams &p, int64_t oy0, int64_t ox0)
     {
+        inside = 0u;
 #pragma unroll
         for (int j = 0; j < kPositions; ++j) {
             const int at = (int)threadIdx.x + j * T::kThreads;
             int64_t element;
-            const bool inside = at < T::kArea && window_element<T>(p, at, oy0, ox0, &element);
-            offset[j] = inside ? (int)element : -1;
+            const bool in_image = at < T::kArea && window_element<T>(p, at, oy0, ox0, &element);
+            offset[j] = in_image ? (int)element : 0;
+            inside |= in_image ? 1u << j : 0u;
         }
     }
 
-    /* The copies of chunk `chunk` of the image at x_img into the stage at shared address `stage` */
+    /* The copies of chunk `chunk` of the image at x_img into the stage at shared address `stage`: a channel's
+     * address once a channel (the image's first past Cin: its copies read nothing), a position's by its offset */
     __device__ __forceinline__ void issue(const IgemmParams &p, const float *x_img, int chunk, uint32_t stage) const
     {
         const int64_t plane = p.h * p.wd, ci0 = (int64_t)chunk * kChunk;
-        const int64_t left = p.cin - ci0; /* the chunk's channels: kChunk or more unless it is the last */
-        const float *x_chunk = x_img + ci0 * plane;
+        const int channels = p.cin - ci0 < kChunk ? (int)(p.cin - ci0) : kChunk; /* kChunk unless the last chunk */
+        const float *channel = x_img + ci0 * plane;
 #pragma unroll
-        for (int ci = 0; ci < kChunk; ++ci)
+        for (int ci = 0; ci < kChunk; ++ci) {
+            const bool channel_in = kWhole || ci < channels;
+            const float *from = channel_in ? channel : x_img;
 #pragma unroll
             for (int j = 0; j < kPositions; ++j) {
                 const int at = (int)threadIdx.x + j * T::kThreads;
                 if (kSpare && j == kPositions - 1 && at >= T::kArea)
                     continue;
-                const bool inside = offset[j] >= 0 && (kWhole || ci < left);
-                const float *src = inside ? x_chunk + ci * plane + offset[j] : p.x;
-                cp_async_4(stage + 4u * (uint32_t)(ci * T::kPlane + at), src, inside ? 4u : 0u);
+                const bool copied = channel_in && (inside >> j & 1u);
+                cp_async_4(stage + 4u * (uint32_t)(ci * T::kPlane + at), from + offset[j], copied ? 4u : 0u);
             }
+            channel += plane;
+        }
     }
 };
 

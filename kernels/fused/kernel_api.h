@@ -106,9 +106,10 @@ enum cgp_path_id {
     /* the warp-specialised wgmma implicit GEMMs' 2 tiles (128, then 64 channels), B rounded once a launch:
      * CGP_PATH_WS_TILE0 + 0, + 1 with A staged by the producer (tf32-v20: "warp-specialised, staged A, rounded
      * weights, 8x16 px x 128 ch", ...), + 2, + 3 with A from registers (tf32-v21: "warp-specialised, register A,
-     * rounded weights, 8x16 px x 128 ch", ...) */
+     * TMA window, 8x16 px x 128 ch", ...), + 4, + 5 the same with the window by the producer's cp.async (tf32-v21
+     * where TMA cannot read it: "warp-specialised, register A, cp.async window, 8x16 px x 128 ch", ...) */
     CGP_PATH_WS_TILE0 = CGP_PATH_WINOGRAD_F4X4_GEMM_CP_ASYNC_TILE0 + 3,
-    CGP_PATH_COUNT = CGP_PATH_WS_TILE0 + 4 /* one past the last id */
+    CGP_PATH_COUNT = CGP_PATH_WS_TILE0 + 6 /* one past the last id */
 };
 
 /* A variant bit of a path id: the launch copied the weights 4 bytes at a time and tested every chunk's channels

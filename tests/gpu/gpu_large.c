@@ -87,6 +87,7 @@ static const char blocks_image_why[] = "more than 2^32-1 blocks an image";
 static const char rounded_blocks_why[] = "more than 2^31-1 blocks (round_weights_once counts claims and blocks in 32 bits)";
 static const char winograd_why[] = "needs the output height and width a block tile below 2^31 (32-bit pixel coordinates)";
 static const char resident_why[] = "needs H and W below 2^31 - 64 (32-bit tile coordinates)";
+static const char ws_copies_why[] = "its cp.async windows need an image plane below 2^31 elements (32-bit offsets)";
 
 static const overflow_refusal refusals[] = {
     {1, 0, N_PAST_2_31, "more than 2^31-1 output tiles (N x ceil(Hout/16) x ceil(Wout/16))"},
@@ -97,7 +98,7 @@ static const overflow_refusal refusals[] = {
     {38, 1, N_PAST_2_31, tiles_why}, {34, 1, N_PAST_2_31, tma_n_why}, {36, 1, N_PAST_2_31, tma_n_why},
     {41, 1, N_PAST_2_31, tma_n_why}, {42, 1, N_PAST_2_31, tma_n_why}, {35, 1, N_PAST_2_31, tma_n_why},
     {37, 1, N_PAST_2_31, tma_n_why}, {45, 1, N_PAST_2_31, tma_n_why},
-    {46, 1, N_PAST_2_31, tma_n_why},
+    {46, 1, N_PAST_2_31, tiles_why},
     {39, 1, {2147483647LL, 8, 128, 8, 8}, rounded_blocks_why}, {40, 1, {2147483647LL, 8, 128, 8, 8}, rounded_blocks_why},
     {39, 1, {1, 1048576, 8192, 3, 3},
      "more than 2^24 units of rounded weights (blocks of output channels x chunks of 8 input channels)"},
@@ -119,7 +120,7 @@ static const overflow_refusal refusals[] = {
     {38, 1, HUGE_IMAGE, pixels_why}, {34, 1, HUGE_IMAGE, tma_image_why}, {36, 1, HUGE_IMAGE, tma_image_why},
     {41, 1, HUGE_IMAGE, tma_image_why}, {42, 1, HUGE_IMAGE, tma_image_why}, {35, 1, HUGE_IMAGE, tma_image_why},
     {37, 1, HUGE_IMAGE, tma_image_why}, {45, 1, HUGE_IMAGE, tma_image_why},
-    {46, 1, HUGE_IMAGE, tma_image_why},
+    {46, 1, HUGE_IMAGE, ws_copies_why},
     {7, 0, W_PAST_2_31, winograd_why}, {8, 0, W_PAST_2_31, winograd_why}, {9, 0, W_PAST_2_31, winograd_why},
     {32, 1, W_PAST_2_31, resident_why}, {33, 1, W_PAST_2_31, resident_why},
 };

@@ -90,7 +90,8 @@ static int is_wgmma(int version) { return (version >= 14 && version <= 18) || (v
  * capability 8.0 or newer; the wgmma versions (14-18, 23-28) Cin <= 8 and Cout <= 64 only, the wgmma implicit
  * GEMMs (20, 30) every shape and those with resident weights (32, 33) every shape of Cin <= 64 (every case here),
  * by TMA (34, 35, and 41 with A from registers) those of W % 4 = 0, the wgmma implicit GEMMs by TMA (36, 37, 42)
- * and the warp-specialised ones (45, 46) every shape of W % 4 = 0 and those with rounded weights (39, 40) every shape, on a GPU of compute capability 9.0
+ * and tf32-v20 (45) every shape of W % 4 = 0, and tf32-v21 (46, TMA or cp.async windows) and those with rounded
+ * weights (39, 40) every shape, on a GPU of compute capability 9.0
  * with a build for sm_90a.
  * Version 0 ("best") runs every shape. */
 static int version_runs(int version, const cgp_shape *s, const cgp_device_info *d)
@@ -99,8 +100,8 @@ static int version_runs(int version, const cgp_shape *s, const cgp_device_info *
     if (version == 0)
         return 1;
     /* the wgmma implicit GEMMs that read the windows by TMA alone (W % 4 = 0) */
-    const int tma_only = version == 36 || version == 37 || version == 42 || (version >= 45 && version <= 46);
-    if (version == 20 || version == 30 || version == 39 || version == 40 || tma_only)
+    const int tma_only = version == 36 || version == 37 || version == 42 || version == 45;
+    if (version == 20 || version == 30 || version == 39 || version == 40 || version == 46 || tma_only)
         return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && (!tma_only || s->w % 4 == 0);
     if (version == 32 || version == 33 || version == 34 || version == 35 || version == 41)
         return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && s->cin <= 64 &&

@@ -87,8 +87,10 @@ static const path_shape path_shapes[] = {
     {18, {1, 1, 1, 4, 8}, CGP_PADDING_SAME, 0}, /* tma, shifted box */
     {45, {67, 8, 128, 3, 4}, CGP_PADDING_VALID, 0}, /* warp-specialised, staged A, rounded weights, 8x16 px x 128 ch */
     {45, {1, 8, 64, 3, 4}, CGP_PADDING_VALID, 0}, /* ..., 8x16 px x 64 ch */
-    {46, {67, 8, 128, 3, 4}, CGP_PADDING_VALID, 0}, /* warp-specialised, register A, rounded weights, 8x16 px x 128 */
+    {46, {67, 8, 128, 3, 4}, CGP_PADDING_VALID, 0}, /* warp-specialised, register A, TMA window, 8x16 px x 128 ch */
     {46, {1, 8, 64, 3, 4}, CGP_PADDING_VALID, 0}, /* ..., 8x16 px x 64 ch */
+    {46, {67, 8, 128, 3, 5}, CGP_PADDING_VALID, 0}, /* warp-specialised, register A, cp.async window, 8x16 px x 128 ch */
+    {46, {1, 8, 64, 3, 5}, CGP_PADDING_VALID, 0},   /* ..., 8x16 px x 64 ch */
     {41, {2, 8, 40, 100, 100}, CGP_PADDING_VALID, 0}, /* resident, A from registers, 16x16 px x 64 ch */
     {41, {1, 8, 40, 100, 100}, CGP_PADDING_VALID, 0}, /* resident, A from registers, 8x16 px x 64 ch */
     {41, {2, 8, 40, 56, 56}, CGP_PADDING_VALID, 0}, /* resident, A from registers, 8x8 px x 64 ch */

@@ -111,7 +111,7 @@ cgp_status cgp_plan_create_measured(cgp_plan **plan, const cgp_shape *shape, con
                                     const float *x, const float *weight, const float *bias, float *y,
                                     cudaStream_t stream);
 cgp_status cgp_plan_workspace_size(const cgp_plan *plan, size_t *bytes);
-/* Which kernel version the plan runs (resolves kernel 0) and its name, e.g. "fp32-v3". */
+/* Which kernel version the plan runs (resolves kernel 0) and its name, e.g. "fp32-v9". */
 cgp_status cgp_plan_kernel(const cgp_plan *plan, int *version, const char **name);
 /* What that version is, in words made from its description: the pipe (and the algorithm), its tiles, how the input
  * and the weights are staged, the K split, the schedule, e.g. "wgmma, 6 tiles, tma, w resident, persistent"

@@ -7,7 +7,7 @@
 # processes that take the runs as they come free (CGP_SANITIZE_CLAIMS: a directory a tool's processes share, where
 # each run is claimed by one): SANITIZE_SHARDS of them; racecheck, the slowest tool (up to 170 s a run where memcheck
 # takes 0.5), SANITIZE_RACECHECK_SHARDS, each plan run once (--once).
-# CGP_SANITIZE_KERNELS="17 18" (in the environment) limits the runs to those kernel versions.
+# CGP_SANITIZE_KERNELS="16 18" (in the environment) limits the runs to those kernel versions.
 
 SANITIZER ?= compute-sanitizer
 SANITIZE_DRIVER := $(BUILD)/sanitize_main

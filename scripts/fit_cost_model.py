@@ -14,7 +14,8 @@ fitted on): the shapes where the predicted-fastest version is within 5% of the f
 and the worst ratio; and writes the coefficients as a C table. Needs numpy.
 --samples-of KERNEL=CSV adds KERNEL's timed rows of another sample to that kernel's fit alone (nothing else is fitted
 or judged on them): a path the main sample could not run, such as tf32-v21's cp.async windows (W % 4 != 0), which
-came after the H200 samples and were measured on an H100 of the same 132 SMs.
+came after the H200 samples and were measured on an H100 of the same 132 SMs. Rows of versions that left the library
+(library_versions.py) are read as if never measured: no coefficients, and not the fastest a pick is judged against.
 Fit on one sample and judge on another: `cgp select` with a different --seed measures the shapes the table is
 then checked on (results/h200/selection.csv, tests/cpu/cpu_cost_model.c):
     python3 scripts/fit_cost_model.py results/h200/history/dev/selection_candidates_seed{1,2}_dev.csv.gz \
@@ -28,6 +29,9 @@ import math
 import random
 import sys
 
+from library_versions import library_versions
+
+LIBRARY = library_versions()  # the versions libcgp holds: the rows of the others are left out (fit and judged)
 MIN_SAMPLES = 3     # versions measured on fewer shapes get no coefficients (the preference order picks them)
 FULL_SAMPLES = 20   # below this, a version's fit uses the REDUCED features alone (the others' coefficients 0)
 REDUCED = (0, 6, 1)  # 1, ln conv FLOP, ln N
@@ -112,7 +116,7 @@ def read_one(path):
         for r in csv.DictReader(f):
             key = (int(r["n"]), int(r["cin"]), int(r["cout"]), int(r["h"]), int(r["w"]),
                    1 if r["padding"] == "same" else 0, r["precision"])
-            if r["status"] == "unsupported":  # the version refuses the shape: never a candidate
+            if r["status"] == "unsupported" or r["kernel"] not in LIBRARY:  # refused, or left the library
                 continue
             ms = float(r["gpu_ms"]) if r["status"] == "pass" and r["gpu_ms"] else None
             groups[key].append((r["kernel"], int(r["version"]), ms))

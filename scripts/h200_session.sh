@@ -70,16 +70,16 @@ for s in "${steps[@]}"; do
     test) TAIL=40 step test env CGP_TEST_REQUIRE_GPU=1 make -j"$JOBS" test ;;
     bench) TAIL=30 step bench build/cgp bench --precision all --csv "$RES/bench_default.csv" \
                --json "$RES/bench_default.json" --markdown "$RES/bench_default.md" ;;
-    versions) TAIL=40 step versions bash -c 'for k in ${VERSIONS:-1 2 3 4 5 6 7 8 9 10 31}; do
+    versions) TAIL=40 step versions bash -c 'for k in ${VERSIONS:-1 7 9 10 31 38}; do
                build/cgp bench --baselines none --kernel $k --iters 50 --csv '"$RES"'/versions_fp32_v$k.csv | grep -E "^fused|kernel fp32"; done
-             for k in ${TF32_VERSIONS:-11 12 13 14 15 16 17 18 19 20}; do build/cgp bench --baselines none --precision tf32 --kernel $k --iters 50 \
+             for k in ${TF32_VERSIONS:-15 16 18 19 20 32 36 39 41 42 45 46}; do build/cgp bench --baselines none --precision tf32 --kernel $k --iters 50 \
                --csv '"$RES"'/versions_tf32_v$k.csv | grep -E "^fused|kernel"; done
-             for k in ${TF32X3_VERSIONS:-21 22 23 24 25 26 27 28 29 30}; do build/cgp bench --baselines none --precision 3xtf32 --kernel $k --iters 50 \
+             for k in ${TF32X3_VERSIONS:-27 28 29 30 33 35 37 40}; do build/cgp bench --baselines none --precision 3xtf32 --kernel $k --iters 50 \
                --csv '"$RES"'/versions_3xtf32_v$k.csv | grep -E "^fused|kernel"; done' ;;
     benchzoo) TAIL=30 step benchzoo bash -c 'build/cgp bench --zoo --precision all --baselines cudnn --csv '"$RES"'/bench_zoo.csv \
                --json '"$RES"'/bench_zoo.json --markdown '"$RES"'/bench_zoo.md && cp '"$RES"'/bench_zoo.csv build/zoo.csv
              build/cgp bench --zoo --precision all --baselines none --cold-l2 --csv '"$RES"'/bench_zoo_cold.csv | tail -n 8' ;;
-    stages) TAIL=40 step stages bash -c 'for k in ${TC_VERSIONS:-11 12 13 14 15 16 17 18 21 22 23 24 25 26 27 28}; do
+    stages) TAIL=40 step stages bash -c 'for k in ${TC_VERSIONS:-15 16 18 27 28}; do
                prec=tf32; [ $k -gt 20 ] && prec=3xtf32
                build/cgp bench --baselines none --precision $prec --reduce det --kernel $k --stages --iters 50 \
                  --csv '"$RES"'/stages_v$k.csv | grep -E "^fused|^stages|^stage split"; done' ;;
@@ -105,7 +105,7 @@ for s in "${steps[@]}"; do
                --section Occupancy --section InstructionStats --section LaunchStats \
                --metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio \
                build/cgp bench --baselines none --reduce det --kernel $k --iters 1 --warmup 0; done' ;;
-    tcprofile) TAIL=60 step tcprofile bash -c 'for k in ${TC_VERSIONS:-14 15 16 17 18 23 24 25 26 27 28}; do prec=tf32; [ $k -gt 20 ] && prec=3xtf32
+    tcprofile) TAIL=60 step tcprofile bash -c 'for k in ${TC_VERSIONS:-15 16 18 27 28}; do prec=tf32; [ $k -gt 20 ] && prec=3xtf32
                ncu --clock-control none -k "regex:tc_conv|wgmma_conv" -c 1 --section SpeedOfLight --section SchedulerStats \
                --section WarpStateStats --section InstructionStats \
                --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio \

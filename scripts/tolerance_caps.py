@@ -17,8 +17,8 @@ drops the model's allowance for averaging over few pixels (and for the worst ver
 A version seen in fewer than MIN_CASES cases of a model gets no cap (the model bound alone). A version whose worst case
 is one the history logs do not have (a shape measured in one log, one seed) gets SPARSE_MARGIN instead of the margin.
 Prints, per version and model, the count of cases, the worst (normalised) error, the cap, the worst path shape's
-(tests/lib/path_shapes.h, "path v<N>" cases) error over the cap, the worst case and its log. Stdlib
-only.
+(tests/lib/path_shapes.h, "path v<N>" cases) error over the cap, the worst case and its log; writes the caps of the
+versions the library holds (library_versions.py), those that left it printed as such. Stdlib only.
 """
 import argparse
 import collections
@@ -29,6 +29,8 @@ import os
 import re
 import sys
 import textwrap
+
+from library_versions import library_versions
 
 MIN_CASES = 20       # fewer cases of a version under a model: no cap
 SPARSE_MARGIN = 8.0  # the margin where the worst case comes from a shape measured in a single log
@@ -127,6 +129,7 @@ def main():
             shape_logs[(version, model, re.sub(r" (det|atomic)", "", case.split(" ", 2)[-1]))].add(path)
 
     rows = []
+    library = library_versions()
     print(f"# {len(used)} of {len(logs)} logs have cases in the model format; margin {a.margin:g}, "
           f"{SPARSE_MARGIN:g} where the worst case's shape is in one log; no cap below {MIN_CASES} cases")
     print(f"{'version':>8} {'name':<12} {'model':<22} {'cases':>6} {'worst/s':>9} {'cap':>9} {'paths':>5}  worst case (log)")
@@ -137,8 +140,9 @@ def main():
         name = names.get(version, "?")
         print(f"{version:>8} {name:<12} {MODELS[model][0]:<22} {count:>6} {norm:>9.3g} "
               f"{cap if cap else float('nan'):>9.3g} {path_worst[(version, model)] / cap if cap else 0:>5.2f}  {case}: {rel:.3g} at Cin {cin} ({log})"
-              f"{'; margin ' + format(margin, 'g') if margin != a.margin else ''}{'' if cap else '; no cap'}")
-        if cap:
+              f"{'; margin ' + format(margin, 'g') if margin != a.margin else ''}{'' if cap else '; no cap'}"
+              f"{'' if name in library else '; left the library'}")
+        if cap and name in library:
             rows.append((version, model, cap, norm, count, name, margin))
 
     if a.out:

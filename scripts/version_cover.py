@@ -10,16 +10,22 @@ than 5%), so the table says how many versions keep every shape within a margin: 
 needs) are never removed.
 
     python3 scripts/version_cover.py [--csv results/h200/selection_candidates.csv] [--keep fp32-v1 tf32-v9 ...]
+
+With --without V..., it judges that one set instead: per precision, the worst ratio of the fastest version left to
+the fastest of all, the shapes over 2% and over 5%, the geometric mean, and the shapes no version left ran (in an
+old sample, those only the removed versions were timed on). The CSV may be gzipped.
 """
 import argparse
 import collections
 import csv
+import gzip
+import math
 import sys
 
 
 def load(path):
     times = collections.defaultdict(dict)  # (shape..., precision) -> {kernel: gpu_ms}
-    with open(path, newline="") as f:
+    with (gzip.open(path, "rt", newline="") if path.endswith(".gz") else open(path, newline="")) as f:
         for row in csv.DictReader(f):
             if row["status"] != "pass":
                 continue
@@ -41,15 +47,40 @@ def cost(shapes, kept):
     return worst, over
 
 
+def judge_without(times, removed):
+    """prints, per precision, what removing `removed` costs on the sample"""
+    for precision in ("fp32", "tf32", "3xtf32"):
+        ratios, orphans = [], 0
+        for key, by_kernel in times.items():
+            if key[-1] != precision:
+                continue
+            left = [t for k, t in by_kernel.items() if k not in removed]
+            if not left:
+                orphans += 1
+                continue
+            ratios.append((min(left) / min(by_kernel.values()), key))
+        if not ratios:
+            continue
+        worst, where = max(ratios)
+        print(f"{precision}: {len(ratios)} shapes, worst {worst:.3f}x ({'x'.join(where[:5])} {where[5]}), "
+              f"{sum(r > 1.02 for r, _ in ratios)} over 2%, {sum(r > 1.05 for r, _ in ratios)} over 5%, "
+              f"geometric mean {math.exp(sum(math.log(r) for r, _ in ratios) / len(ratios)):.4f}"
+              f"{f', {orphans} shapes only removed versions ran' if orphans else ''}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--csv", default="results/h200/selection_candidates.csv")
     parser.add_argument("--keep", nargs="*", default=["fp32-v1", "tf32-v9", "3xtf32-v9"],
                         help="versions never removed (default: the generic fallbacks of each precision)")
+    parser.add_argument("--without", nargs="*", default=None, help="judge removing exactly these versions")
     args = parser.parse_args()
     times = load(args.csv)
     if not times:
         sys.exit(f"version_cover: no passing rows in {args.csv}")
+    if args.without is not None:
+        judge_without(times, set(args.without))
+        return
     for precision in ("fp32", "tf32", "3xtf32"):
         shapes = [v for k, v in times.items() if k[-1] == precision]
         kept = {k for v in shapes for k in v}

@@ -62,7 +62,7 @@ double check_fp32_tolerance(int64_t cin);
  * does not average over pixels (tests/lib/tolerance.h's floor of tf32 on rounded inputs: without it a shape of few
  * input channels and few outputs, 1 x 2 -> 429 x 44, measured 1.1e-6 to 1.4e-6 against 1.07e-6, in every tf32
  * version alike, in `cgp select` on the H200). The tf32 kernels chain their MMAs, 9 ceil(Cin / 8) of them per output,
- * in the tensor cores' own fp32 accumulator, which does not round to nearest (fused_tf32.cu, mma_step): each
+ * in the tensor cores' own fp32 accumulator, which does not round to nearest (fused_tf32_device.cuh, mma_tf32): each
  * step leaves a bias of up to an ulp of the sum, the same way every time, so the error grows linearly with
  * the chain, not as its square root (that term is 2.1e-6 at Cin = 16, 1.4e-4 at Cin = 1024). That is still
  * the kernel's own error: 3xtf32 avoids it with a fresh accumulator per MMA, added with FADD. */

@@ -2,8 +2,10 @@
  * dispatch.cu - the table of fused kernel versions the plan chooses from (library layer, kernel_api.h).
  * Within each precision the most preferred version comes first: the heuristic selection takes the version with the
  * lowest GPU time its cost model predicts (host/lib/cost_model.h), and this order only where the model has no
- * coefficients for any version that runs the problem. Superseded versions (kernels/fused/history/) stay selectable with
- * `--kernel N` so the history in docs/perf-log.md can be re-measured. Beside the table, what the tools need
+ * coefficients for any version that runs the problem. The table holds the versions that are the measured fastest on
+ * some shape of the recorded samples (results/h200/selection.csv, checked by tests/cpu/cpu_version_table.c) and the
+ * fallbacks that run every shape on every GPU (fp32-v1, tf32-v9, 3xtf32-v9); the others left it (docs/perf-log.md,
+ * "Retired versions", names the commit that has them). Beside the table, what the tools need
  * to ask a version about a plan's problem: the version by number and the current device's info; each version's
  * descriptive name, composed from its kind (cgp_kernel_kind_format); and the names of the paths a launch records
  * (cgp_path_id, with its variant bit CGP_PATH_FLAG_WEIGHTS_4B, and the recorded word).
@@ -22,31 +24,19 @@
     X(cgp_kernel_fp32_v12)                                                                                             \
     X(cgp_kernel_fp32_v11)                                                                                             \
     X(cgp_kernel_fp32_v10)                                                                                             \
-    X(cgp_kernel_fp32_v8)                                                                                              \
     X(cgp_kernel_fp32_v7)                                                                                              \
-    X(cgp_kernel_fp32_v6)                                                                                              \
-    X(cgp_kernel_fp32_v5)                                                                                              \
-    X(cgp_kernel_fp32_v4)                                                                                              \
-    X(cgp_kernel_fp32_v3)                                                                                              \
-    X(cgp_kernel_fp32_v2)                                                                                              \
     X(cgp_kernel_fp32_v1)                                                                                              \
     /* tf32 */                                                                                                         \
     X(cgp_kernel_tf32_v8)                                                                                              \
     X(cgp_kernel_tf32_v16)                                                                                             \
-    X(cgp_kernel_tf32_v12)                                                                                             \
     X(cgp_kernel_tf32_v17)                                                                                             \
     X(cgp_kernel_tf32_v15)                                                                                             \
     X(cgp_kernel_tf32_v11)                                                                                             \
     X(cgp_kernel_tf32_v13)                                                                                             \
     X(cgp_kernel_tf32_v10)                                                                                             \
     X(cgp_kernel_tf32_v9)                                                                                              \
-    X(cgp_kernel_tf32_v7)                                                                                              \
     X(cgp_kernel_tf32_v6)                                                                                              \
     X(cgp_kernel_tf32_v5)                                                                                              \
-    X(cgp_kernel_tf32_v4)                                                                                              \
-    X(cgp_kernel_tf32_v3)                                                                                              \
-    X(cgp_kernel_tf32_v1)                                                                                              \
-    X(cgp_kernel_tf32_v2)                                                                                              \
     X(cgp_kernel_tf32_v20)                                                                                             \
     X(cgp_kernel_tf32_v21)                                                                                             \
     /* 3xtf32 */                                                                                                       \
@@ -57,13 +47,7 @@
     X(cgp_kernel_tf32x3_v13)                                                                                           \
     X(cgp_kernel_tf32x3_v10)                                                                                           \
     X(cgp_kernel_tf32x3_v9)                                                                                            \
-    X(cgp_kernel_tf32x3_v7)                                                                                            \
-    X(cgp_kernel_tf32x3_v6)                                                                                            \
-    X(cgp_kernel_tf32x3_v5)                                                                                            \
-    X(cgp_kernel_tf32x3_v4)                                                                                            \
-    X(cgp_kernel_tf32x3_v3)                                                                                            \
-    X(cgp_kernel_tf32x3_v2)                                                                                            \
-    X(cgp_kernel_tf32x3_v1)
+    X(cgp_kernel_tf32x3_v7)
 
 #define CGP_DECLARE_VERSION(desc) extern "C" const cgp_kernel_desc desc;
 #define CGP_LIST_VERSION(desc) &desc,
@@ -173,8 +157,7 @@ extern "C" const char *cgp_kernel_kind_name(const cgp_kernel_desc *k)
 static constexpr const char *path_names[] = {
     NULL,                                                                     /* CGP_PATH_NONE */
     "generic",                                                                /* CGP_PATH_GENERIC */
-    "fast",                                                                   /* CGP_PATH_FAST */
-    "direct",                                                                 /* CGP_PATH_DIRECT */
+    NULL, NULL,                                                               /* 2, 3: retired (kernel_api.h) */
     "winograd-f2x2",                                                          /* CGP_PATH_WINOGRAD_F2X2 */
     "winograd-f4x4",                                                          /* CGP_PATH_WINOGRAD_F4X4 */
     "tma",                                                                    /* CGP_PATH_TMA */
@@ -287,6 +270,8 @@ constexpr FlaggedNames weights_4b_names()
     constexpr char kSuffix[] = ", 4-byte weights";
     FlaggedNames all{};
     for (int id = 1; id < CGP_PATH_COUNT; ++id) {
+        if (!path_names[id]) /* a retired id */
+            continue;
         int at = 0;
         for (const char *c = path_names[id]; *c; ++c)
             all.of[id].text[at++] = *c;
@@ -313,7 +298,7 @@ extern "C" const char *cgp_path_name(unsigned id)
         id &= 0xffffu;
     }
     const unsigned base = id & ~(unsigned)CGP_PATH_FLAG_WEIGHTS_4B;
-    if (base == CGP_PATH_NONE || base >= CGP_PATH_COUNT)
+    if (base >= CGP_PATH_COUNT || !path_names[base]) /* none, a retired id or past the last */
         return NULL;
     return id & CGP_PATH_FLAG_WEIGHTS_4B ? weights_4b.of[base].text : path_names[base];
 }

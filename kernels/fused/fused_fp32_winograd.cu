@@ -25,8 +25,8 @@
  *      0/1 outside the output, added into one double per (thread, channel) in shared memory.
  * Two barriers per tile. After its last tile of an image, the block adds each channel's 32 doubles in a fixed
  * order and publishes them (reduction.cuh): det and atomic, deterministic.
- * The superseded fp32 versions are in history/: fp32-v2..v6 direct (fused_fp32_direct.cu), fp32-v7 and v8
- * Winograd F(2x2, 3x3) (fused_fp32_winograd_f2x2.cu). winograd.cuh holds what v7..v9 share.
+ * fp32-v7, Winograd F(2x2, 3x3) with the GEMMs in shared memory, is in history/fused_fp32_winograd_f2x2.cu;
+ * winograd.cuh holds what v7 and v9 share.
  */
 #include "gelu.cuh"
 #include "kernel_api.h"

@@ -15,7 +15,7 @@
  *   A fragment    pixel m of the tile at tap (ky, kx) is window[(row(m) + ky) * (TW + 2) + col(m) + kx]: the taps
  *                 are constant offsets, the window is read 9 times from shared memory, copied once.
  *   accumulation  the tensor cores add into their fp32 accumulator with truncation, so a long chain of MMAs in
- *                 one accumulator drifts (tf32-v3 measured 1.5e-5 at Cin = 512, 576 MMAs a chain). Here every
+ *                 one accumulator drifts (tf32-v3, retired, measured 1.5e-5 at Cin = 512, 576 MMAs). Here every
  *                 kTapsPerFlush taps start from a fresh accumulator, added into the running sum with FADD
  *                 (round to nearest): chains of 3 MMAs (tf32: 3 taps; 3xTF32: 1 tap of 3 products).
  *   3xTF32        x = big + small, w likewise; acc += small * big + big * small + big * big, corrections first.

@@ -3,7 +3,7 @@
  * tf32-v10 (version 20) and 3xtf32-v10 (version 30), the implicit GEMM of implicit_gemm.cuh on wgmma (sm_90a) with
  * both operands from shared memory, so the tensor cores run while the warps prepare the next chunk; tf32-v13 (36) and
  * 3xtf32-v13 (37) are the same with each chunk's input window landed by TMA (template parameter kTma: one box copy
- * issued by thread 0 onto the stage's mbarrier, as tf32-v12 lands its windows; the weights by cp.async as before;
+ * issued by thread 0 onto the stage's mbarrier, as 3xtf32-v12 lands its windows; the weights by cp.async as before;
  * W % 4 = 0); tf32-v15 (39) and 3xtf32-v15 (40) round (split) the weights once a launch instead of once a block and
  * chunk (implicit_gemm_wgmma.cuh's round_weights_once, into the workspace) and land each chunk's B by one bulk copy
  * onto the stage's mbarrier, where the wgmmas read it (template parameter kRounded; the windows by TMA where W % 4 =

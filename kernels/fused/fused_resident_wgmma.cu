@@ -28,24 +28,25 @@
  * on an sm_90 GPU with a build for sm_90a (SM=90) and refuse other GPUs, builds and shapes whose weights do not fit,
  * with the reason.
  *
- * tf32-v12 (version 34) and 3xtf32-v12 (35) are the same kernel (template parameter kTma) with each chunk's input
- * window landed by TMA: thread 0 starts one box copy (TmaWindow: 8 channels x TH + 2 rows x TW + 5 columns rounded
- * up to 4, zeros outside x) onto the stage's mbarrier, 3 stages, and every thread waits on that mbarrier before
+ * 3xtf32-v12 (35) is the same kernel (template parameter kTma) with each chunk's input window landed by TMA: thread
+ * 0 starts one box copy (TmaWindow: 8 channels x TH + 2 rows x TW + 5 columns rounded up to 4, zeros outside x)
+ * onto the stage's mbarrier, 3 stages, and every thread waits on that mbarrier before
  * converting the window; the copies of every thread, their addresses and the proxy fence's wait for them are gone
- * (docs/perf-log.md, "TMA windows"). They refuse what TMA cannot read (W % 4 != 0, tensor_map.cuh), where
- * tf32-v11 / 3xtf32-v11 run; 3xTF32's bigger stages leave Cin <= 56 on the 32-channel tiles.
+ * (docs/perf-log.md, "TMA windows"). It refuses what TMA cannot read (W % 4 != 0, tensor_map.cuh), where
+ * 3xtf32-v11 runs; 3xTF32's bigger stages leave Cin <= 56 on the 32-channel tiles. (Its tf32 twin, tf32-v12, left
+ * the library: tf32-v16 below runs every shape it ran, and the H200's sample lost at most 0.2% without it.)
  *
- * tf32-v16 (version 41) is tf32-v12 with A from registers (wgmma's register-A form), its own kernel
- * (resident_fragment_wgmma_conv_gelu_mean): m64n64k8 with both operands from shared memory reads 4 KB a 32-cycle
- * wgmma, all of an SM's 128 bytes a cycle, beside which tf32-v12's window conversion (loads, stores, a barrier a
- * chunk) held the tensor pipe at 39%. Here the window lands by TMA in a FragmentWindow stage (rows added so that a
- * warp's fragment loads hit 32 banks), each thread loads and rounds its 24 values of a chunk (load_fragments) and
- * the 9 wgmmas read A from its registers and B from the resident weights (2 KB a wgmma). A stage is released by an
- * mbarrier arrival of each warp once it holds its fragments, and thread 0 refills it (chunk k + 3 into chunk
- * k - 1's stage at iteration k, 4 stages): no block barrier in the chunk loop, so a warpgroup waiting for its
- * wgmmas leaves the tensor cores to the others'. The epilogue (finish_tile) is tf32-v12's, after a tile's last
- * chunk; each warp zeroes its own slots. tf32 only (3xTF32's big and small fragments would not fit 128 registers
- * with the accumulators); W % 4 = 0 and the resident weights' Cin as tf32-v12's.
+ * tf32-v16 (version 41) is the same TMA windows in tf32 with A from registers (wgmma's register-A form), its own
+ * kernel (resident_fragment_wgmma_conv_gelu_mean): m64n64k8 with both operands from shared memory reads 4 KB a
+ * 32-cycle wgmma, all of an SM's 128 bytes a cycle, beside which the window conversion (loads, stores, a barrier a
+ * chunk) held the tensor pipe at 39% in tf32 (tf32-v12). Here the window lands by TMA in a FragmentWindow stage
+ * (rows added so that a warp's fragment loads hit 32 banks), each thread loads and rounds its 24 values of a chunk
+ * (load_fragments) and the 9 wgmmas read A from its registers and B from the resident weights (2 KB a wgmma). A
+ * stage is released by an mbarrier arrival of each warp once it holds its fragments, and thread 0 refills it (chunk
+ * k + 3 into chunk k - 1's stage at iteration k, 4 stages): no block barrier in the chunk loop, so a warpgroup
+ * waiting for its wgmmas leaves the tensor cores to the others'. The epilogue (finish_tile) is the TMA kernel's,
+ * after a tile's last chunk; each warp zeroes its own slots. tf32 only (3xTF32's big and small fragments would not
+ * fit 128 registers with the accumulators); W % 4 = 0 and the resident weights' Cin as tf32-v11's.
  */
 #include <stdint.h>
 
@@ -57,7 +58,7 @@
 
 namespace {
 
-/* How a resident kernel's input windows land and reach the tensor cores: by cp.async (tf32-v11) or TMA (tf32-v12),
+/* How a resident kernel's input windows land and reach the tensor cores: by cp.async (tf32-v11) or TMA (3xtf32-v12),
  * converted into A buffers that the wgmmas read; or by TMA into FragmentWindow stages that each thread reads its A
  * fragments from (tf32-v16) */
 enum ResidentStaging { kCpAsyncWindows, kTmaWindows, kRegisterFragments };
@@ -284,7 +285,7 @@ __global__ void __launch_bounds__(B::kThreads, 1) resident_wgmma_conv_gelu_mean(
     }
 }
 
-/* tf32-v16: tf32-v12 with A from registers. No A buffers and no conversion of the windows: each thread loads its
+/* tf32-v16: the TMA windows with A from registers. No A buffers and no conversion of the windows: each thread loads its
  * fragments of a landed window (load_fragments: 24 values, rounded) and the wgmmas take them from its registers, B
  * from the resident weights. A stage is free again once every warp has its fragments (the stage's release mbarrier,
  * an arrival a warp), so the warpgroups run their chunks without a block barrier, each waiting only for its own
@@ -454,8 +455,8 @@ cudaError_t launch_blocks(const cgp_launch_args *a, const cgp_device_info *d, in
                             smem, stream);
 }
 
-/* The hooks (kernel_desc.cuh) of tf32-v11 and 3xtf32-v11 (input windows by cp.async), of tf32-v12 and 3xtf32-v12
- * (by TMA) and of tf32-v16 (by TMA, A from registers) */
+/* The hooks (kernel_desc.cuh) of tf32-v11 and 3xtf32-v11 (input windows by cp.async), of 3xtf32-v12 (by TMA) and
+ * of tf32-v16 (by TMA, A from registers) */
 template <int P, int kStaging> struct ResidentWgmmaVersion : NoStageSplit {
     static constexpr cgp_precision precision = (cgp_precision)P;
     static constexpr bool kTma = kStaging != kCpAsyncWindows;
@@ -515,7 +516,6 @@ template <int P, int kStaging> struct ResidentWgmmaVersion : NoStageSplit {
 
 using Tf32ByCpAsync = ResidentWgmmaVersion<kTf32, kCpAsyncWindows>;
 using Tf32x3ByCpAsync = ResidentWgmmaVersion<kTf32x3, kCpAsyncWindows>;
-using Tf32ByTma = ResidentWgmmaVersion<kTf32, kTmaWindows>;
 using Tf32x3ByTma = ResidentWgmmaVersion<kTf32x3, kTmaWindows>;
 using Tf32RegisterFragments = ResidentWgmmaVersion<kTf32, kRegisterFragments>;
 
@@ -541,19 +541,15 @@ constexpr Kind kResidentKind = kWgmmaImplicitGemmKind.staging(kStaging == kCpAsy
       "tf32-v11 with the 3xTF32 split (fp32-level accuracy): big and small weights resident (Cin <= 64 on the "        \
       "32-channel tiles, up to 88 on the smaller ones), 27 wgmmas a chunk, 3 chunks ahead, gelu_x2_fine",              \
       kResidentKind<kCpAsyncWindows>)                                                                                  \
-    X(cgp_kernel_tf32_v12, Tf32ByTma, 34, "tf32-v12",                                                                  \
-      "tf32-v11 with each input window landed by TMA: one box copy a chunk issued by one thread, completing on an "    \
-      "mbarrier, 3 chunks ahead, zeros outside the image from the hardware (W % 4 = 0; Cin <= 64 on every tile, up "   \
-      "to 176 on the smaller ones)",                                                                                   \
-      kResidentKind<kTmaWindows>)                                                                                      \
     X(cgp_kernel_tf32x3_v12, Tf32x3ByTma, 35, "3xtf32-v12",                                                            \
       "3xtf32-v11 with each input window landed by TMA, one box copy a chunk, 3 chunks ahead (W % 4 = 0; Cin <= 56 "   \
       "on the 32-channel tiles, up to 88 on the smaller ones)",                                                        \
       kResidentKind<kTmaWindows>)                                                                                      \
     X(cgp_kernel_tf32_v16, Tf32RegisterFragments, 41, "tf32-v16",                                                     \
-      "tf32-v12 with A from registers (wgmma's register-A form): each thread loads and rounds its fragments of the "   \
-      "landed window, no window conversion or A buffers; a stage is released by an mbarrier arrival a warp, so "      \
-      "the warpgroups run their chunks without a block barrier; 4 stages (W % 4 = 0; Cin <= 64 on every tile)",        \
+      "tf32-v11 with each input window landed by TMA and A from registers (wgmma's register-A form): each thread "     \
+      "loads and rounds its fragments of the landed window, no window conversion or A buffers; a stage is released "  \
+      "by an mbarrier arrival a warp, so the warpgroups run their chunks without a block barrier; 4 stages (W % 4 = "  \
+      "0; Cin <= 64 on every tile, up to 176 on the smaller ones)",                                                    \
       kResidentKind<kRegisterFragments>)
 
 RESIDENT_WGMMA_VERSIONS(CGP_DEFINE_KERNEL_DESC)

@@ -1,6 +1,7 @@
 /*
- * fused_tf32_device.cuh - the few device primitives under the tensor-core kernels (library layer: fused_tf32.cu and
- * wgmma_conv.cuh; kernels/bench/probes.cu measures mma_tf32 with them; async_copy.cuh has the copies):
+ * fused_tf32_device.cuh - the few device primitives under the tensor-core kernels (library layer:
+ * fused_implicit_gemm.cu, wgmma_conv.cuh, implicit_gemm_wgmma.cuh; kernels/bench/probes.cu measures mma_tf32 with
+ * them; async_copy.cuh has the copies):
  *   tf32_round      fp32 -> tf32, round to nearest, ties away (cvt.rna.tf32.f32); the result is an
  *                   fp32 bit pattern whose low 13 mantissa bits are zero
  *   split_tf32      v = big + small (3xTF32): big = tf32_round(v), small = tf32_round(v - big)

@@ -39,10 +39,10 @@ typedef struct cgp_device_info {
  * cgp_path_name gives each the name a version's `path` hook returns. 0: nothing recorded. */
 enum cgp_path_id {
     CGP_PATH_NONE = 0,
-    CGP_PATH_GENERIC,       /* "generic": fp32-v1; the mma.sync versions' generic path (weights from global memory) */
-    CGP_PATH_FAST,          /* "fast": the mma.sync versions' fast path (weights in shared memory, Cin = 8) */
-    CGP_PATH_DIRECT,        /* "direct": fp32-v2..v6 */
-    CGP_PATH_WINOGRAD_F2X2, /* "winograd-f2x2": fp32-v7, v8 */
+    CGP_PATH_GENERIC, /* "generic": fp32-v1 */
+    /* 2 and 3 were the retired versions' "fast" (tf32-v1..v3, 3xtf32-v1, v2) and "direct" (fp32-v2..v6) paths: the
+     * numbers stay taken, so that the ids after them, which the kernels record, do not move */
+    CGP_PATH_WINOGRAD_F2X2 = 4, /* "winograd-f2x2": fp32-v7 */
     CGP_PATH_WINOGRAD_F4X4, /* "winograd-f4x4": fp32-v9 */
     CGP_PATH_TMA,           /* "tma": a wgmma version's input tiles staged by TMA */
     CGP_PATH_CP_ASYNC,      /* "cp.async": a wgmma version's input tiles staged by cp.async */
@@ -74,7 +74,7 @@ enum cgp_path_id {
     /* the wgmma implicit GEMMs with resident weights' (tf32-v11, 3xtf32-v11) 6 tiles: CGP_PATH_RESIDENT_TILE0 + the
      * tile's index in kTileShapes (implicit_gemm_wgmma.cuh), named "resident " + its tf32-v10 name */
     CGP_PATH_RESIDENT_TILE0,
-    /* the same with the input windows landed by TMA (tf32-v12, 3xtf32-v12): CGP_PATH_RESIDENT_TMA_TILE0 + the tile's
+    /* the same with the input windows landed by TMA (3xtf32-v12): CGP_PATH_RESIDENT_TMA_TILE0 + the tile's
      * index, named "resident TMA " + its tf32-v10 name */
     CGP_PATH_RESIDENT_TMA_TILE0 = CGP_PATH_RESIDENT_TILE0 + 6,
     /* the wgmma implicit GEMMs with the input windows landed by TMA (tf32-v13, 3xtf32-v13): their 6 tiles
@@ -238,7 +238,7 @@ int cgp_kernel_kind_format(const cgp_kernel_kind *kind, char *buf, size_t cap);
 
 typedef struct cgp_kernel_desc {
     int version;       /* the number `--kernel` selects */
-    const char *name;  /* e.g. "fp32-v2" */
+    const char *name;  /* e.g. "fp32-v9" */
     int precision;     /* a cgp_precision value */
     const char *summary;
     cgp_kernel_kind kind; /* what it is: cgp_kernel_kind_name gives the descriptive name composed from it */

@@ -1,7 +1,7 @@
 /*
  * tensor_map.cuh - the tensor map of the input x for TMA box copies (library layer, host side), shared by the kernels
- * that stage their input windows by TMA (wgmma_conv.cuh: tf32-v6..v8, 3xtf32-v5..v8; implicit_gemm_wgmma.cuh's
- * tma_window_map: tf32-v12, v13, 3xtf32-v12, v13; fused_fp32_winograd_gemm.cu: fp32-v12):
+ * that stage their input windows by TMA (wgmma_conv.cuh: tf32-v6, v8, 3xtf32-v7, v8; implicit_gemm_wgmma.cuh's
+ * tma_window_map: tf32-v13, 3xtf32-v12, v13; fused_fp32_winograd_gemm.cu: fp32-v12):
  *
  *   tensor_map_encoder            the driver's cuTensorMapEncodeTiled, looked up once through the runtime
  *   input_tensor_map_unsupported  why TMA cannot read this problem's x (NULL where it can)

@@ -2,7 +2,8 @@
  * wgmma_conv.cuh - the Hopper tensor-core fused kernel (library layer): wgmma_conv_gelu_mean<version>, the
  * device code under it and the host side that checks, sizes and launches a version. A version is a struct of
  * named constants ("what a version sets", below); fused_wgmma.cu holds the current ones, tf32-v8 and
- * 3xtf32-v8, history/fused_wgmma.cu those they replaced (tf32-v4..v7, 3xtf32-v3..v7).
+ * 3xtf32-v8, history/fused_wgmma.cu the earlier ones still the measured best on some shapes (tf32-v5, v6,
+ * 3xtf32-v7).
  *
  *     y[n, c] = mean over (h, w) of GELU(conv3x3(x, w)[n, c, h, w] + b[c])
  *
@@ -48,9 +49,8 @@
  *                  image's end the 8 lanes holding the same channels are added by shuffles, then the 4 warps in
  *                  a fixed order (transposed: the 4 lanes of a group, and each warp has its own 16 channels),
  *                  and publish_image_sums (reduction.cuh) does det or atomic. Deterministic.
- * The superseded versions differ in what they set: two operand tiles, cp.async staging only, conversion per
- * pixel or in 4 x 4 blocks with cvt.rna, gelu_tf32 (TF32) or gelu_fast (3xTF32), D = X W for 3xTF32, tiles of
- * 8 (TF32) or 4 (3xTF32) rows.
+ * The earlier versions (history/fused_wgmma.cu) differ in what they set: two operand tiles, cp.async staging only
+ * (tf32-v5), conversion per pixel or in 4 x 4 blocks with cvt.rna, tiles of 8 (TF32) or 4 (3xTF32) rows.
  * A version runs Cin <= 8 (the channels past Cin zeros: TMA's box reaches past the tensor's channels, the cp.async
  * loader and the weights fill zeros) and Cout <= 64 on an sm_90 GPU with a build for sm_90a (SM=90) and refuses
  * every other problem or GPU with the reason (wgmma_unsupported); version 0 ("best") then takes the implicit GEMMs,
@@ -80,8 +80,8 @@ namespace {
 
 enum Precision { kTf32 = CGP_PRECISION_TF32, kTf32x3 = CGP_PRECISION_TF32X3 };
 
-/* The epilogue's GELU (gelu.cuh): gelu_tf32 for TF32 and gelu_fast for 3xTF32; gelu_x2; gelu_x2_fine */
-enum GeluForm { kGeluLog, kGeluX2, kGeluX2Fine };
+/* The epilogue's GELU (gelu.cuh), both returning twice the GELU: gelu_x2 (TF32), gelu_x2_fine (3xTF32) */
+enum GeluForm { kGeluX2, kGeluX2Fine };
 
 /* How a staged tile becomes an operand tile: per pixel with cvt.rna (convert_tile); in 4 x 4 blocks with
  * cvt.rna (convert_tile_4x4); in 4 x 4 blocks with the rounding only wgmma needs (round_for_mma) */
@@ -433,16 +433,14 @@ __device__ __forceinline__ RowMask row_mask(const TileMask &t, int r)
 }
 
 /* sum[2 j + e % 2] (channel 8 j + 2 tig + e % 2) += GELU(d[4 j + e]) * mask, in increasing j, e;
- * kGelu false (the stage split): the accumulator itself. The GELU (kForm): kGeluLog, gelu_tf32 (2^-20
- * absolute, 2 FFMA fewer than gelu_fast) for TF32, whose inputs are rounded to 2^-11 anyway, and gelu_fast
- * for 3xTF32; kGeluX2, gelu_x2 (twice the GELU, within 2^-20; the mask is 0.5); kGeluX2Fine, gelu_x2_fine
- * (twice the GELU, a fit error of 2e-8; the mask is 0.5).
+ * kGelu false (the stage split): the accumulator itself. The GELU (kForm): kGeluX2, gelu_x2 (twice the GELU,
+ * within 2^-20; the mask is 0.5); kGeluX2Fine, gelu_x2_fine (twice the GELU, a fit error of 2e-8; the mask is 0.5).
  * kTransposed (d[4 j + e] = D[channel 16 warp + group + 8 (e / 2)][pixel 8 j + 2 tig + e % 2]): sum[2 (e / 2) + j % 2]
  * += GELU(d[4 j + e]) * m.lo, after the accumulators of pixels outside the output are set to 0 (whose GELU is
  * 0), in the n8 blocks j that reach past the output's edge only (a branch that the warp takes as one; on the
  * default problem, j = 7 of the last column tile): cheaper than 16 masks a tile, which would be 32 registers
  * with two rows of different tiles in flight. */
-template <int P, bool kGelu, int kForm, bool kTransposed, int kSums>
+template <bool kGelu, int kForm, bool kTransposed, int kSums>
 __device__ __forceinline__ void epilogue_row(float (&acc)[32], RowMask m, float (&sum)[kSums])
 {
     if constexpr (kTransposed) {
@@ -459,11 +457,7 @@ __device__ __forceinline__ void epilogue_row(float (&acc)[32], RowMask m, float 
     }
 #pragma unroll
     for (int i = 0; i < 32; ++i) {
-        const float v = !kGelu                 ? acc[i]
-                        : kForm == kGeluX2     ? gelu_x2(acc[i])
-                        : kForm == kGeluX2Fine ? gelu_x2_fine(acc[i])
-                        : P == kTf32           ? gelu_tf32(acc[i])
-                                               : gelu_fast(acc[i]);
+        const float v = !kGelu ? acc[i] : kForm == kGeluX2 ? gelu_x2(acc[i]) : gelu_x2_fine(acc[i]);
         const int s = kTransposed ? i % 4 / 2 * 2 + i / 4 % 2 : i / 4 * 2 + i % 2;
         sum[s] = fmaf(v, kTransposed || i % 4 < 2 ? m.lo : m.hi, sum[s]);
     }
@@ -523,7 +517,7 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
     constexpr bool kMma = (S & CGP_STAGE_MMA) != 0, kGelu = (S & CGP_STAGE_EPILOGUE) != 0;
     constexpr bool kTma = kStaging != kByCpAsync;
     using Win = Window<C, kStaging>;
-    constexpr float kMaskIn = C::gelu == kGeluLog ? 1.0f : 0.5f; /* the x2 forms return twice the GELU */
+    constexpr float kMaskIn = 0.5f; /* the GELU forms return twice the GELU */
     /* rows between flushes of the float sums into doubles: 16 in the TMA versions (32 sums a thread) */
     constexpr int kFlushRows = C::staged_by_tma ? 16 : 8;
     const int rows = (int)(t1 - t0) * R; /* 32-bit: wgmma_unsupported */
@@ -574,7 +568,7 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
     };
     auto epilogue = [&](float(&acc)[32], RowMask m, auto set) {
         hold(acc);
-        epilogue_row<P, kGelu, C::gelu, C::transposed>(acc, m, sum);
+        epilogue_row<kGelu, C::gelu, C::transposed>(acc, m, sum);
         ++since_flush;
         if (may_flush(set) && since_flush == kFlushRows) {
             flush_sums(sum, dsum);

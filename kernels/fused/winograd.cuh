@@ -7,10 +7,10 @@
  *                                 transform: F::kAlpha (input patch and transformed tile edge),
  *                                 F::kBiasElement and F::filter_transform
  *   prefetch_window               starts the copies of a block tile's input window
- *   start_block                   what a block of fp32-v8 or v9 does before its first tile
+ *   start_block                   what a block of fp32-v9 does before its first tile
  *   begin_tile                    what a block of v7..v9 does at the start of each tile: its origin, its input
  *                                 window (landed) and the next tile's on its way
- *   publish_image                 image n's channel sums from the per-thread double slots (fp32-v8, v9)
+ *   publish_image                 image n's channel sums from the per-thread double slots (fp32-v9)
  *   WinogradVersion<V>            the hooks of a version (kernel_desc.cuh): V::kThreads, V::kSmemBytes (the
  *                                 most any of its kernels takes), its block tile, V::kTileH x V::kTileW
  *                                 outputs, and V::launch_for(problem), the kernel that runs a problem, its
@@ -31,7 +31,7 @@ namespace {
 
 constexpr int kCin = 8, kCout = 64;
 
-/* fp32-v8's and v9's dynamic shared memory after the two input windows: U, V, the bias, the double sums */
+/* fp32-v9's dynamic shared memory after the two input windows: U, V, the bias, the double sums */
 struct WinogradSmem {
     float *u, *v, *bias;
     double *dsum;
@@ -114,7 +114,7 @@ struct BlockTiles {
     int64_t begin, end;
 };
 
-/* What a block of fp32-v8 or v9 does before its first tile: U and the bias into shared memory, its kSums double
+/* What a block of fp32-v9 does before its first tile: U and the bias into shared memory, its kSums double
  * slots per thread cleared, and the first tile's input window on its way into `window` */
 template <int kBlockThreads, class F, int kSums, int kTileH, int kTileW, int kRows, int kPitch, int kLead = 0>
 __device__ __forceinline__ BlockTiles start_block(const float *__restrict__ x, const float *__restrict__ weight,

@@ -13,6 +13,8 @@
  *     (the levels the fit reached on these shapes, docs/design.md "Kernel selection", with a margin: a regression
  *     of the model or the table fails here);
  *   - the model is deterministic and has coefficients for every version that won a recorded shape.
+ * Rows of versions that left the library (not in libcgp's kernel table, linked: docs/perf-log.md "Retired versions")
+ * are read as never measured, as scripts/fit_cost_model.py reads them.
  * Environment: CGP_RESULTS_DIR (default results/h200).
  */
 #include <stdio.h>
@@ -21,6 +23,7 @@
 
 #include "cost_model.h"
 #include "csv_read.h"
+#include "kernel_api.h"
 #include "testlib.h"
 
 #define MIN_WITHIN 0.87     /* share of shapes within 5% of the fastest, per precision */
@@ -43,6 +46,12 @@ typedef struct group_stats {
 
 static int64_t number(const csv_table *t, int r, int c) { return strtoll(csv_cell(t, r, c), NULL, 10); }
 
+/* whether row r's version is one libcgp holds */
+static int in_library(const csv_table *t, const int *col, int r)
+{
+    return cgp_kernel_find((int)number(t, r, col[C_VERSION])) != NULL;
+}
+
 /* the rows [first, end) of one shape and precision */
 static void judge_group(const csv_table *t, const int *col, int first, int end, group_stats *g)
 {
@@ -54,6 +63,8 @@ static void judge_group(const csv_table *t, const int *col, int first, int end, 
     int pick = -1, recorded = -1;
     double pick_ms = 0.0, fastest = 0.0;
     for (int r = first; r < end; ++r) {
+        if (!in_library(t, col, r))
+            continue;
         const double ms = atof(csv_cell(t, r, col[C_GPU_MS]));
         if (ms > 0.0 && (fastest == 0.0 || ms < fastest))
             fastest = ms;
@@ -95,7 +106,7 @@ static void check_winners_modelled(const csv_table *t, const int *col)
     const cgp_device_info d = CGP_DEVICE_INFO_H200;
     for (int r = 0; r < t->rows; ++r) {
         double ms = 0.0;
-        if (strcmp(csv_cell(t, r, col[C_MEASURED]), "1") == 0 &&
+        if (strcmp(csv_cell(t, r, col[C_MEASURED]), "1") == 0 && in_library(t, col, r) &&
             !cgp_cost_model_ms((int)number(t, r, col[C_VERSION]), &p, &d, &ms)) {
             TEST_FAIL(name, "line %ld: %s won there, and the model has no coefficients for it", t->lines[r],
                       csv_cell(t, r, col[C_KERNEL]));

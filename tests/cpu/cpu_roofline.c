@@ -324,9 +324,9 @@ static void test_kernel_work(void)
                 close_to(p.executed_flops_per_s, 3.0 * flops / 0.78e-3, 1e-12) &&
                     close_to(p.pct_pipe, 300.0 * flops / 0.78e-3 / 4.5e14, 1e-12) && p.pct_pipe < 100.0,
                 "executed %g, %g%%", p.executed_flops_per_s, p.pct_pipe);
-    const roofline_work x3v2 = roofline_kind_work(mma_sync, ROOFLINE_MATH_3XTF32);
-    roofline_point_place(flops, bytes, 1.5, &x3v2, &c, &p);
-    TEST_EXPECT("point 3xtf32-v2: on the mma.sync roof",
+    const roofline_work x3v9 = roofline_kind_work(mma_sync, ROOFLINE_MATH_3XTF32);
+    roofline_point_place(flops, bytes, 1.5, &x3v9, &c, &p);
+    TEST_EXPECT("point 3xtf32-v9: on the mma.sync roof",
                 p.pipe_flops_per_s == 3e14 && close_to(p.pct_pipe, 300.0 * flops / 1.5e-3 / 3e14, 1e-12),
                 "roof %g, %g%%", p.pipe_flops_per_s, p.pct_pipe);
     const roofline_work cudnn = roofline_kind_work(NULL, ROOFLINE_MATH_TF32);

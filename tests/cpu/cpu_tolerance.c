@@ -62,7 +62,7 @@ static const struct tiny_case {
     const char *where;
 } tiny_cases[] = {
     {9, TEST_ARITH_FP32, 1, 64, 8, 2.48e-7, "path v9 1x8x64x3x3 valid (fp32-v9)"},
-    {11, TEST_ARITH_TF32, 1, 28, 1, 4.22e-4, "gpu_tensorcore tf32 kernel 11 det valid 4x1x7x3x3 exact inputs"},
+    {19, TEST_ARITH_TF32, 1, 28, 1, 4.23e-4, "gpu_tensorcore tf32 kernel 19 det valid 4x1x7x3x3 exact inputs"},
 };
 
 /* tf32 versions measured in one H200 make test log only: gpu_tensorcore checks 18 cases of exact inputs a tf32

@@ -166,7 +166,7 @@ static void check_create_arguments(void)
         {{CGP_PADDING_VALID, CGP_REDUCE_DET, (cgp_precision)-1, 0, CGP_SELECT_HEURISTIC}, "precision -1", "precision"},
         {{CGP_PADDING_VALID, CGP_REDUCE_DET, CGP_PRECISION_FP32, -1, CGP_SELECT_HEURISTIC}, "kernel -1", "kernel"},
         {{CGP_PADDING_VALID, CGP_REDUCE_DET, CGP_PRECISION_FP32, 0, (cgp_select)7}, "select 7", "select"},
-        {{CGP_PADDING_VALID, CGP_REDUCE_DET, CGP_PRECISION_FP32, 3, CGP_SELECT_MEASURED}, "select measured, kernel 3",
+        {{CGP_PADDING_VALID, CGP_REDUCE_DET, CGP_PRECISION_FP32, 9, CGP_SELECT_MEASURED}, "select measured, kernel 9",
          "kernel must be 0"},
     };
     for (size_t i = 0; i < sizeof bad_options / sizeof bad_options[0]; ++i) {

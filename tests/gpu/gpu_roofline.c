@@ -124,10 +124,9 @@ static void test_zoo(void)
     const int c_shape = column_of(text, "shape"), c_pct = column_of(text, "pct_pipe");
     /* a tensor-core row runs on wgmma where the kernel the selection chose is a wgmma version and the GPU has wgmma
      * (compute capability 9.0, a build with sm_90a code); on mma.sync where it chose one of the mma.sync versions
-     * (tf32-v1..v3 and v9, 3xtf32-v1, v2 and v9: the cost model picks tf32-v9 for shape 2, Cin = 3, since 6d00945)
-     * or the GPU has no wgmma */
-    static const char *const mma_sync_versions[] = {"tf32-v1", "tf32-v2", "tf32-v3", "tf32-v9",
-                                                    "3xtf32-v1", "3xtf32-v2", "3xtf32-v9"};
+     * (tf32-v9, 3xtf32-v9: the cost model picks tf32-v9 for shape 2, Cin = 3, since 6d00945) or the GPU has no
+     * wgmma */
+    static const char *const mma_sync_versions[] = {"tf32-v9", "3xtf32-v9"};
     const cgp_device_info d = test_device_info();
     const int wgmma_here = probe_wgmma_unsupported(d.cc_major, d.cc_minor) == NULL;
     int fused = 0, right = 0;

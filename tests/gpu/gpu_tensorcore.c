@@ -1,18 +1,15 @@
 /*
- * gpu_tensorcore.c - the tensor-core kernels (kernels/fused/fused_tf32.cu: tf32-v1 = version 11, tf32-v2 = 12,
- * tf32-v3 = 13, 3xtf32-v1 = 21, 3xtf32-v2 = 22; the wgmma versions, kernels/fused/fused_wgmma.cu and
- * kernels/fused/history/fused_wgmma.cu: tf32-v4 = 14, tf32-v5 = 15, tf32-v6 = 16, tf32-v7 = 17, tf32-v8 = 18,
- * 3xtf32-v3 = 23, 3xtf32-v4 = 24, 3xtf32-v5 = 25, 3xtf32-v6 = 26, 3xtf32-v7 = 27, 3xtf32-v8 = 28; the implicit GEMMs
- * of any channel count, kernels/fused/fused_implicit_gemm.cu: tf32-v9 = 19, 3xtf32-v9 = 29, and on wgmma,
- * fused_implicit_gemm_wgmma.cu: tf32-v10 = 20, 3xtf32-v10 = 30, with resident weights, fused_resident_wgmma.cu:
- * tf32-v11 = 32, 3xtf32-v11 = 33, and with the input windows by TMA: tf32-v12 = 34, 3xtf32-v12 = 35, tf32-v13 = 36,
- * 3xtf32-v13 = 37; with the weights rounded once a launch, tf32-v15 = 39, 3xtf32-v15 = 40; tf32-v12 with A from
- * registers, tf32-v16 = 41; tf32-v15 with its chunks' wgmmas overlapped, tf32-v17 = 42; the warp-specialised one,
- * fused_ws_wgmma.cu: tf32-v20 = 45, tf32-v21 = 46)
- * through the public API, both reductions, both paddings, on the default problem and on shapes that
- * take the fast path (Cin = 8, weights in shared memory; for 14-18 and 23-28 the wgmma path, Cin <= 8 and
- * Cout <= 64) and the generic path (any other Cin, or more output channels than fit), with partial tiles,
- * H or W = 3, many small images, and one output channel. Fresh random inputs (seed printed), y
+ * gpu_tensorcore.c - the tensor-core kernels (the wgmma versions for Cin <= 8, kernels/fused/fused_wgmma.cu and
+ * kernels/fused/history/fused_wgmma.cu: tf32-v5 = version 15, tf32-v6 = 16, tf32-v8 = 18, 3xtf32-v7 = 27, 3xtf32-v8 =
+ * 28; the implicit GEMMs of any channel count, kernels/fused/fused_implicit_gemm.cu on mma.sync: tf32-v9 = 19,
+ * 3xtf32-v9 = 29, and on wgmma, fused_implicit_gemm_wgmma.cu: tf32-v10 = 20, 3xtf32-v10 = 30, with resident weights,
+ * fused_resident_wgmma.cu: tf32-v11 = 32, 3xtf32-v11 = 33, and with the input windows by TMA: 3xtf32-v12 = 35,
+ * tf32-v13 = 36, 3xtf32-v13 = 37; with the weights rounded once a launch, tf32-v15 = 39, 3xtf32-v15 = 40; resident,
+ * by TMA, with A from registers, tf32-v16 = 41; tf32-v15 with its chunks' wgmmas overlapped, tf32-v17 = 42; the
+ * warp-specialised one, fused_ws_wgmma.cu: tf32-v20 = 45, tf32-v21 = 46)
+ * through the public API, both reductions, both paddings, on the default problem and on shapes that the wgmma
+ * versions for Cin <= 8 take (Cin <= 8, Cout <= 64) and shapes they refuse (more input or output channels), with
+ * partial tiles, H or W = 3, many small images, and one output channel. Fresh random inputs (seed printed), y
  * poisoned with NaN before every run, det runs bit-identical over 3 runs, and every launch's recorded path
  * (kernels/fused/path_record.cuh: "fast" or "generic", "tma", "tma, shifted box" or "cp.async", the implicit
  * GEMMs' tile) the one the version's `path` hook names, so a version that ran another path than it says fails.
@@ -29,11 +26,11 @@
  *           (2) on the original inputs, against the exact reference with the tf32 model;
  *           (3) the det output of (2) bit-identical to that of (1): the kernel rounds as cvt.rna does.
  *   Kernel 0 ("best") passes the same checks on one shape (the version it resolves to is printed).
- *   The stage split (host/lib/plan_stages.h) of every version: each partial launch runs, writes every y
- *   (no NaN left) and records the path (fast, tma or cp.async) the version's hook names, and off the mma.sync
- *   versions' fast path (and by the implicit GEMMs, which have none) a partial launch is refused with
- *   CGP_ERROR_UNSUPPORTED; the wgmma versions have it on every shape they run, Cin < 8 too. (All
- *   stages is cgp_plan_run's own launch, checked above.)
+ *   The stage split (host/lib/plan_stages.h) of every version on the cases that ask for it: by the wgmma versions
+ *   for Cin <= 8 (which have it on every shape they run, Cin < 8 too) each partial launch runs, writes every y
+ *   (no NaN left) and records the path (tma, tma shifted box or cp.async) the version's hook names; by the implicit
+ *   GEMMs (which have none) a partial launch is refused with CGP_ERROR_UNSUPPORTED. (All stages is cgp_plan_run's
+ *   own launch, checked above.)
  * Without a GPU: one SKIP (a FAIL with CGP_TEST_REQUIRE_GPU=1).
  * Run: CGP_TEST_REQUIRE_GPU=1 make test CGP_TEST_FILTER=gpu_tensorcore   (or build/tests/gpu_tensorcore)
  */
@@ -48,8 +45,8 @@
 
 #include "plan_stages.h"
 
-static const int tf32_versions[] = {11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 32, 34, 36, 39, 41, 42, 45, 46};
-static const int tf32x3_versions[] = {21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 33, 35, 37, 40};
+static const int tf32_versions[] = {15, 16, 18, 19, 20, 32, 36, 39, 41, 42, 45, 46};
+static const int tf32x3_versions[] = {27, 28, 29, 30, 33, 35, 37, 40};
 #define VERSION_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define MAX_TF32_VERSIONS 19 /* TF32 versions test_problem takes at once */
 #ifndef CGP_WGMMA_BUILT
@@ -59,7 +56,7 @@ static const int tf32x3_versions[] = {21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 33
 typedef struct shape_case {
     cgp_shape shape;
     const char *what;
-    int stage_split; /* also test the stage split: 1 expects the fast path, 2 a refusal off it (wgmma: runs) */
+    int stage_split; /* also test the stage split of every version (has_stage_split says which run it) */
 } shape_case;
 
 static const shape_case cases[] = {
@@ -69,27 +66,31 @@ static const shape_case cases[] = {
     {{2, 8, 64, 300, 3}, "W = 3", 0},
     {{2, 8, 64, 5, 257}, "partial column tiles", 0},
     {{3, 8, 64, 33, 100}, "partial tiles both ways", 0},
-    {{4, 8, 7, 20, 20}, "fast path, 7 of 64 channels", 0},
-    {{2, 8, 128, 24, 40}, "fast path, two channel groups", 0},
-    {{1, 8, 256, 12, 12}, "4 channel groups: fast for tf32, generic for 3xtf32", 0},
+    {{4, 8, 7, 20, 20}, "Cin 8, 7 of 64 channels", 0},
+    {{2, 8, 128, 24, 40}, "Cin 8, two channel groups", 0},
+    {{1, 8, 256, 12, 12}, "Cin 8, 4 channel groups", 0},
     {{300, 8, 64, 5, 5}, "more images than blocks", 0},
-    {{4, 1, 7, 3, 3}, "generic, Cin 1, one pixel (valid)", 2},
-    {{2, 3, 7, 17, 40}, "generic, Cin 3", 0},
-    {{1, 16, 128, 40, 40}, "generic, two input chunks, two groups", 0},
-    {{16, 16, 1, 12, 33}, "generic, one output channel", 0},
-    {{2, 3, 70, 70, 70}, "generic, 70 channels, >= 4096 pixels", 0},
-    {{200, 1, 7, 6, 6}, "generic, many small images", 0},
+    {{4, 1, 7, 3, 3}, "Cin 1, one pixel (valid)", 1},
+    {{2, 3, 7, 17, 40}, "Cin 3", 0},
+    {{1, 16, 128, 40, 40}, "two input chunks, two groups", 0},
+    {{16, 16, 1, 12, 33}, "Cin 16, one output channel", 0},
+    {{2, 3, 70, 70, 70}, "70 channels, >= 4096 pixels", 0},
+    {{200, 1, 7, 6, 6}, "many small images", 0},
 };
 
 static const char *precision_name(int precision) { return precision == CGP_PRECISION_TF32 ? "tf32" : "3xtf32"; }
 
-/* The wgmma versions (14-18, 23-28): Cin <= 8 and Cout <= 64 only, every one with its stage split */
-static int is_wgmma(int version) { return (version >= 14 && version <= 18) || (version >= 23 && version <= 28); }
+/* The wgmma versions for Cin <= 8 (15, 16, 18, 27, 28): Cin <= 8 and Cout <= 64 only, every one with its stage
+ * split */
+static int is_wgmma(int version)
+{
+    return version == 15 || version == 16 || version == 18 || version == 27 || version == 28;
+}
 
-/* Whether version runs the shape: the mma.sync versions (11-13, 19, 21, 22, 29) every shape on a GPU of compute
- * capability 8.0 or newer; the wgmma versions (14-18, 23-28) Cin <= 8 and Cout <= 64 only, the wgmma implicit
- * GEMMs (20, 30) every shape and those with resident weights (32, 33) every shape of Cin <= 64 (every case here),
- * by TMA (34, 35, and 41 with A from registers) those of W % 4 = 0, the wgmma implicit GEMMs by TMA (36, 37, 42)
+/* Whether version runs the shape: the mma.sync implicit GEMMs (19, 29) every shape on a GPU of compute capability
+ * 8.0 or newer; the wgmma versions for Cin <= 8 (15, 16, 18, 27, 28) Cin <= 8 and Cout <= 64 only, the wgmma
+ * implicit GEMMs (20, 30) every shape and those with resident weights (32, 33) every shape of Cin <= 64 (every case
+ * here), by TMA (35, and 41 with A from registers) those of W % 4 = 0, the wgmma implicit GEMMs by TMA (36, 37, 42)
  * and tf32-v20 (45) every shape of W % 4 = 0, and tf32-v21 (46, TMA or cp.async windows) and those with rounded
  * weights (39, 40) every shape, on a GPU of compute capability 9.0
  * with a build for sm_90a.
@@ -103,7 +104,7 @@ static int version_runs(int version, const cgp_shape *s, const cgp_device_info *
     const int tma_only = version == 36 || version == 37 || version == 42 || version == 45;
     if (version == 20 || version == 30 || version == 39 || version == 40 || version == 46 || tma_only)
         return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && (!tma_only || s->w % 4 == 0);
-    if (version == 32 || version == 33 || version == 34 || version == 35 || version == 41)
+    if (version == 32 || version == 33 || version == 35 || version == 41)
         return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && s->cin <= 64 &&
                (version <= 33 || s->w % 4 == 0);
     if (!wgmma)
@@ -111,13 +112,9 @@ static int version_runs(int version, const cgp_shape *s, const cgp_device_info *
     return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && s->cin <= 8 && s->cout <= 64;
 }
 
-/* Whether version has a stage split (kernel_api.h) on its fast path: all but the implicit GEMMs (19, 20, 29, 30,
- * 32-37, 39-42, 45, 46), which refuse it on every shape */
-static int has_stage_split(int version)
-{
-    return version != 19 && version != 20 && version != 29 && version != 30 && !(version >= 32 && version <= 37) &&
-           !(version >= 39 && version <= 42) && !(version >= 45 && version <= 46);
-}
+/* Whether version has a stage split (kernel_api.h): the wgmma versions for Cin <= 8, on every shape they run; the
+ * implicit GEMMs refuse it on every shape */
+static int has_stage_split(int version) { return is_wgmma(version); }
 
 /* A version that must refuse the shape: cgp_plan_create says CGP_ERROR_UNSUPPORTED, with the reason. */
 static void test_refusal(const problem *pr, int precision, int version)
@@ -308,7 +305,7 @@ out:
     free(ref), free(y_first), free(y_host), free(y_exact);
 }
 
-/* The stage split of one version on one problem: expect_supported says whether the shape takes the fast path. */
+/* The stage split of one version on one problem: expect_supported says whether the version has one. */
 static void test_stage_split(const problem *pr, int precision, int version, int expect_supported)
 {
     const cgp_shape *s = &pr->p.shape;
@@ -346,7 +343,7 @@ static void test_stage_split(const problem *pr, int precision, int version, int 
         st = cgp_plan_run_stages(plan, pr->p.x, pr->p.w, pr->p.b, pr->p.y, ws, ws_bytes, stages, 0);
         if (!expect_supported && stages != CGP_STAGE_ALL) { /* all stages: the kernel itself, on any path */
             if (st != CGP_ERROR_UNSUPPORTED) {
-                TEST_FAIL(name, "stages %d off the fast path: %s, expected CGP_ERROR_UNSUPPORTED", stages,
+                TEST_FAIL(name, "stages %d of a version without a stage split: %s, expected CGP_ERROR_UNSUPPORTED", stages,
                           cgp_status_string(st));
                 goto out;
             }
@@ -419,7 +416,7 @@ int main(void)
                         is_tf32 ? tf32_versions[v] : tf32x3_versions[v - VERSION_COUNT(tf32_versions)];
                     if (version_runs(version, &c->shape, &dev)) /* test_problem checked the others' refusal */
                         test_stage_split(&pr, is_tf32 ? CGP_PRECISION_TF32 : CGP_PRECISION_TF32X3, version,
-                                         has_stage_split(version) && (c->stage_split == 1 || is_wgmma(version)));
+                                         has_stage_split(version));
                 }
             problem_destroy(&pr);
         }

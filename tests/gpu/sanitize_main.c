@@ -10,7 +10,7 @@
  * default problem, each run judged as gpu_fused judges it (tests/lib/tolerance.h); and (without --default, before
  * the small shapes, the largest first) every fixed shape of tests/lib/path_shapes.h on its version, both reductions (one shape per (version, path) pair the hooks can choose,
  * the weights 4 bytes past a 16-byte boundary where the entry says so). Exit 0 when every run worked and matched.
- * CGP_SANITIZE_KERNELS="17 18" limits the runs to those versions (a session with little GPU time);
+ * CGP_SANITIZE_KERNELS="16 18" limits the runs to those versions (a session with little GPU time);
  * CGP_SANITIZE_SHARD="i/k" to the runs (a version on a shape and padding, both reductions) numbered i modulo k
  * in their order here; CGP_SANITIZE_CLAIMS=dir to the runs this process claims first among those sharing dir (it
  * creates dir/<run number>, which fails where another did), so k processes under one tool take the runs as they

@@ -74,13 +74,7 @@ static const path_shape path_shapes[] = {
     {10, {1, 312, 352, 17, 41}, CGP_PADDING_SAME, 0}, /* ffma 8x16 px x 128 ch, K split 8 (27 clusters, not 30) */
     {10, {16, 128, 1, 9, 9}, CGP_PADDING_SAME, 0}, /* ffma 16x16 px x 32 ch, K split 8 */
     {10, {1, 128, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* ffma 8x8 px x 32 ch, K split 8 */
-    {8, {1, 8, 64, 3, 3}, CGP_PADDING_VALID, 0}, /* winograd-f2x2 */
     {7, {1, 8, 64, 3, 3}, CGP_PADDING_VALID, 0}, /* winograd-f2x2 */
-    {6, {1, 8, 64, 3, 3}, CGP_PADDING_VALID, 0}, /* direct */
-    {5, {1, 8, 64, 3, 3}, CGP_PADDING_VALID, 0}, /* direct */
-    {4, {1, 8, 64, 3, 3}, CGP_PADDING_VALID, 0}, /* direct */
-    {3, {1, 8, 64, 3, 3}, CGP_PADDING_VALID, 0}, /* direct */
-    {2, {1, 8, 64, 3, 3}, CGP_PADDING_VALID, 0}, /* direct */
     {1, {1, 1, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* generic */
     {18, {1, 1, 1, 4, 8}, CGP_PADDING_VALID, 0}, /* tma */
     {18, {1, 1, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* cp.async */
@@ -103,18 +97,6 @@ static const path_shape path_shapes[] = {
     {41, {2, 1, 1, 100, 100}, CGP_PADDING_VALID, 0}, /* resident, A from registers, 16x16 px x 32 ch, 4-byte weights */
     {41, {1, 1, 1, 100, 100}, CGP_PADDING_VALID, 0}, /* resident, A from registers, 8x16 px x 32 ch, 4-byte weights */
     {41, {1, 1, 1, 4, 8}, CGP_PADDING_VALID, 0}, /* resident, A from registers, 8x8 px x 32 ch, 4-byte weights */
-    {34, {2, 8, 40, 100, 100}, CGP_PADDING_VALID, 0}, /* resident TMA 16x16 px x 64 ch */
-    {34, {1, 8, 40, 100, 100}, CGP_PADDING_VALID, 0}, /* resident TMA 8x16 px x 64 ch */
-    {34, {2, 8, 40, 56, 56}, CGP_PADDING_VALID, 0}, /* resident TMA 8x8 px x 64 ch */
-    {34, {2, 8, 1, 100, 100}, CGP_PADDING_VALID, 0}, /* resident TMA 16x16 px x 32 ch */
-    {34, {1, 8, 1, 100, 100}, CGP_PADDING_VALID, 0}, /* resident TMA 8x16 px x 32 ch */
-    {34, {1, 8, 1, 4, 8}, CGP_PADDING_VALID, 0}, /* resident TMA 8x8 px x 32 ch */
-    {34, {2, 1, 40, 100, 100}, CGP_PADDING_VALID, 0}, /* resident TMA 16x16 px x 64 ch, 4-byte weights */
-    {34, {1, 1, 40, 100, 100}, CGP_PADDING_VALID, 0}, /* resident TMA 8x16 px x 64 ch, 4-byte weights */
-    {34, {2, 1, 40, 56, 56}, CGP_PADDING_VALID, 0}, /* resident TMA 8x8 px x 64 ch, 4-byte weights */
-    {34, {2, 1, 1, 100, 100}, CGP_PADDING_VALID, 0}, /* resident TMA 16x16 px x 32 ch, 4-byte weights */
-    {34, {1, 1, 1, 100, 100}, CGP_PADDING_VALID, 0}, /* resident TMA 8x16 px x 32 ch, 4-byte weights */
-    {34, {1, 1, 1, 4, 8}, CGP_PADDING_VALID, 0}, /* resident TMA 8x8 px x 32 ch, 4-byte weights */
     {42, {2, 1, 40, 100, 100}, CGP_PADDING_VALID, 0}, /* overlapped, TMA 16x16 px x 64 ch */
     {42, {1, 1, 40, 100, 100}, CGP_PADDING_VALID, 0}, /* overlapped, TMA 8x8 px x 64 ch */
     {42, {2, 1, 1, 100, 100}, CGP_PADDING_VALID, 0}, /* overlapped, TMA 16x16 px x 32 ch */
@@ -231,18 +213,9 @@ static const path_shape path_shapes[] = {
     {19, {1, 1, 40, 3, 3}, CGP_PADDING_VALID, 0}, /* 8x8 px x 64 ch, 4-byte weights */
     {19, {1, 1, 1, 9, 9}, CGP_PADDING_SAME, 0}, /* 8x16 px x 32 ch, 4-byte weights */
     {19, {1, 1, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* 8x8 px x 32 ch, 4-byte weights */
-    {17, {1, 1, 1, 4, 8}, CGP_PADDING_VALID, 0}, /* tma */
-    {17, {1, 1, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* cp.async */
     {16, {1, 1, 1, 4, 8}, CGP_PADDING_VALID, 0}, /* tma */
     {16, {1, 1, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* cp.async */
     {15, {1, 1, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* cp.async */
-    {14, {1, 1, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* cp.async */
-    {13, {1, 1, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* generic */
-    {13, {1, 8, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* fast */
-    {11, {1, 1, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* generic */
-    {11, {1, 8, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* fast */
-    {12, {1, 1, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* generic */
-    {12, {1, 8, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* fast */
     {28, {1, 1, 1, 4, 8}, CGP_PADDING_VALID, 0}, /* tma */
     {28, {1, 1, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* cp.async */
     {28, {1, 1, 1, 4, 8}, CGP_PADDING_SAME, 0}, /* tma, shifted box */
@@ -364,17 +337,6 @@ static const path_shape path_shapes[] = {
     {29, {1, 1, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* 8x8 px x 32 ch, 4-byte weights */
     {27, {1, 1, 1, 4, 8}, CGP_PADDING_VALID, 0}, /* tma */
     {27, {1, 1, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* cp.async */
-    {26, {1, 1, 1, 4, 8}, CGP_PADDING_VALID, 0}, /* tma */
-    {26, {1, 1, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* cp.async */
-    {25, {1, 1, 1, 4, 8}, CGP_PADDING_VALID, 0}, /* tma */
-    {25, {1, 1, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* cp.async */
-    {24, {1, 1, 1, 4, 8}, CGP_PADDING_VALID, 0}, /* tma */
-    {24, {1, 1, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* cp.async */
-    {23, {1, 1, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* cp.async */
-    {22, {1, 1, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* generic */
-    {22, {1, 8, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* fast */
-    {21, {1, 1, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* generic */
-    {21, {1, 8, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* fast */
 };
 
 #endif

@@ -12,41 +12,19 @@ static const struct test_version_cap {
     int cases;
 } test_version_caps[] = {
     {1, TEST_ARITH_FP32, 2.40e-06, 6e-07, 4559}, /* fp32-v1 */
-    {2, TEST_ARITH_FP32, 1.21e-06, 3.01e-07, 1155}, /* fp32-v2 */
-    {3, TEST_ARITH_FP32, 1.23e-06, 3.06e-07, 1155}, /* fp32-v3 */
-    {4, TEST_ARITH_FP32, 1.23e-06, 3.06e-07, 1155}, /* fp32-v4 */
-    {5, TEST_ARITH_FP32, 1.23e-06, 3.06e-07, 1155}, /* fp32-v5 */
-    {6, TEST_ARITH_FP32, 1.23e-06, 3.06e-07, 1155}, /* fp32-v6 */
     {7, TEST_ARITH_FP32, 7.76e-07, 1.94e-07, 1155}, /* fp32-v7 */
-    {8, TEST_ARITH_FP32, 7.64e-07, 1.91e-07, 1155}, /* fp32-v8 */
     {9, TEST_ARITH_FP32, 2.35e-06, 5.87e-07, 1158}, /* fp32-v9 */
     {10, TEST_ARITH_FP32, 2.54e-06, 6.35e-07, 4047}, /* fp32-v10 */
-    {11, TEST_ARITH_TF32_ROUNDED, 4.65e-06, 1.16e-06, 6610}, /* tf32-v1 */
-    {11, TEST_ARITH_TF32, 8.56e-04, 0.000214, 1024}, /* tf32-v1 */
-    {12, TEST_ARITH_TF32_ROUNDED, 4.65e-06, 1.16e-06, 6610}, /* tf32-v2 */
-    {12, TEST_ARITH_TF32, 8.56e-04, 0.000214, 1024}, /* tf32-v2 */
-    {13, TEST_ARITH_TF32_ROUNDED, 4.65e-06, 1.16e-06, 6610}, /* tf32-v3 */
-    {13, TEST_ARITH_TF32, 8.56e-04, 0.000214, 1024}, /* tf32-v3 */
-    {14, TEST_ARITH_TF32_ROUNDED, 2.70e-05, 6.73e-06, 3225}, /* tf32-v4 */
-    {14, TEST_ARITH_TF32, 8.56e-04, 0.000214, 644}, /* tf32-v4 */
     {15, TEST_ARITH_TF32_ROUNDED, 3.49e-05, 8.72e-06, 3225}, /* tf32-v5 */
     {15, TEST_ARITH_TF32, 8.56e-04, 0.000214, 644}, /* tf32-v5 */
     {16, TEST_ARITH_TF32_ROUNDED, 3.50e-05, 8.73e-06, 3228}, /* tf32-v6 */
     {16, TEST_ARITH_TF32, 8.56e-04, 0.000214, 644}, /* tf32-v6 */
-    {17, TEST_ARITH_TF32_ROUNDED, 3.16e-05, 7.89e-06, 3228}, /* tf32-v7 */
-    {17, TEST_ARITH_TF32, 8.56e-04, 0.000214, 644}, /* tf32-v7 */
     {18, TEST_ARITH_TF32_ROUNDED, 3.26e-05, 8.15e-06, 3231}, /* tf32-v8 */
     {18, TEST_ARITH_TF32, 8.56e-04, 0.000214, 644}, /* tf32-v8 */
     {19, TEST_ARITH_TF32_ROUNDED, 3.16e-05, 7.89e-06, 6276}, /* tf32-v9 */
     {19, TEST_ARITH_TF32, 8.56e-04, 0.000214, 960}, /* tf32-v9 */
     {20, TEST_ARITH_TF32_ROUNDED, 3.71e-05, 9.26e-06, 6324}, /* tf32-v10 */
     {20, TEST_ARITH_TF32, 8.56e-04, 0.000214, 960}, /* tf32-v10 */
-    {21, TEST_ARITH_TF32X3, 2.52e-06, 6.29e-07, 6610}, /* 3xtf32-v1 */
-    {22, TEST_ARITH_TF32X3, 2.56e-06, 6.39e-07, 6610}, /* 3xtf32-v2 */
-    {23, TEST_ARITH_TF32X3, 5.36e-06, 1.34e-06, 3259}, /* 3xtf32-v3 */
-    {24, TEST_ARITH_TF32X3, 5.36e-06, 1.34e-06, 3262}, /* 3xtf32-v4 */
-    {25, TEST_ARITH_TF32X3, 4.60e-06, 1.15e-06, 3262}, /* 3xtf32-v5 */
-    {26, TEST_ARITH_TF32X3, 3.78e-06, 9.45e-07, 3262}, /* 3xtf32-v6 */
     {27, TEST_ARITH_TF32X3, 3.93e-06, 9.82e-07, 3262}, /* 3xtf32-v7 */
     {28, TEST_ARITH_TF32X3, 4.96e-06, 1.24e-06, 3265}, /* 3xtf32-v8 */
     {29, TEST_ARITH_TF32X3, 4.12e-06, 1.03e-06, 6276}, /* 3xtf32-v9 */
@@ -55,8 +33,6 @@ static const struct test_version_cap {
     {32, TEST_ARITH_TF32_ROUNDED, 3.14e-05, 7.85e-06, 4214}, /* tf32-v11 */
     {32, TEST_ARITH_TF32, 8.56e-04, 0.000214, 640}, /* tf32-v11 */
     {33, TEST_ARITH_TF32X3, 5.12e-06, 1.28e-06, 3758}, /* 3xtf32-v11 */
-    {34, TEST_ARITH_TF32_ROUNDED, 7.00e-06, 1.75e-06, 1622}, /* tf32-v12 */
-    {34, TEST_ARITH_TF32, 4.04e-04, 0.000101, 324}, /* tf32-v12 */
     {35, TEST_ARITH_TF32X3, 5.68e-06, 1.42e-06, 1608}, /* 3xtf32-v12 */
     {36, TEST_ARITH_TF32_ROUNDED, 3.72e-06, 9.29e-07, 1616}, /* tf32-v13 */
     {36, TEST_ARITH_TF32, 4.04e-04, 0.000101, 306}, /* tf32-v13 */

@@ -1,8 +1,8 @@
 /*
- * history/fused_fp32_winograd_f2x2.cu - the superseded fp32 Winograd versions (library layer), kept selectable so
- * that docs/perf-log.md can be re-measured: fp32-v7 and fp32-v8 (versions 7, 8), the convolution as Winograd
- * F(2x2, 3x3) in fp32 FFMA for Cin = 8, Cout = 64, any N, H, W and padding. fp32-v9 (fused_fp32_winograd.cu) is
- * fp32-v8 with F(4x4, 3x3); winograd.cuh holds what they share.
+ * history/fused_fp32_winograd_f2x2.cu - fp32-v7 (version 7, library layer), the convolution as Winograd F(2x2, 3x3)
+ * in fp32 FFMA for Cin = 8, Cout = 64, any N, H, W and padding: the measured best on a few Cin = 8 shapes, where
+ * fp32-v9's F(4x4) tiles fill worse. fp32-v9 (fused_fp32_winograd.cu) is the same design with F(4x4, 3x3) and the
+ * GEMMs in registers; winograd.cuh holds what they share.
  *
  * F(2x2, 3x3) spends 16 FFMAs per 2x2 outputs and input channel, i.e. 4 per output where direct convolution
  * spends 9, plus transforms: 2.25x fewer multiply-adds.
@@ -15,10 +15,6 @@
  *      M's element (1, 1), which the output transform spreads to all 4 outputs;
  *   C. output transform Y = A^T M A per (tile, channel), GELU, masked sum, 16-lane reduction; per-channel sums
  *      accumulate in double per image and are published once per image a block touches.
- * fp32-v8 keeps stage B's result in registers: a thread owns one Winograd tile and 8 output channels,
- * accumulates all 16 xi of them (128 registers) from V (shared memory, conflict-free 16-byte rows) and U
- * (warp-wide broadcast loads), and runs the output transform and the GELU on them directly: no M in shared
- * memory, two barriers per tile instead of six, 256 threads (two passes of 8 channels each).
  */
 #include "gelu.cuh"
 #include "kernel_api.h"
@@ -176,146 +172,7 @@ fused_fp32_winograd(const float *__restrict__ x, const float *__restrict__ weigh
     cp_async_wait<0>();
 }
 
-/* ---- fp32-v8: stage B and C in registers ---- */
-
-constexpr int kRegThreads = 256;
-constexpr int kRegChannels = 8;                                     /* output channels per thread pass */
-/* threads per Winograd tile: they split the input channels in stage A and the channel groups in B, C */
-constexpr int kRegSlices = kRegThreads / kTiles;
-constexpr int kRegPasses = kCout / (kRegChannels * kRegSlices);       /* 2 */
-constexpr int kRegSums = kRegPasses * kRegChannels;                 /* float sums per thread */
-constexpr int kVPitch = 20;     /* V[ci][w][16 xi + 4]: a quarter-warp's 16-byte loads hit distinct banks */
-constexpr int kRegVFloats = kCin * kTiles * kVPitch;
-constexpr int kRegFlushTiles = 8; /* tiles between flushes of the float sums into double */
-constexpr size_t kRegSmemBytes =
-    (size_t)(2 * kInFloats + kUFloats + kRegVFloats + kCout) * sizeof(float) + sizeof(double) * kRegSums * kRegThreads;
-static_assert(kRegThreads == kCin * kTiles / 2, "stage A: two (input channel, Winograd tile) pairs per thread");
-static_assert(kRegPasses == 2, "two passes of 8 channels per thread");
-
-/* Adds the thread's float sums into its double slots (dsum[k * kRegThreads + t]) and clears them. */
-__device__ __forceinline__ void flush_reg_sums(double *dsum, float (&sum)[kRegPasses][kRegChannels])
-{
-#pragma unroll
-    for (int k = 0; k < kRegSums; ++k) {
-        dsum[k * kRegThreads + threadIdx.x] += (double)sum[k / kRegChannels][k % kRegChannels];
-        sum[k / kRegChannels][k % kRegChannels] = 0.0f;
-    }
-}
-
-
-__global__ void __launch_bounds__(kRegThreads, 1)
-fused_fp32_winograd_reg(const float *__restrict__ x, const float *__restrict__ weight, const float *__restrict__ bias,
-                        cgp_problem p, PersistentSchedule g, ReduceArgs red, unsigned *path_record)
-{
-    record_path(path_record, CGP_PATH_WINOGRAD_F2X2);
-    extern __shared__ __align__(16) float smem[]; /* input window x2 | U | V | bias | double sums */
-    const auto [u_s, v_s, bias_s, dsum] = winograd_smem<kInFloats, kUFloats, kRegVFloats>(smem);
-    __shared__ double image_sums[kCout];
-
-    const int t = threadIdx.x;
-    const auto [tile_begin, tile_end] =
-        start_block<kRegThreads, WinogradF2x2, kRegSums, kTile, kTile, kInRows, kInPitch>(x, weight, bias, p, g, smem,
-                                                                                          u_s, bias_s, dsum);
-
-    /* this thread: Winograd tile w; slice s = t / 64: input channels s and s + 4 in stage A, channel
-     * groups s and s + 4 (8 channels each) in stages B and C */
-    const int w = t % kTiles, slice = t / kTiles, wy = w / kWt, wx = w % kWt;
-    float sum[kRegPasses][kRegChannels] = {}; /* masked GELU sums since the last flush */
-    int since_flush = 0;
-
-    for (int64_t tile = tile_begin; tile < tile_end; ++tile) {
-        const auto [n, oy0, ox0, window] =
-            begin_tile<kRegThreads, kTile, kTile, kInRows, kInPitch>(smem, x, p, g, tile, tile_begin, tile_end);
-
-#pragma unroll
-        for (int half = 0; half < 2; ++half) { /* A: input transform of (ci, w), ci = slice + 4 half */
-            const int ci = slice + kRegSlices * half;
-            float v[4][4];
-            patch_transform(window, ci, w, v);
-            float4 *dst = reinterpret_cast<float4 *>(v_s + (ci * kTiles + w) * kVPitch);
-#pragma unroll
-            for (int r = 0; r < 4; ++r)
-                dst[r] = make_float4(v[r][0], v[r][1], v[r][2], v[r][3]);
-        }
-        __syncthreads();
-
-        /* 0/1 masks of the tile's four outputs (rows and columns past the output count nothing) */
-        const int64_t oy = oy0 + 2 * wy, ox = ox0 + 2 * wx;
-        float mask[2][2];
-#pragma unroll
-        for (int r = 0; r < 2; ++r)
-#pragma unroll
-            for (int c = 0; c < 2; ++c)
-                mask[r][c] = oy + r < p.hout && ox + c < p.wout ? 1.0f : 0.0f;
-
-#pragma unroll 1 /* one pass at a time: unrolled, ptxas overlaps the two and spills */
-        for (int pass = 0; pass < kRegPasses; ++pass) { /* B and C for channels co0 .. co0 + 7 */
-            const int co0 = (slice + kRegSlices * pass) * kRegChannels;
-            float acc[16][kRegChannels]; /* [xi][channel]; the bias enters through kBiasElement */
-#pragma unroll
-            for (int xi = 0; xi < 16; ++xi)
-#pragma unroll
-                for (int j = 0; j < kRegChannels; ++j)
-                    acc[xi][j] = xi == WinogradF2x2::kBiasElement ? bias_s[co0 + j] : 0.0f;
-#pragma unroll
-            for (int ci = 0; ci < kCin; ++ci) {
-                const float4 *vp = reinterpret_cast<const float4 *>(v_s + (ci * kTiles + w) * kVPitch);
-                float v[16];
-#pragma unroll
-                for (int r = 0; r < 4; ++r) {
-                    const float4 q = vp[r];
-                    v[4 * r] = q.x; v[4 * r + 1] = q.y; v[4 * r + 2] = q.z; v[4 * r + 3] = q.w;
-                }
-#pragma unroll
-                for (int xi = 0; xi < 16; ++xi) {
-                    const float4 *up = reinterpret_cast<const float4 *>(u_s + (xi * kCin + ci) * kCout + co0);
-                    const float4 u0 = up[0], u1 = up[1]; /* the same address across the warp: a broadcast */
-                    const float uu[8] = {u0.x, u0.y, u0.z, u0.w, u1.x, u1.y, u1.z, u1.w};
-#pragma unroll
-                    for (int j = 0; j < kRegChannels; ++j)
-                        acc[xi][j] = fmaf(v[xi], uu[j], acc[xi][j]);
-                }
-            }
-            float tile_sum[kRegChannels];
-#pragma unroll
-            for (int j = 0; j < kRegChannels; ++j) {
-                float m[16], y[2][2];
-#pragma unroll
-                for (int xi = 0; xi < 16; ++xi)
-                    m[xi] = acc[xi][j];
-                WinogradF2x2::output_tile_transform(m, y);
-                tile_sum[j] = gelu_fast(y[0][0]) * mask[0][0];
-                tile_sum[j] = fmaf(gelu_fast(y[0][1]), mask[0][1], tile_sum[j]);
-                tile_sum[j] = fmaf(gelu_fast(y[1][0]), mask[1][0], tile_sum[j]);
-                tile_sum[j] = fmaf(gelu_fast(y[1][1]), mask[1][1], tile_sum[j]);
-            }
-#pragma unroll
-            for (int j = 0; j < kRegChannels; ++j) { /* static indices: sum stays in registers */
-                if (pass == 0)
-                    sum[0][j] += tile_sum[j];
-                else
-                    sum[1][j] += tile_sum[j];
-            }
-        }
-
-        const int64_t next_n = tile + 1 < tile_end ? (tile + 1) / g.tiles_per_image : -1;
-        if (++since_flush == kRegFlushTiles || next_n != n) {
-            flush_reg_sums(dsum, sum);
-            since_flush = 0;
-        }
-        if (next_n != n) { /* last tile of image n in this block: publish its 64 channel sums */
-            /* channel c: group c / 8 = slice + 4 pass, held by threads slice * 64 + (0..63) */
-            publish_image<kRegThreads, kRegSums, kTiles>(dsum, image_sums, red, n, g, [](int c) {
-                const int group = c / kRegChannels;
-                return ((group / kRegSlices) * kRegChannels + c % kRegChannels) * kRegThreads +
-                       (group % kRegSlices) * kTiles;
-            });
-        }
-    }
-    cp_async_wait<0>();
-}
-
-/* the hooks of fp32-v7 and fp32-v8 */
+/* the hooks of fp32-v7 */
 struct WinogradF2x2SmemKernel {
     static constexpr int kThreads = ::kThreads, kTileH = kTile, kTileW = kTile;
     static constexpr size_t kSmemBytes = ::kSmemBytes;
@@ -326,19 +183,9 @@ struct WinogradF2x2SmemKernel {
     }
 };
 
-struct WinogradF2x2RegisterKernel {
-    static constexpr int kThreads = kRegThreads, kTileH = kTile, kTileW = kTile;
-    static constexpr size_t kSmemBytes = kRegSmemBytes;
-    static constexpr auto kPaths = path_run<1>(CGP_PATH_WINOGRAD_F2X2);
-    static WinogradLaunch launch_for(const cgp_problem *)
-    {
-        return {fused_fp32_winograd_reg, kSmemBytes, CGP_PATH_WINOGRAD_F2X2};
-    }
-};
-
 } // namespace
 
-/* what both are: Winograd F(2x2) on 16x16 x 64 tiles, the filters transformed once a block, persistent */
+/* what it is: Winograd F(2x2) on 16x16 x 64 tiles, the filters transformed once a block, persistent */
 constexpr Kind kF2x2Kind = Kind(CGP_PIPE_FFMA, CGP_ALGORITHM_WINOGRAD_F2X2)
                                .tile(kTile, kTile, kCout)
                                .weights(CGP_WEIGHTS_RESIDENT)
@@ -349,8 +196,3 @@ CGP_DEFINE_KERNEL_DESC(cgp_kernel_fp32_v7, WinogradVersion<WinogradF2x2SmemKerne
                        "Winograd F(2x2,3x3) in fp32 FFMA: input transform, 16 GEMMs per tile, output transform + "
                        "GELU; 16x16 tiles",
                        kF2x2Kind.warps(kThreads / 32))
-
-CGP_DEFINE_KERNEL_DESC(cgp_kernel_fp32_v8, WinogradVersion<WinogradF2x2RegisterKernel>, 8, "fp32-v8",
-                       "v7 with the 16 GEMMs and the output transform in registers: one Winograd tile x 8 channels "
-                       "per thread, no M in shared memory, 2 barriers per tile, 256 threads",
-                       kF2x2Kind.warps(kRegThreads / 32))

@@ -173,6 +173,11 @@ static cgp_status validate_shape(const cgp_shape *s, cgp_padding padding, cgp_pr
     return CGP_SUCCESS;
 }
 
+static const char *precision_name(int precision)
+{
+    return precision == CGP_PRECISION_TF32 ? "tf32" : precision == CGP_PRECISION_TF32X3 ? "3xtf32" : "fp32";
+}
+
 static cgp_status validate_options(const cgp_options *o)
 {
     if (o->padding != CGP_PADDING_VALID && o->padding != CGP_PADDING_SAME)
@@ -189,12 +194,17 @@ static cgp_status validate_options(const cgp_options *o)
     if (o->select == CGP_SELECT_MEASURED && o->kernel != 0)
         return fail(CGP_ERROR_INVALID_OPTION, "select 1 (measured) chooses kernel 0's version: kernel must be 0, got %d",
                     o->kernel);
+    if (o->kernel != 0) { /* the version and its precision, before any device work */
+        const cgp_kernel_desc *k = cgp_kernel_find(o->kernel);
+        if (!k)
+            return fail(CGP_ERROR_INVALID_OPTION, "there is no kernel version %d (see `cgp kernels`; a version that "
+                        "left the library is built by the commit docs/perf-log.md's \"Retired versions\" names)",
+                        o->kernel);
+        if (k->precision != (int)o->precision)
+            return fail(CGP_ERROR_INVALID_OPTION, "kernel %d (%s) is a %s kernel, but the precision asked for is %s",
+                        k->version, k->name, precision_name(k->precision), precision_name(o->precision));
+    }
     return CGP_SUCCESS;
-}
-
-static const char *precision_name(int precision)
-{
-    return precision == CGP_PRECISION_TF32 ? "tf32" : precision == CGP_PRECISION_TF32X3 ? "3xtf32" : "fp32";
 }
 
 /* The version of options.kernel, or the heuristic's choice for kernel 0. */
@@ -206,22 +216,12 @@ static cgp_status choose_kernel(const cgp_problem *p, const cgp_options *o, cons
         return *chosen ? CGP_SUCCESS
                        : fail(CGP_ERROR_UNSUPPORTED, "no %s kernel supports this shape", precision_name(o->precision));
     }
-    int count = 0;
-    const cgp_kernel_desc *const *table = cgp_kernel_table(&count);
-    for (int i = 0; i < count; ++i) {
-        const cgp_kernel_desc *k = table[i];
-        if (k->version == o->kernel) {
-            if (k->precision != (int)o->precision)
-                return fail(CGP_ERROR_INVALID_OPTION, "kernel %d (%s) is a %s kernel, but the precision asked for is %s",
-                            k->version, k->name, precision_name(k->precision), precision_name(o->precision));
-            const char *why = k->unsupported(p, d);
-            if (why)
-                return fail(CGP_ERROR_UNSUPPORTED, "kernel %d (%s) cannot run this shape: %s", k->version, k->name, why);
-            *chosen = k;
-            return CGP_SUCCESS;
-        }
-    }
-    return fail(CGP_ERROR_INVALID_OPTION, "there is no kernel version %d (see `cgp kernels`)", o->kernel);
+    const cgp_kernel_desc *k = cgp_kernel_find(o->kernel); /* there, of the precision: validate_options */
+    const char *why = k->unsupported(p, d);
+    if (why)
+        return fail(CGP_ERROR_UNSUPPORTED, "kernel %d (%s) cannot run this shape: %s", k->version, k->name, why);
+    *chosen = k;
+    return CGP_SUCCESS;
 }
 
 static cgp_status query_device(int *ordinal, cgp_device_info *d)

@@ -168,6 +168,8 @@ static void check_create_arguments(void)
         {{CGP_PADDING_VALID, CGP_REDUCE_DET, CGP_PRECISION_FP32, 0, (cgp_select)7}, "select 7", "select"},
         {{CGP_PADDING_VALID, CGP_REDUCE_DET, CGP_PRECISION_FP32, 9, CGP_SELECT_MEASURED}, "select measured, kernel 9",
          "kernel must be 0"},
+        {{CGP_PADDING_VALID, CGP_REDUCE_DET, CGP_PRECISION_TF32, 11, CGP_SELECT_HEURISTIC}, "kernel 11 (retired)",
+         "left the library"},
     };
     for (size_t i = 0; i < sizeof bad_options / sizeof bad_options[0]; ++i) {
         char name[160];

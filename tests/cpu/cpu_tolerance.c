@@ -11,7 +11,7 @@
  *     names a version the table lacks, each is 4 (or 8) times the worst it was measured at (tf32 versions measured
  *     in one log only wait for their tf32-model cap, named in awaiting_tf32_cap); and on a tiny plane
  *     a 10x regression of an error the H200 measured, which the model bound alone passes, fails the version's cap
- *     (fp32-v9 and tf32-v1, results/h200/history/make_test_2ec739e.log.gz).
+ *     (fp32-v9 and tf32-v9, results/h200/history/make_test_2ec739e.log.gz).
  * Prints every bound it checks.
  */
 #include <math.h>

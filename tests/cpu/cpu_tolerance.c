@@ -8,10 +8,9 @@
  *     largest error measured, which relative L2 over 8192 outputs alone would miss;
  *   - the version caps (tolerance_caps.h): every version of libcgp's kernel table (linked, no GPU) has a cap under
  *     the model that judges it (tf32 versions also under the tf32 model of gpu_tensorcore's exact inputs), no cap
- *     names a version the table lacks, each is 4 (or 8) times the worst it was measured at (tf32 versions measured
- *     in one log only wait for their tf32-model cap, named in awaiting_tf32_cap); and on a tiny plane
+ *     names a version the table lacks, each is 4 (or 8) times the worst it was measured at; and on a tiny plane
  *     a 10x regression of an error the H200 measured, which the model bound alone passes, fails the version's cap
- *     (fp32-v9 and tf32-v9, results/h200/history/make_test_2ec739e.log.gz).
+ *     (fp32-v1 at 47bed5b and tf32-v9 at 2ec739e, results/h200/history/make_test_<commit>.log.gz).
  * Prints every bound it checks.
  */
 #include <math.h>
@@ -53,7 +52,9 @@ static const measured default_problem[] = {
 
 enum { OUTPUTS = 8192, MOST_OUTPUTS = 19200 };
 
-/* tiny planes of the H200 run at 2ec739e (P = 1) whose errors, 10 times over, the model bound passes */
+/* tiny planes of the H200 runs at 2ec739e and 47bed5b whose errors, 10 times over, the model bound passes: each the
+ * version's worst measured case or near it (a case far below the worst would pass its cap at 10x, the cap being 4x
+ * the worst) */
 static const struct tiny_case {
     int version;
     test_arith arith;
@@ -61,43 +62,9 @@ static const struct tiny_case {
     double rel_l2;
     const char *where;
 } tiny_cases[] = {
-    {9, TEST_ARITH_FP32, 1, 64, 8, 2.48e-7, "path v9 1x8x64x3x3 valid (fp32-v9)"},
+    {1, TEST_ARITH_FP32, 1, 1, 128, 2.90e-6, "fused v1 fp32 det valid 1x128x1x3x3 (fp32-v1, 47bed5b)"},
     {19, TEST_ARITH_TF32, 1, 28, 1, 4.23e-4, "gpu_tensorcore tf32 kernel 19 det valid 4x1x7x3x3 exact inputs"},
 };
-
-/* tf32 versions measured in one H200 make test log only: gpu_tensorcore checks 18 cases of exact inputs a tf32
- * version a log, below tolerance_caps.py's 20, so their cap under the tf32 model waits for a second log and the
- * model bound alone judges them there (their cap under the rounded-inputs model is in force). An entry that has
- * its cap, or names no version of the table, fails: the list only shrinks. */
-static const int awaiting_tf32_cap[] = {45, 46}; /* tf32-v20, v21: results/h200/history/make_test_ws_68eff26.log.gz */
-
-static int awaits_tf32_cap(int version)
-{
-    for (size_t i = 0; i < sizeof awaiting_tf32_cap / sizeof awaiting_tf32_cap[0]; ++i)
-        if (awaiting_tf32_cap[i] == version)
-            return 1;
-    return 0;
-}
-
-static void test_awaiting_list_is_current(void)
-{
-    int current = 1;
-    for (size_t i = 0; i < sizeof awaiting_tf32_cap / sizeof awaiting_tf32_cap[0]; ++i) {
-        const int v = awaiting_tf32_cap[i];
-        const cgp_kernel_desc *k = cgp_kernel_find(v);
-        if (!k || k->precision != CGP_PRECISION_TF32 || test_version_cap(v, TEST_ARITH_TF32) > 0.0) {
-            TEST_FAIL("versions awaiting a tf32-model cap are tf32 versions without one", "version %d: %s", v,
-                      !k ? "not in the table" : k->precision != CGP_PRECISION_TF32 ? "not tf32"
-                                                                                 : "has its cap: drop it from the list");
-            current = 0;
-        } else {
-            printf("# %s (version %d): no cap under the tf32 model yet (one log), the model bound judges it\n",
-                   k->name, v);
-        }
-    }
-    if (current)
-        TEST_PASS("versions awaiting a tf32-model cap are tf32 versions without one");
-}
 
 /* Every version of the kernel table has a cap under each model that judges it, and every cap a version. */
 static void test_caps_cover_the_table(void)
@@ -105,7 +72,7 @@ static void test_caps_cover_the_table(void)
     int count = 0, covered = 1, known = 1, margins = 1;
     const cgp_kernel_desc *const *table = cgp_kernel_table(&count);
     for (int k = 0; k < count; ++k) {
-        const int tf32 = table[k]->precision == CGP_PRECISION_TF32 && !awaits_tf32_cap(table[k]->version);
+        const int tf32 = table[k]->precision == CGP_PRECISION_TF32;
         const test_arith a = test_arith_of_precision(table[k]->precision);
         if (test_version_cap(table[k]->version, a) <= 0.0 || (tf32 && test_version_cap(table[k]->version,
                                                                                         TEST_ARITH_TF32) <= 0.0)) {
@@ -216,7 +183,6 @@ int main(void)
                 outlier.bounds.rel_l2, outlier.r.max_abs_error, outlier.bounds.max_abs);
 
     test_caps_cover_the_table();
-    test_awaiting_list_is_current();
     test_caps_catch_tiny_regressions(ref, y);
     return test_exit_code();
 }

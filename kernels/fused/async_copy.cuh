@@ -16,6 +16,10 @@
  *   mbarrier_init, mbarrier_arrive_expect, mbarrier_wait    a shared-memory barrier for one arrival a phase
  *                         plus the bytes of the copies that complete on it (mbarrier_init<kCount>: kCount
  *                         arrivals a phase, each mbarrier_arrive's: a stage's readers releasing it)
+ *   mbarrier_ring_wait<kSlots>   the wait of a ring of kSlots such barriers, one phase a use: use u of the ring is
+ *                         slot u % kSlots in its phase u / kSlots (every family's stages, landed and released);
+ *                         mbarrier_ring_wait_previous, for the use before u of the same slot (a slot refilled
+ *                         once its readers released it)
  *   tma_load_4d           one box of a 4D tensor map into shared memory (TMA), completing on an mbarrier
  *   bulk_load             contiguous bytes global -> shared (cp.async.bulk), completing on an mbarrier
  *   fence_proxy_async_global   this thread's global-memory accesses ordered with later async-proxy ones (a bulk
@@ -117,6 +121,19 @@ __device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity)
                   : "=r"(done)
                   : "r"(bar), "r"(parity)
                   : "memory");
+}
+
+/* Waits until use `use` (0, 1, ...) of a ring of kSlots mbarriers has completed: slot use % kSlots, in the phase
+ * use / kSlots of that slot (the parity every kernel's stage ring waits on) */
+template <int kSlots> __device__ __forceinline__ void mbarrier_ring_wait(uint64_t *ring, int use)
+{
+    mbarrier_wait(shared_address(&ring[use % kSlots]), (uint32_t)(use / kSlots) & 1u);
+}
+
+/* Waits until use `use` - kSlots (use >= kSlots), the one before `use` in the same slot, has completed */
+template <int kSlots> __device__ __forceinline__ void mbarrier_ring_wait_previous(uint64_t *ring, int use)
+{
+    mbarrier_wait(shared_address(&ring[use % kSlots]), (uint32_t)(use / kSlots - 1) & 1u);
 }
 
 /* The box of the tensor map at (x, y, c, n) into shared memory at dst (128-byte aligned), completing on bar;

@@ -341,7 +341,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     };
     auto wait_landed = [&](int j) { /* TMA: the block's chunk j's window, phase j / kRawStages of its stage */
         if (T::kTma)
-            mbarrier_wait(shared_address(&landed[j % kRawStages]), (uint32_t)(j / kRawStages) & 1u);
+            mbarrier_ring_wait<kRawStages>(landed, j);
     };
     if constexpr (T::kTma) {
         if (threadIdx.x == 0)

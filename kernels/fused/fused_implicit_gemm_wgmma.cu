@@ -134,7 +134,7 @@ __global__ void __launch_bounds__(B::kThreads, 1)
     };
     auto wait_landed = [&](int j) { /* the block's chunk j's bulk copies, phase j / kStages of its stage */
         if constexpr (kMbarrier)
-            mbarrier_wait(shared_address(&landed[j % kStages]), (uint32_t)(j / kStages) & 1u);
+            mbarrier_ring_wait<kStages>(landed, j);
     };
     ChunkConversion<P, B, Src> conversion;
     /* a landing stage into an operand buffer (rounded: its window alone; the wgmmas read B where it landed) */

@@ -222,7 +222,7 @@ __global__ void __launch_bounds__(B::kThreads, 1) resident_wgmma_conv_gelu_mean(
     /* Chunk j is in its stage: TMA, its mbarrier's phase j / kStages; cp.async, the caller's wait and barrier */
     auto wait_landed = [&](int j) {
         if constexpr (kTma)
-            mbarrier_wait(shared_address(&landed[j % kStages]), (uint32_t)(j / kStages) & 1u);
+            mbarrier_ring_wait<kStages>(landed, j);
     };
     init_epilogue<B>(p, c0, warp_sums, bias); /* read after stage_resident_weights' barriers */
     if (kTma && threadIdx.x == 0)
@@ -354,7 +354,7 @@ __global__ void __launch_bounds__(B::kThreads, 1) resident_fragment_wgmma_conv_g
     int chunk = 0;
     for (int k = 0; k < total; ++k) {
         const int stage = k % kStages;
-        mbarrier_wait(shared_address(&landed[stage]), (uint32_t)(k / kStages) & 1u);
+        mbarrier_ring_wait<kStages>(landed, k);
         uint32_t a[kTaps][4];
         load_fragments<Win>(smem + fragments + stage * Win::kInFloats, a);
         __syncwarp();
@@ -365,7 +365,7 @@ __global__ void __launch_bounds__(B::kThreads, 1) resident_fragment_wgmma_conv_g
         wgmma_commit();
         if (threadIdx.x == 0 && k >= 1 && k - 1 + kStages < total) { /* chunk k + 3 into chunk k - 1's stage */
             const int prior = (k - 1) % kStages;
-            mbarrier_wait(shared_address(&released[prior]), (uint32_t)((k - 1) / kStages) & 1u);
+            mbarrier_ring_wait<kStages>(released, k - 1);
             copy_next(prior);
         }
         wgmma_wait<0>();

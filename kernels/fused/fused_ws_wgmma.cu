@@ -195,7 +195,7 @@ __device__ __forceinline__ void ws_produce(const IgemmParams &p, const Persisten
                 send_ahead(k + kAhead);
         }
         if (k >= kStages) /* the consumers are done with pair k - kStages in this stage */
-            mbarrier_wait(shared_address(&sh.released[stage]), (uint32_t)(k / kStages - 1) & 1u);
+            mbarrier_ring_wait_previous<kStages>(sh.released, k);
         float *stage_at = sh.stages + stage * W::kStageFloats;
         const uint32_t landed = shared_address(&sh.landed[stage]);
         if (threadIdx.x == 0) {
@@ -208,7 +208,7 @@ __device__ __forceinline__ void ws_produce(const IgemmParams &p, const Persisten
                       landed);
         }
         if constexpr (kStagedA) {
-            mbarrier_wait(shared_address(&sh.windowed[k % kRing]), (uint32_t)(k / kRing) & 1u);
+            mbarrier_ring_wait<kRing>(sh.windowed, k);
             conversion.convert_input(sh.buffers + k % kRing * W::kWindowFloats, stage_at);
         }
         if constexpr (kCopiedWindow) { /* the window by every producer thread, landed: its arrival */
@@ -282,7 +282,7 @@ __device__ __forceinline__ void ws_consume(const IgemmParams &p, const Persisten
 
     const uint32_t stage_base = shared_address(sh.stages);
     auto wait_landed = [&](int k) {
-        mbarrier_wait(shared_address(&sh.landed[k % kStages]), (uint32_t)(k / kStages) & 1u);
+        mbarrier_ring_wait<kStages>(sh.landed, k);
     };
     auto release = [&](int k) { /* after pair k's wgmmas are done */
         if constexpr (W::kCopiedWindow) {

@@ -72,7 +72,7 @@ for s in "${steps[@]}"; do
                --json "$RES/bench_default.json" --markdown "$RES/bench_default.md" ;;
     versions) TAIL=40 step versions bash -c 'for k in ${VERSIONS:-1 7 9 10 31 38}; do
                build/cgp bench --baselines none --kernel $k --iters 50 --csv '"$RES"'/versions_fp32_v$k.csv | grep -E "^fused|kernel fp32"; done
-             for k in ${TF32_VERSIONS:-15 16 18 19 20 32 36 39 41 42 45 46}; do build/cgp bench --baselines none --precision tf32 --kernel $k --iters 50 \
+             for k in ${TF32_VERSIONS:-16 18 19 20 32 36 39 41 42 46}; do build/cgp bench --baselines none --precision tf32 --kernel $k --iters 50 \
                --csv '"$RES"'/versions_tf32_v$k.csv | grep -E "^fused|kernel"; done
              for k in ${TF32X3_VERSIONS:-27 28 29 30 33 35 37 40}; do build/cgp bench --baselines none --precision 3xtf32 --kernel $k --iters 50 \
                --csv '"$RES"'/versions_3xtf32_v$k.csv | grep -E "^fused|kernel"; done' ;;

@@ -1,7 +1,7 @@
 /*
  * probes_wgmma.cu - the wgmma TF32 ceiling of `cgp roofline` (declared in host/bench/probes.h, timed by
  * host/bench/probes.c, described in docs/roofline.md): Hopper's warpgroup MMA, the tensor-core pipe of the
- * wgmma kernels (wgmma_conv.cuh: tf32-v5, v6, v8, 3xtf32-v7, v8), driven dense. wgmma.mma_async exists for sm_90a only, so the
+ * wgmma kernels (wgmma_conv.cuh: tf32-v6, v8, 3xtf32-v7, v8), driven dense. wgmma.mma_async exists for sm_90a only, so the
  * Makefile builds this file alone for sm_90a (WGMMA_GENCODE, which also defines CGP_HAVE_WGMMA=1) when SM=90;
  * any other build compiles no kernel here and probe_wgmma_unsupported says why.
  *

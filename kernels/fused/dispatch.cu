@@ -36,8 +36,6 @@
     X(cgp_kernel_tf32_v10)                                                                                             \
     X(cgp_kernel_tf32_v9)                                                                                              \
     X(cgp_kernel_tf32_v6)                                                                                              \
-    X(cgp_kernel_tf32_v5)                                                                                              \
-    X(cgp_kernel_tf32_v20)                                                                                             \
     X(cgp_kernel_tf32_v21)                                                                                             \
     /* 3xtf32 */                                                                                                       \
     X(cgp_kernel_tf32x3_v8)                                                                                            \
@@ -76,9 +74,7 @@ static const char *const algorithm_words[] = {NULL, "direct", "implicit-gemm", "
 static const char *const staging_words[] = {NULL, "loads", "cp.async", "tma", "tma/cp.async"};
 static const char *const weights_words[] = {NULL, "w/tile", "w resident", "w in regs", "w/launch"};
 static const char *const schedule_words[] = {NULL, NULL, "persistent"};
-static const char *const loop_words[] = {NULL,        NULL,      "pipelined",
-                                         "overlapped", "A in regs", "warp-specialised",
-                                         "warp-specialised, overlapped"};
+static const char *const loop_words[] = {NULL, NULL, "pipelined", "overlapped", "A in regs", "warp-specialised"};
 
 template <size_t N> static const char *word(const char *const (&words)[N], int value)
 {
@@ -236,8 +232,7 @@ static constexpr const char *path_names[] = {
     "cp.async, winograd-f4x4 16x32 px x 32 ch", "cp.async, winograd-f4x4 16x32 px x 32 ch, K split 2",
     "cp.async, winograd-f4x4 16x32 px x 32 ch, K split 4",
     /* CGP_PATH_WS_TILE0 + 0..5 */
-    "warp-specialised, staged A, rounded weights, 8x16 px x 128 ch",
-    "warp-specialised, staged A, rounded weights, 8x16 px x 64 ch",
+    NULL, NULL, /* CGP_PATH_WS_TILE0 + 0, + 1: retired (kernel_api.h) */
     "warp-specialised, register A, TMA window, 8x16 px x 128 ch",
     "warp-specialised, register A, TMA window, 8x16 px x 64 ch",
     "warp-specialised, register A, cp.async window, 8x16 px x 128 ch",

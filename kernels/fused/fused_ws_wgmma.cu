@@ -1,29 +1,27 @@
 /*
- * fused_ws_wgmma.cu - the warp-specialised wgmma implicit GEMMs (library layer), the first kernels of issue 39's
- * family: tf32-v20 (version 45) and tf32-v21 (46), one kernel template over the staging of the input windows
- * (WsStaging); tf32-v19 (44), the weights rounded by the producer a chunk at a time, measured about 2x slower than
- * both on every shape and left the family (docs/perf-log.md, "tf32-v19, v20 and v21: the first measurement").
- * tf32-v16 (fused_resident_wgmma.cu) holds every tile's weights resident, so it runs only Cin <= 64, and
- * its four warpgroups each stage, round and multiply their own share, 64 channels wide; here the roles are split:
+ * fused_ws_wgmma.cu - the warp-specialised wgmma implicit GEMM (library layer), issue 39's family: tf32-v21 (version
+ * 46), one kernel template over the staging of the input windows (WsStaging: TMA, or the producer's cp.async). Its
+ * siblings left the family: tf32-v19 (44), the weights rounded by the producer a chunk at a time, measured about 2x
+ * slower on every shape; tf32-v20 (45), A staged by the producer in wgmma's layout with two chains overlapped,
+ * the measured best on a few shapes by at most 3.6% (docs/perf-log.md, "tf32-v19, v20 and v21: the first
+ * measurement" and "Retired versions"). tf32-v16 (fused_resident_wgmma.cu) holds every tile's weights resident, so
+ * it runs only Cin <= 64, and its four warpgroups each stage, round and multiply their own share, 64 channels wide;
+ * here the roles are split:
  *
  *   block         3 warpgroups, 384 threads, one block an SM. Warpgroup 0 is the producer (setmaxnreg down), warpgroups
  *                 1 and 2 the consumers (setmaxnreg up): consumer c computes the 8 x 8 pixel block at column 8 c of an
  *                 8 x 16 pixel tile x BN = 128 or 64 output channels (one m64nBN accumulator a warpgroup; WsBlock,
  *                 ws_choose).
  *   producer      per (tile, chunk) pair of the block, in order, it fills a stage of an mbarrier ring (up to 4) once
- *                 the consumers released it, what it converts landed ahead in buffers of its own (ws_produce).
- *                 Both: the weights rounded once a launch (round_weights_once, tf32-v15's) and a chunk's B landed by
- *                 one bulk copy. tf32-v20: the window by TMA into a buffer, converted by the producer into wgmma's A
- *                 layout in the stage (tf32-v13's conversion tasks). tf32-v21: the window by one TMA box straight
- *                 into the stage (tf32-v16's FragmentWindow): the producer only starts copies; where TMA cannot
- *                 read the window (W % 4 != 0), each producer thread copies its positions of the box by cp.async
- *                 (4 bytes, zeros outside the image) and arrives on the stage's mbarrier once they landed.
- *   consumers     per pair: wait for the stage, issue the chunk's 9 m64nBNk8 wgmmas into a fresh chain, release the
- *                 stage (an arrival a warp) once they are done, add the chain into the running sum (FADD: the tensor
- *                 cores' truncating accumulation never runs past a chunk) (ws_consume). tf32-v21: A from
- *                 registers (each thread loads and rounds its fragments from the stage's window, tf32-v16's), one
- *                 chain, its wait before the next chunk. tf32-v20: A and B from the stage, chunk k + 1's wgmmas issued
- *                 before chunk k's wait (two chains, tf32-v17's), so the tensor cores always have a chunk queued.
+ *                 the consumers released it (ws_produce): the weights rounded once a launch (round_weights_once,
+ *                 tf32-v15's), a chunk's B landed by one bulk copy, and the window by one TMA box straight into the
+ *                 stage (tf32-v16's FragmentWindow): the producer only starts copies; where TMA cannot read the
+ *                 window (W % 4 != 0), each producer thread copies its positions of the box by cp.async (4 bytes,
+ *                 zeros outside the image) and arrives on the stage's mbarrier once they landed.
+ *   consumers     per pair: wait for the stage, load and round each thread's A fragments from the stage's window
+ *                 (tf32-v16's), issue the chunk's 9 m64nBNk8 wgmmas into a fresh chain, wait for it, release the
+ *                 stage once they are done, add the chain into the running sum (FADD: the tensor cores' truncating
+ *                 accumulation never runs past a chunk) (ws_consume).
  *   schedule      persistent: X blocks x the channel blocks (X = the SMs over the channel blocks), block (x, cb)
  *                 takes the contiguous tiles [x T / X, (x + 1) T / X) of all T tiles (tile_loader.cuh's schedule).
  *   epilogue      after a tile's last chunk, the consumers alone (ws_finish_tile): bias, GELU, masked sums per
@@ -31,8 +29,8 @@
  *                 the block's last tile of an image the 8 consumer warps' slots are added in warp order and published
  *                 once (reduction.cuh on the consumers' ThreadRange, their own named barrier): deterministic, or
  *                 atomic. The producer runs on, kStages pairs ahead.
- * No K split. tf32 only. Both run on an sm_90 GPU with a build for sm_90a (SM=90) and refuse other GPUs and
- * builds with the reason; tf32-v20 also what TMA cannot read (W % 4 != 0, tensor_map.cuh).
+ * No K split. tf32 only. It runs on an sm_90 GPU with a build for sm_90a (SM=90) and refuses other GPUs and builds
+ * with the reason.
  */
 #include <stdint.h>
 
@@ -49,22 +47,19 @@ constexpr size_t kBlockSmem = kSmemBudget + 4096; /* an H100/H200 block's opt-in
  * in ptxas's steps of 8), which setmaxnreg redistributes */
 constexpr int kLaunchRegisters = 65536 / kWsThreads / 8 * 8;
 
-using Producer = ThreadRange<0, kWarpgroupThreads, 1>;
 using Consumers = ThreadRange<kWarpgroupThreads, 2 * kWarpgroupThreads, 2>;
 
-/* How the input windows reach the consumers' wgmmas as A: staged by the producer in wgmma's layout, or loaded by
- * each consumer thread from the stage's window into registers, the window landed in the stage by TMA or, where TMA
- * cannot read it (W % 4 != 0), by the producer threads' cp.async copies in the TMA box's layout. B, the weights, is
- * rounded once a launch (round_weights_once) and a chunk's landed by one bulk copy in all. */
+/* How the input window reaches the stage, from which each consumer thread loads its A fragments into registers: by
+ * TMA or, where TMA cannot read it (W % 4 != 0), by the producer threads' cp.async copies in the TMA box's layout.
+ * The values number the paths (CGP_PATH_WS_TILE0 + 2 x staging + tile); 0 was tf32-v20's A staged by the producer,
+ * whose path ids stay taken (kernel_api.h). */
 enum WsStaging {
-    kWsStagedA,         /* tf32-v20: A staged by the producer */
-    kWsRegisterA,       /* tf32-v21: A from registers, the window by TMA */
-    kWsRegisterACopied  /* tf32-v21 where TMA cannot read the window: A from registers, the window by cp.async */
+    kWsRegisterA = 1,      /* the window by TMA */
+    kWsRegisterACopied = 2 /* where TMA cannot read the window: the window by cp.async */
 };
-constexpr bool staged_a(int staging) { return staging == kWsStagedA; }
 constexpr bool copied_window(int staging) { return staging == kWsRegisterACopied; }
 
-/* The producer's cp.async copies of window Win (tf32-v21 where TMA cannot read it; WindowPositionCopies): every
+/* The producer's cp.async copies of window Win (where TMA cannot read it; WindowPositionCopies): every
  * position of the TMA box's channel plane (Win's layout, the rows and columns no fragment reads included), image
  * element or zero, a producer thread a position */
 template <class Win> struct WsBoxCopies {
@@ -73,45 +68,32 @@ template <class Win> struct WsBoxCopies {
 };
 
 /* The block of BN output channels: the consumers' tile (Blocks: 1 x 2 warpgroups, 8 x 16 pixels) and the shared
- * memory, from a 128-byte boundary: kStages stages, then the producer's buffers (tf32-v20's windows; tf32-v21 has
- * none). B, rounded once a launch, lands by one bulk copy after a stage's A part.
- *   A from registers (tf32-v21): a stage is [the input window (FragmentWindow), landed by TMA][B]; the consumers load
- *                 their A fragments from the window.
- *   A staged (tf32-v20): a stage is [A (wgmma's K-major layout, rounded)][B]; the windows land by TMA (TmaWindow) in
- *                 four buffers of the producer's, which converts them into the stage's A. */
+ * memory, from a 128-byte boundary: kStages stages, each [the input window (FragmentWindow)][B, rounded once a
+ * launch]; the window lands by TMA (or the producer's cp.async), B by one bulk copy, and the consumers load their A
+ * fragments from the window. */
 template <int BN, int kStaging> struct WsBlock {
-    static constexpr bool kStagedA = staged_a(kStaging), kCopiedWindow = copied_window(kStaging);
+    static constexpr bool kCopiedWindow = copied_window(kStaging);
     using Tile = Blocks<kTf32, 1, 2, BN>;
-    using Win = std::conditional_t<kStagedA, TmaWindow<Tile>, FragmentWindow<Tile>>;
-    /* the producer's view for ChunkConversion: the tile's A and B layouts, converted by the producer's threads */
-    struct Conversion : Tile {
-        static constexpr int kThreads = kWarpgroupThreads;
-    };
+    using Win = FragmentWindow<Tile>;
     /* the block's view for round_weights_once: B's layout, rounded by all its threads */
     struct Rounding : Tile {
         static constexpr int kThreads = kWsThreads;
     };
     static constexpr int kBn = BN, kTh = Tile::kTh, kTw = Tile::kTw, kConsumerWarps = 8;
     /* the registers a thread after setmaxnreg: the producer's few (its cp.async copies keep a window position's offset
-     * each: 96), the consumers' accumulators (A from registers: one chain and the fragments; A staged: two chains); the
-     * three warpgroups within the block's 65536 / 384 = 168 a thread at launch */
-    static constexpr int kProducerRegisters = kCopiedWindow ? 96 : 40, kConsumerRegisters = kStagedA ? 224 : 200;
+     * each: 96), the consumers' accumulators (one chain and the fragments); the three warpgroups within the block's
+     * 65536 / 384 = 168 a thread at launch */
+    static constexpr int kProducerRegisters = kCopiedWindow ? 96 : 40, kConsumerRegisters = 200;
     static_assert(kWarpgroupThreads * (kProducerRegisters + 2 * kConsumerRegisters) <= kWsThreads * kLaunchRegisters,
                   "setmaxnreg within the block's registers (else setmaxnreg.inc waits for ever)");
-    static constexpr int kAFloats = kStagedA ? Tile::kAFloats : Win::kInFloats; /* a stage's first part */
+    static constexpr int kAFloats = Win::kInFloats; /* a stage's first part, the window */
     static constexpr int kStageFloats = kAFloats + Tile::kBFloats;
-    static constexpr int kWindowFloats = Win::kInFloats, kWindows = kStagedA ? 4 : 0;
-    /* the producer's buffers (tf32-v20's windows, none in tf32-v21), and how many pairs ahead of the one it converts
-     * it fills them: all but the one being read */
-    static constexpr int kBuffers = kWindows, kAhead = kBuffers > 0 ? kBuffers - 1 : 0;
     static constexpr size_t kAlignBytes = 128;
     /* the kernel's static shared memory: the warps' and the block's sums, the bias, the mbarriers (4 stages at
-     * most, 4 windows), the reduction's word */
+     * most), the reduction's word */
     static constexpr size_t kStaticBytes = sizeof(double) * (kConsumerWarps * BN + BN) + sizeof(float) * BN +
-                                           sizeof(uint64_t) * (2 * 4 + 4) + 16;
-    static constexpr int kFit =
-        (int)(((kBlockSmem - kStaticBytes - kAlignBytes) / sizeof(float) - (size_t)kWindows * kWindowFloats) /
-              kStageFloats);
+                                           sizeof(uint64_t) * (2 * 4) + 16;
+    static constexpr int kFit = (int)((kBlockSmem - kStaticBytes - kAlignBytes) / sizeof(float) / kStageFloats);
     static constexpr int kStages = kFit < 4 ? kFit : 4;
     /* a stage's `landed` arrivals a phase: thread 0's expect and each producer warp's, and with the window by
      * cp.async each producer thread's once its copies landed */
@@ -121,10 +103,9 @@ template <int BN, int kStaging> struct WsBlock {
      * are shared-memory writes compute-sanitizer's racecheck tracks, and it does not see a warp's reads ordered
      * before lane 0's arrival (it reported each as a hazard; docs/perf-log.md, "tf32-v21 for every W") */
     static constexpr unsigned kReleasedArrivals = kConsumerWarps * (kCopiedWindow ? 32u : 1u);
-    static constexpr size_t kSmemBytes =
-        kAlignBytes + sizeof(float) * ((size_t)kStages * kStageFloats + (size_t)kWindows * kWindowFloats);
+    static constexpr size_t kSmemBytes = kAlignBytes + sizeof(float) * (size_t)kStages * kStageFloats;
     static_assert(kStages >= 2, "two stages at least: one filling while the consumers read the other");
-    static_assert(kStageFloats % 32 == 0 && kWindowFloats % 32 == 0, "stages and windows 128 bytes apart");
+    static_assert(kStageFloats % 32 == 0, "stages 128 bytes apart");
 };
 
 /* The block's shared state: the consumers' sums and bias, the stages' mbarriers, the dynamic memory's parts */
@@ -133,45 +114,24 @@ template <class W> struct WsShared {
     float *bias;                    /* of the block's channels, 0 past Cout */
     uint64_t *landed;   /* stage s is filled (a phase a pair) */
     uint64_t *released; /* every consumer warp is done with stage s (a phase a pair) */
-    uint64_t *windowed; /* tf32-v20: window buffer b's box landed (a phase every kWindows pairs) */
-    float *stages, *buffers; /* the stages; the producer's 4 window buffers (tf32-v20) */
+    float *stages;
 };
 
 /* The producer warpgroup: per (tile, chunk) pair k of the block, in order, fills stage k % kStages once the consumers
- * released it (pair k - kStages), and arrives on its `landed` mbarrier, a phase a pair: thread 0's expect (the
- * bytes of its asynchronous copies into the stage), then each producer warp once its stores are fenced (5 arrivals).
- *   tf32-v20: pair k + 3's window goes out (TMA, window buffer (k + 3) % 4, onto its `windowed` mbarrier) while pair
- *             k's is converted into the stage's A; pair k's rounded weights land by one bulk copy into its B.
- *   tf32-v21: pair k's window by TMA and its rounded weights by one bulk copy, both straight into the stage.
- * With buffers, one named barrier a pair: the buffer pair k - 1 read is free. */
+ * released it (pair k - kStages): pair k's window by TMA (or by every producer thread's cp.async) and its rounded
+ * weights by one bulk copy, straight into the stage; it arrives on the stage's `landed` mbarrier, a phase a pair:
+ * thread 0's expect (the bytes of its asynchronous copies into the stage), then each producer warp once its stores
+ * are fenced (5 arrivals; with the cp.async window each thread's once its copies landed too). */
 template <class W>
 __device__ __forceinline__ void ws_produce(const IgemmParams &p, const PersistentSchedule &g, const CUtensorMap &map,
                                            const WsShared<W> &sh, int64_t t_begin, int total)
 {
     using Win = typename W::Win;
-    constexpr bool kStagedA = W::kStagedA, kCopiedWindow = W::kCopiedWindow;
-    constexpr int kStages = W::kStages, kTh = W::kTh, kTw = W::kTw, kBuffers = W::kBuffers, kAhead = W::kAhead;
-    constexpr int kRing = kBuffers > 0 ? kBuffers : 1; /* the buffers' count as a modulus (tf32-v21 has none) */
-    constexpr uint32_t kBufferBytes = 4u * W::kWindowFloats;
+    constexpr bool kCopiedWindow = W::kCopiedWindow;
+    constexpr int kStages = W::kStages, kTh = W::kTh, kTw = W::kTw;
     constexpr uint32_t kBBytes = 4u * W::Tile::kBFloats;
     const int chunks = p.chunks, lane = threadIdx.x % 32;
-    const uint32_t buffer_base = shared_address(sh.buffers);
-    ChunkConversion<kTf32, typename W::Conversion, Win> conversion;
-    conversion.init(kStagedA ? Win::lead(p.pad) : 0);
-    /* the next pair whose window goes out to a buffer (pair k + kAhead at step k), and its chunk */
-    TileCursor ahead(g, t_begin, kTh, kTw);
-    int ahead_chunk = 0;
-    auto send_ahead = [&](int pair) { /* its window (tf32-v20) into buffer pair % kRing */
-        const uint32_t buffer = buffer_base + (uint32_t)(pair % kRing) * kBufferBytes;
-        if constexpr (kStagedA)
-            if (threadIdx.x == 0)
-                land_window_box<Win>(p, map, ahead, ahead_chunk, buffer, shared_address(&sh.windowed[pair % kRing]));
-        if (++ahead_chunk == chunks) {
-            ahead_chunk = 0;
-            ahead.next(p, kTh, kTw);
-        }
-    };
-    TileCursor at(g, t_begin, kTh, kTw); /* pair k's tile (the window of A from registers) and chunk */
+    TileCursor at(g, t_begin, kTh, kTw); /* pair k's tile and chunk */
     int chunk = 0;
     /* the window by cp.async: each thread's box positions in the image of pair k's tile (box column c at image column
      * box_x + c, as TMA reads it), worked out once a tile */
@@ -183,33 +143,20 @@ __device__ __forceinline__ void ws_produce(const IgemmParams &p, const Persisten
     };
     aim_copies();
     const float *rounded_w = p.rounded_w + (int64_t)blockIdx.y * chunks * W::Tile::kBFloats;
-    if constexpr (kBuffers > 0)
-        for (int pair = 0; pair < kAhead; ++pair)
-            if (pair < total)
-                send_ahead(pair);
     for (int k = 0; k < total; ++k) {
         const int stage = k % kStages;
-        if constexpr (kBuffers > 0) {
-            Producer::sync(); /* pair k - 1's buffer is free */
-            if (k + kAhead < total)
-                send_ahead(k + kAhead);
-        }
         if (k >= kStages) /* the consumers are done with pair k - kStages in this stage */
             mbarrier_ring_wait_previous<kStages>(sh.released, k);
         float *stage_at = sh.stages + stage * W::kStageFloats;
         const uint32_t landed = shared_address(&sh.landed[stage]);
         if (threadIdx.x == 0) {
-            const uint32_t window_bytes = kStagedA || kCopiedWindow ? 0u : 4u * Win::kBoxFloats;
+            const uint32_t window_bytes = kCopiedWindow ? 0u : 4u * Win::kBoxFloats;
             mbarrier_arrive_expect(landed, kBBytes + window_bytes);
-            if constexpr (!kStagedA && !kCopiedWindow) /* the window, straight into the stage */
+            if constexpr (!kCopiedWindow) /* the window, straight into the stage */
                 tma_load_4d(shared_address(stage_at), &map, Win::box_x(at.ox0, p.pad), at.oy0 - p.pad, chunk * kChunk,
                             at.n, landed);
             bulk_load(shared_address(stage_at + W::kAFloats), rounded_w + (int64_t)chunk * W::Tile::kBFloats, kBBytes,
                       landed);
-        }
-        if constexpr (kStagedA) {
-            mbarrier_ring_wait<kRing>(sh.windowed, k);
-            conversion.convert_input(sh.buffers + k % kRing * W::kWindowFloats, stage_at);
         }
         if constexpr (kCopiedWindow) { /* the window by every producer thread, landed: its arrival */
             copies.issue(p, p.x + at.n * p.cin * p.h * p.wd, chunk, shared_address(stage_at));
@@ -261,10 +208,8 @@ __device__ __forceinline__ void ws_finish_tile(const IgemmParams &p, const Persi
 }
 
 /* The consumer warpgroups, per tile of the block: its chunks' pairs, each a fresh chain of 9 wgmmas added into acc
- * (FADD: the tensor cores' truncating accumulation never runs past a chunk), then ws_finish_tile. tf32-v21: the
- * thread's A fragments loaded from the stage's window, the stage released once the chunk's wgmmas are done.
- * tf32-v20: A and B from the stage; pair k + 1's wgmmas issued before pair k's wait (two chains, as tf32-v17's), so
- * the tensor cores have a chunk queued while the last one's chain is added and its stage released. */
+ * (FADD: the tensor cores' truncating accumulation never runs past a chunk), then ws_finish_tile: the thread's A
+ * fragments loaded from the stage's window, the stage released once the chunk's wgmmas are done. */
 template <class W>
 __device__ __forceinline__ void ws_consume(const IgemmParams &p, const PersistentSchedule &g, const WsShared<W> &sh,
                                            int64_t c0, int64_t t_begin, int64_t t_end)
@@ -293,10 +238,9 @@ __device__ __forceinline__ void ws_consume(const IgemmParams &p, const Persisten
                 mbarrier_arrive(shared_address(&sh.released[k % kStages]));
         }
     };
-    /* A from registers (tf32-v21): the thread's first window value (tf32-v16's): channel lane % 4, the row and
-     * column of its fragments' first pixel, as an index the compiler cannot see through */
-    int fragments = W::kStagedA ? 0 : lane % 4 * Win::kPlane + 2 * (cw % 4) * Win::kRowStride + 8 * wc + lane / 4 +
-                                       Win::lead(p.pad);
+    /* the thread's first window value (tf32-v16's): channel lane % 4, the row and column of its fragments' first
+     * pixel, as an index the compiler cannot see through */
+    int fragments = lane % 4 * Win::kPlane + 2 * (cw % 4) * Win::kRowStride + 8 * wc + lane / 4 + Win::lead(p.pad);
     asm volatile("" : "+r"(fragments));
     float acc[kBn / 2], part[kBn / 2];
     zero_fill(acc);
@@ -304,53 +248,17 @@ __device__ __forceinline__ void ws_consume(const IgemmParams &p, const Persisten
     const int chunks = p.chunks;
     int k = 0; /* the block's pair */
     for (int64_t tile = t_begin; tile < t_end;) {
-        if constexpr (W::kStagedA) {
-            float part2[kBn / 2];
-            auto issue = [&](int pair, float(&into)[kBn / 2]) {
-                wait_landed(pair);
-                const uint32_t stage = stage_base + (uint32_t)(pair % kStages) * kStageBytes;
-                wgmma_fence();
-                issue_chunk<kTf32, Tile>(stage, stage + 4u * W::kAFloats, wc, into);
-                wgmma_commit();
-            };
-            auto retire = [&](int pair, float(&from)[kBn / 2]) {
-                release(pair);
-                add_chain(acc, from);
-            };
-            const int last = k + chunks - 1;
-            issue(k, part);
-            for (; k + 2 <= last; k += 2) {
-                issue(k + 1, part2);
-                wgmma_wait<1>();
-                retire(k, part);
-                issue(k + 2, part);
-                wgmma_wait<1>();
-                retire(k + 1, part2);
-            }
-            if (k < last) {
-                issue(k + 1, part2);
-                wgmma_wait<1>();
-                retire(k, part);
-                wgmma_wait<0>();
-                retire(k + 1, part2);
-            } else {
-                wgmma_wait<0>();
-                retire(k, part);
-            }
-            k = last + 1;
-        } else {
-            for (int c = 0; c < chunks; ++c, ++k) {
-                wait_landed(k);
-                uint32_t a[kTaps][4];
-                load_fragments<Win>(sh.stages + k % kStages * W::kStageFloats + fragments, a);
-                wgmma_fence();
-                issue_chunk_fragments<Tile>(a, stage_base + (uint32_t)(k % kStages) * kStageBytes + 4u * W::kAFloats,
-                                            part);
-                wgmma_commit();
-                wgmma_wait<0>();
-                release(k);
-                add_chain(acc, part);
-            }
+        for (int c = 0; c < chunks; ++c, ++k) {
+            wait_landed(k);
+            uint32_t a[kTaps][4];
+            load_fragments<Win>(sh.stages + k % kStages * W::kStageFloats + fragments, a);
+            wgmma_fence();
+            issue_chunk_fragments<Tile>(a, stage_base + (uint32_t)(k % kStages) * kStageBytes + 4u * W::kAFloats,
+                                        part);
+            wgmma_commit();
+            wgmma_wait<0>();
+            release(k);
+            add_chain(acc, part);
         }
         ws_finish_tile<W>(p, g, acc, at, tile, t_end, c0, sh);
     }
@@ -365,11 +273,10 @@ __global__ void __launch_bounds__(kWsThreads, 1)
     __shared__ double warp_sums[W::kConsumerWarps * BN];
     __shared__ double block_sums[BN];
     __shared__ float bias[BN];
-    __shared__ uint64_t landed[kStages], released[kStages], windowed[4];
+    __shared__ uint64_t landed[kStages], released[kStages];
     float *smem = reinterpret_cast<float *>(dynamic_smem());
     smem += (W::kAlignBytes - shared_address(smem) % W::kAlignBytes) % W::kAlignBytes / sizeof(float);
-    const WsShared<W> sh{warp_sums, block_sums, bias, landed,
-                         released,  windowed,   smem, smem + kStages * W::kStageFloats};
+    const WsShared<W> sh{warp_sums, block_sums, bias, landed, released, smem};
     const int64_t c0 = (int64_t)blockIdx.y * BN;
     const int64_t t_begin = persistent_tile_begin(g), t_end = persistent_tile_end(g);
     record_path(p.path_record, CGP_PATH_WS_TILE0 + 2u * kStaging + (BN == 128 ? 0u : 1u));
@@ -379,8 +286,6 @@ __global__ void __launch_bounds__(kWsThreads, 1)
             mbarrier_init<W::kLandedArrivals>(shared_address(&landed[s]));
             mbarrier_init<W::kReleasedArrivals>(shared_address(&released[s]));
         }
-        for (int b = 0; b < W::kWindows; ++b)
-            mbarrier_init(shared_address(&windowed[b]));
     }
     round_weights_once<kTf32, typename W::Rounding>(p); /* ends with a barrier of the block */
     __syncthreads(); /* the mbarriers, before any thread waits on them; after this the warpgroups never meet */
@@ -461,13 +366,13 @@ cudaError_t ws_launch(const cgp_launch_args *a, const cgp_device_info *d, cudaSt
                             W::kSmemBytes, stream);
 }
 
-/* The hooks (kernel_desc.cuh) of tf32-v20 and v21. tf32-v21 (register A) lands its windows by TMA where TMA reads
- * them and by the producer's cp.async elsewhere (W % 4 != 0, no tensor-map encoder): kAnyWidth, two more paths. */
-template <int kStaging> struct WarpSpecialisedVersion : NoStageSplit {
+/* The hooks (kernel_desc.cuh) of tf32-v21: its windows by TMA where TMA reads them and by the producer's cp.async
+ * elsewhere (W % 4 != 0, no tensor-map encoder), 4 paths: its 2 tiles by TMA, then by cp.async */
+struct WarpSpecialisedVersion : NoStageSplit {
     static constexpr cgp_precision precision = CGP_PRECISION_TF32;
-    static constexpr bool kAnyWidth = kStaging == kWsRegisterA;
-    static constexpr unsigned kPath0 = CGP_PATH_WS_TILE0 + 2u * kStaging;
-    static constexpr auto kPaths = path_run<kAnyWidth ? 4 : 2>(kPath0); /* its 2 tiles, by TMA then by cp.async */
+    static constexpr unsigned kPath0 = CGP_PATH_WS_TILE0 + 2u * kWsRegisterA;
+    static constexpr auto kPaths = path_run<4>(kPath0);
+    static_assert(kWsRegisterACopied == kWsRegisterA + 1, "the cp.async paths after the TMA ones");
 
     static_assert(WsBlock<128, kWsRegisterACopied>::kSmemBytes == WsBlock<128, kWsRegisterA>::kSmemBytes &&
                       WsBlock<64, kWsRegisterACopied>::kSmemBytes == WsBlock<64, kWsRegisterA>::kSmemBytes,
@@ -475,18 +380,16 @@ template <int kStaging> struct WarpSpecialisedVersion : NoStageSplit {
 
     static bool copied(const cgp_problem *p, const cgp_device_info *d)
     {
-        return kAnyWidth && input_tensor_map_unsupported(p, d) != NULL;
+        return input_tensor_map_unsupported(p, d) != NULL;
     }
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
         if (const char *why = wgmma_gpu_unsupported(d))
             return why;
-        if (!kAnyWidth)
-            if (const char *why = input_tensor_map_unsupported(p, d))
-                return why;
-        constexpr size_t kNeed = largest({WsBlock<128, kStaging>::kSmemBytes + WsBlock<128, kStaging>::kStaticBytes,
-                                          WsBlock<64, kStaging>::kSmemBytes + WsBlock<64, kStaging>::kStaticBytes});
+        constexpr size_t kNeed =
+            largest({WsBlock<128, kWsRegisterA>::kSmemBytes + WsBlock<128, kWsRegisterA>::kStaticBytes,
+                     WsBlock<64, kWsRegisterA>::kSmemBytes + WsBlock<64, kWsRegisterA>::kStaticBytes});
         if (kNeed > d->smem_per_block_optin)
             return kSharedMemoryNeed<kNeed>.text;
         const int bn = kWsChannels[ws_choose(p, d)];
@@ -521,39 +424,30 @@ template <int kStaging> struct WarpSpecialisedVersion : NoStageSplit {
         if (copied(&a->p, d))
             return wide ? ws_launch<128, kWsRegisterACopied>(a, d, stream)
                         : ws_launch<64, kWsRegisterACopied>(a, d, stream);
-        return wide ? ws_launch<128, kStaging>(a, d, stream) : ws_launch<64, kStaging>(a, d, stream);
+        return wide ? ws_launch<128, kWsRegisterA>(a, d, stream) : ws_launch<64, kWsRegisterA>(a, d, stream);
     }
 };
 
-/* What tf32-v20 and v21 are: wgmma, two tiles, 12 warps (a producer warpgroup, two consumers), windows by TMA
- * (tf32-v21: else by cp.async), the weights rounded once a launch, persistent, warp-specialised (tf32-v20's chains
- * overlapped) */
-template <int kStaging>
+/* What tf32-v21 is: wgmma, two tiles, 12 warps (a producer warpgroup, two consumers), windows by TMA (else by
+ * cp.async), the weights rounded once a launch, persistent, warp-specialised */
 constexpr Kind kWsKind = Kind(CGP_PIPE_WGMMA, CGP_ALGORITHM_IMPLICIT_GEMM)
                              .tile(8, 16, 128)
                              .tile(8, 16, 64)
                              .warps(kWsThreads / 32)
-                             .staging(WarpSpecialisedVersion<kStaging>::kAnyWidth ? CGP_STAGING_TMA_OR_CP_ASYNC
-                                                                                   : CGP_STAGING_TMA)
+                             .staging(CGP_STAGING_TMA_OR_CP_ASYNC)
                              .weights(CGP_WEIGHTS_ROUNDED_ONCE)
                              .persistent()
-                             .loop(staged_a(kStaging) ? CGP_LOOP_WARP_SPECIALISED_OVERLAPPED
-                                                      : CGP_LOOP_WARP_SPECIALISED);
+                             .loop(CGP_LOOP_WARP_SPECIALISED);
 
 } // namespace
 
 /* X(descriptor, hooks, version, name, summary, kind) for each version of this file */
 #define WS_WGMMA_VERSIONS(X)                                                                                           \
-    X(cgp_kernel_tf32_v20, WarpSpecialisedVersion<kWsStagedA>, 45, "tf32-v20",                                         \
-      "warp-specialised: a producer warpgroup lands each chunk's window by TMA and converts it into wgmma's A layout "  \
-      "in the stage, and its weights (rounded once a launch) by one bulk copy, while two consumer warpgroups "         \
-      "multiply (m64n128 or m64n64), chunk k + 1 issued before chunk k's wait (two chains); an mbarrier ring of up to " \
-      "4 stages; persistent, any Cin (W % 4 = 0)",                                                                     \
-      kWsKind<kWsStagedA>)                                                                                             \
-    X(cgp_kernel_tf32_v21, WarpSpecialisedVersion<kWsRegisterA>, 46, "tf32-v21",                                       \
-      "tf32-v20 with A from registers: the producer only lands each chunk's window (TMA; where TMA cannot read it, "    \
-      "its threads' cp.async) and weights (one bulk copy) into the stage, the consumers load their A fragments from "  \
-      "the window, one chain; any Cin, any W",                                                                         \
-      kWsKind<kWsRegisterA>)
+    X(cgp_kernel_tf32_v21, WarpSpecialisedVersion, 46, "tf32-v21",                                                     \
+      "warp-specialised: a producer warpgroup lands each chunk's window (TMA; where TMA cannot read it, its threads' " \
+      "cp.async) and weights (rounded once a launch; one bulk copy) into a stage of an mbarrier ring of up to 4, "     \
+      "while two consumer warpgroups load their A fragments from the window and multiply (m64n128 or m64n64), one "    \
+      "chain a chunk; persistent, any Cin, any W",                                                                     \
+      kWsKind)
 
 WS_WGMMA_VERSIONS(CGP_DEFINE_KERNEL_DESC)

@@ -6,7 +6,7 @@
  *                   TF32 kernels, whose inputs are rounded to 2^-11 relative anyway; measured beside the others
  *                   (gpu_gelu, the probes), no kernel of the library uses it since tf32-v4 left it
  *   gelu_x2         2 GELU(v) in the exponential form (below): 9 instructions, 1 MUFU, |GELU error| <= 2^-20
- *                   absolute; for the TF32 kernels (tf32-v5 on)
+ *                   absolute; for the TF32 kernels (tf32-v6 on; tf32-v5 introduced it)
  *   gelu_x2_fine    the same form with a degree-7 N: 11 instructions, |GELU error| <= 2^-21 absolute, of which
  *                   the fit is 2e-8 and the rest fp32 rounding that leans no way; for 3xTF32 (3xtf32-v7 on)
  *   gelu_erff       the plain libdevice form, kept for comparison (v2/v3 measure what the GELU costs)

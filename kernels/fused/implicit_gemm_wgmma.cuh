@@ -1,13 +1,13 @@
 /*
  * implicit_gemm_wgmma.cuh - what the wgmma implicit GEMMs share (library layer): tf32-v10, v13 / 3xtf32-v10, v13
  * (fused_implicit_gemm_wgmma.cu), tf32-v11, v16 / 3xtf32-v11, v12 (fused_resident_wgmma.cu) and the warp-specialised
- * tf32-v20, v21 (fused_ws_wgmma.cu).
+ * tf32-v21 (fused_ws_wgmma.cu).
  *
  *   Blocks           a block of WY x WX warpgroups, each an 8 x 8 pixel block x BN channels (one m64nBN
  *                    accumulator), its landing stage (implicit_gemm.cuh's Window) and operand buffers
  *   TmaWindow        the landing stage of an input window by TMA (3xtf32-v12, tf32-v13, 3xtf32-v13), and
  *                    tma_window_map, the tensor map of x its boxes read (host)
- *   TileCursor, land_window_box   the persistent kernels' walk over their tiles (tf32-v11, v16, v20, v21, 3xtf32-v11, v12),
+ *   TileCursor, land_window_box   the persistent kernels' walk over their tiles (tf32-v11, v16, v21, 3xtf32-v11, v12),
  *                    and one TMA box of a tile's chunk onto a stage's mbarrier
  *   FragmentWindow   the same box with its channel planes placed for the register fragments (tf32-v16), and
  *                    load_fragments, a thread's fragments of a chunk's 9 taps from it

@@ -103,11 +103,11 @@ enum cgp_path_id {
      * multiple of 4, ...): CGP_PATH_WINOGRAD_F4X4_GEMM_CP_ASYNC_TILE0 + the split's index ("cp.async, winograd-f4x4
      * 16x32 px x 32 ch", then ", K split 2", ", K split 4") */
     CGP_PATH_WINOGRAD_F4X4_GEMM_CP_ASYNC_TILE0 = CGP_PATH_IGEMM_WGMMA_OVERLAPPED_SPLIT_TILE0 + 12,
-    /* the warp-specialised wgmma implicit GEMMs' 2 tiles (128, then 64 channels), B rounded once a launch:
-     * CGP_PATH_WS_TILE0 + 0, + 1 with A staged by the producer (tf32-v20: "warp-specialised, staged A, rounded
-     * weights, 8x16 px x 128 ch", ...), + 2, + 3 with A from registers (tf32-v21: "warp-specialised, register A,
-     * TMA window, 8x16 px x 128 ch", ...), + 4, + 5 the same with the window by the producer's cp.async (tf32-v21
-     * where TMA cannot read it: "warp-specialised, register A, cp.async window, 8x16 px x 128 ch", ...) */
+    /* the warp-specialised wgmma implicit GEMM's 2 tiles (128, then 64 channels), B rounded once a launch:
+     * CGP_PATH_WS_TILE0 + 2, + 3 with the window by TMA (tf32-v21: "warp-specialised, register A, TMA window, 8x16
+     * px x 128 ch", ...), + 4, + 5 with the window by the producer's cp.async (where TMA cannot read it:
+     * "warp-specialised, register A, cp.async window, 8x16 px x 128 ch", ...); + 0, + 1 were the retired tf32-v20's
+     * (A staged by the producer): the numbers stay taken */
     CGP_PATH_WS_TILE0 = CGP_PATH_WINOGRAD_F4X4_GEMM_CP_ASYNC_TILE0 + 3,
     CGP_PATH_COUNT = CGP_PATH_WS_TILE0 + 6 /* one past the last id */
 };
@@ -195,10 +195,8 @@ typedef enum cgp_kernel_loop {
     CGP_LOOP_OVERLAPPED,   /* "overlapped": chunk k + 1's MMAs issued before chunk k's wait, two accumulator sets */
     CGP_LOOP_A_IN_REGISTERS, /* "A in regs": each thread loads its A fragments from the landed window into registers,
                                 no block barrier a chunk */
-    CGP_LOOP_WARP_SPECIALISED, /* "warp-specialised": a producer warpgroup lands and prepares the chunks, consumer
-                                  warpgroups (A in registers) multiply, mbarriers between them */
-    CGP_LOOP_WARP_SPECIALISED_OVERLAPPED /* "warp-specialised, overlapped": the same, the consumers (A from shared
-                                            memory) issuing chunk k + 1's MMAs before chunk k's wait */
+    CGP_LOOP_WARP_SPECIALISED /* "warp-specialised": a producer warpgroup lands the chunks, consumer warpgroups (A in
+                                 registers) multiply, mbarriers between them */
 } cgp_kernel_loop;
 
 /* A tile: h x w output pixels x c output channels */

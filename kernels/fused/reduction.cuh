@@ -12,7 +12,7 @@
  * sum_slots makes a block's per-channel sums from per-thread or per-warp slots in shared memory (float or
  * double), each channel's slots added in a fixed order, for publish_image_sums.
  * Both run on a Team: the whole block (WholeBlock, every kernel but the warp-specialised ones), or a range of its
- * threads with a named barrier of their own (ThreadRange: tf32-v20 and v21's consumer warpgroups, while their producer
+ * threads with a named barrier of their own (ThreadRange: tf32-v21's consumer warpgroups, while their producer
  * warpgroup lands the next chunks).
  */
 #ifndef CGP_REDUCTION_CUH

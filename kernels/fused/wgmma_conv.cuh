@@ -2,7 +2,7 @@
  * wgmma_conv.cuh - the Hopper tensor-core fused kernel (library layer): wgmma_conv_gelu_mean<version>, the
  * device code under it and the host side that checks, sizes and launches a version. A version is a struct of
  * named constants ("what a version sets", below); fused_wgmma.cu holds the current ones, tf32-v8 and
- * 3xtf32-v8, history/fused_wgmma.cu the earlier ones still the measured best on some shapes (tf32-v5, v6,
+ * 3xtf32-v8, history/fused_wgmma.cu the earlier ones still the measured best on some shapes (tf32-v6,
  * 3xtf32-v7).
  *
  *     y[n, c] = mean over (h, w) of GELU(conv3x3(x, w)[n, c, h, w] + b[c])
@@ -45,12 +45,12 @@
  *   pipeline       per row k: fence, issue row k's wgmmas into one set, commit; wait until only that group
  *                  is pending (row k - 1 done); GELU of row k - 1 (tf32-v8 gelu_x2, 3xtf32-v8 gelu_x2_fine),
  *                  masked outside the output, into 16 float sums (transposed: 4)
- *   reduction      the float sums go into per-thread doubles every 16 rows (8 in versions without TMA); at each
- *                  image's end the 8 lanes holding the same channels are added by shuffles, then the 4 warps in
- *                  a fixed order (transposed: the 4 lanes of a group, and each warp has its own 16 channels),
- *                  and publish_image_sums (reduction.cuh) does det or atomic. Deterministic.
- * The earlier versions (history/fused_wgmma.cu) differ in what they set: two operand tiles, cp.async staging only
- * (tf32-v5), conversion per pixel or in 4 x 4 blocks with cvt.rna, tiles of 8 (TF32) or 4 (3xTF32) rows.
+ *   reduction      the float sums go into per-thread doubles every 16 rows; at each image's end the 8 lanes
+ *                  holding the same channels are added by shuffles, then the 4 warps in a fixed order
+ *                  (transposed: the 4 lanes of a group, and each warp has its own 16 channels), and
+ *                  publish_image_sums (reduction.cuh) does det or atomic. Deterministic.
+ * The earlier versions (history/fused_wgmma.cu) differ in what they set: two operand tiles, conversion in 4 x 4
+ * blocks with cvt.rna (tf32-v6), no shifted box, tiles of 8 (TF32) or 4 (3xTF32) rows.
  * A version runs Cin <= 8 (the channels past Cin zeros: TMA's box reaches past the tensor's channels, the cp.async
  * loader and the weights fill zeros) and Cout <= 64 on an sm_90 GPU with a build for sm_90a (SM=90) and refuses
  * every other problem or GPU with the reason (wgmma_unsupported); version 0 ("best") then takes the implicit GEMMs,
@@ -83,9 +83,9 @@ enum Precision { kTf32 = CGP_PRECISION_TF32, kTf32x3 = CGP_PRECISION_TF32X3 };
 /* The epilogue's GELU (gelu.cuh), both returning twice the GELU: gelu_x2 (TF32), gelu_x2_fine (3xTF32) */
 enum GeluForm { kGeluX2, kGeluX2Fine };
 
-/* How a staged tile becomes an operand tile: per pixel with cvt.rna (convert_tile); in 4 x 4 blocks with
- * cvt.rna (convert_tile_4x4); in 4 x 4 blocks with the rounding only wgmma needs (round_for_mma) */
-enum Conversion { kConvertPixel, kConvert4x4, kConvert4x4ForMma };
+/* How a staged tile becomes an operand tile (convert_tile_4x4): in 4 x 4 blocks with cvt.rna; in 4 x 4 blocks with
+ * the rounding only wgmma needs (round_for_mma) */
+enum Conversion { kConvert4x4, kConvert4x4ForMma };
 
 constexpr int kThreads = 128; /* one warpgroup */
 constexpr int kCin = 8; /* one k8 step of the MMA = one filter tap over 8 input channels, those past Cin zeros */
@@ -193,26 +193,9 @@ __device__ __forceinline__ void round_pixel(const float (&v)[4], uint4 &big, uin
     round(v[3], big.w, small.w);
 }
 
-/* Rounds (3xTF32: splits) the raw tile into an operand tile: task = (half, row, column), four channels. */
-template <int P, class Win> __device__ __forceinline__ void convert_tile(const float *raw, float *tile)
-{
-    static_assert(Win::tile_pitch == Win::pitch && Win::tile_lead == Win::lead, "an operand tile as the raw one");
-    constexpr int kPixels = Win::rows * Win::pitch, kTasks = 2 * kPixels;
-    for (int task = threadIdx.x; task < kTasks; task += kThreads) {
-        const int half = task / kPixels;
-        const float *src = raw + 3 * half * kPixels + task; /* channel 4 half, pixel task - half * kPixels */
-        const float v[4] = {src[0], src[kPixels], src[2 * kPixels], src[3 * kPixels]};
-        uint4 big, small;
-        round_pixel<P, false>(v, big, small);
-        if constexpr (P == kTf32x3)
-            *reinterpret_cast<uint4 *>(tile + 2 * Win::half_floats + 4 * task) = small;
-        *reinterpret_cast<uint4 *>(tile + 4 * task) = big;
-    }
-}
-
-/* convert_tile in 4 x 4 blocks: task = (half, row, 4 columns): four 16-byte loads (one a channel), four
- * 16-byte stores (one a pixel), a third of convert_tile's shared-memory instructions. A thread's loads of
- * all its tasks go first, so their latencies overlap. kForMma: round_for_mma instead of cvt.rna. */
+/* Rounds (3xTF32: splits) the raw tile into an operand tile in 4 x 4 blocks: task = (half, row, 4 columns): four
+ * 16-byte loads (one a channel), four 16-byte stores (one a pixel). A thread's loads of all its tasks go first, so
+ * their latencies overlap. kForMma: round_for_mma instead of cvt.rna. */
 template <int P, class Win, bool kForMma>
 __device__ __forceinline__ void convert_tile_4x4(const float *raw, float *tile)
 {
@@ -320,10 +303,7 @@ __device__ __forceinline__ void land_tile(const float *raw, float *tile, TileSou
         cp_async_wait<0>();
         __syncthreads();
     }
-    if constexpr (kConversion == kConvertPixel)
-        convert_tile<P, Win>(raw, tile);
-    else
-        convert_tile_4x4<P, Win, kConversion == kConvert4x4ForMma>(raw, tile);
+    convert_tile_4x4<P, Win, kConversion == kConvert4x4ForMma>(raw, tile);
     fence_proxy_async();
     __syncthreads();
 }
@@ -470,10 +450,9 @@ __device__ __forceinline__ void epilogue_row(float (&acc)[32], RowMask m, float 
  *   blocks_per_sm  blocks an SM holds, so registers <= 65536 / (128 blocks_per_sm) a thread
  *   sets           accumulator sets: rows in flight on the tensor cores + the one in the epilogue
  *   gelu           the epilogue's GeluForm
- *   staged_by_tma  tiles by TMA where the problem allows it (staging_of), else by cp.async; false: always
- *                  by cp.async
- *   shifted_box    with staged_by_tma, padding same by TMA too: the box starts 4 columns left of the tile, the
- *                  window 3 columns into it (kByTmaShifted); false: padding same by cp.async
+ *   shifted_box    padding same by TMA too: the box starts 4 columns left of the tile, the window 3 columns into
+ *                  it (kByTmaShifted); false: padding same by cp.async. The tiles go by TMA where the problem
+ *                  allows it (staging_of), else by cp.async
  *   wide_shifted_tile  with shifted_box, the operand tile of a shifted box has rows of 80 pixels, the window from
  *                  pixel 8 (Window); false: 72 from pixel 3, as the raw window
  *   conversion     how a staged tile becomes an operand tile (Conversion)
@@ -486,7 +465,7 @@ template <class C> constexpr int kSums = C::transposed ? 4 : 16; /* float sums a
 template <class C>
 constexpr bool kValidVersion = (C::rows & (C::rows - 1)) == 0 && C::rows >= C::sets - 1 && C::sets >= 2 &&
                                (C::operand_tiles == 1 || C::operand_tiles == 2) &&
-                               (C::staged_by_tma || !C::shifted_box) && (C::shifted_box || !C::wide_shifted_tile);
+                               (C::shifted_box || !C::wide_shifted_tile);
 
 /* ---- an image's run of tiles in one block ---- */
 
@@ -518,8 +497,7 @@ __device__ __forceinline__ void run_image(const float *x, const cgp_problem &p, 
     constexpr bool kTma = kStaging != kByCpAsync;
     using Win = Window<C, kStaging>;
     constexpr float kMaskIn = 0.5f; /* the GELU forms return twice the GELU */
-    /* rows between flushes of the float sums into doubles: 16 in the TMA versions (32 sums a thread) */
-    constexpr int kFlushRows = C::staged_by_tma ? 16 : 8;
+    constexpr int kFlushRows = 16; /* rows between flushes of the float sums into doubles */
     const int rows = (int)(t1 - t0) * R; /* 32-bit: wgmma_unsupported */
     int k = 0;                           /* the next row to issue */
     TileAt at = tile_at(g, t0, R);       /* the tile of row k */
@@ -719,7 +697,7 @@ __global__ void __launch_bounds__(kThreads, C::blocks_per_sm)
 template <class C> const char *wgmma_unsupported(const cgp_problem *p, const cgp_device_info *d)
 {
     /* the shared memory of the largest staging the version has, whichever this problem takes */
-    constexpr int kLargest = C::shifted_box ? kByTmaShifted : C::staged_by_tma ? kByTma : kByCpAsync;
+    constexpr int kLargest = C::shifted_box ? kByTmaShifted : kByTma;
     constexpr size_t kSmemBytes = smem_bytes<C, kLargest>();
     if (const char *why = wgmma_gpu_unsupported(d))
         return why;
@@ -739,7 +717,7 @@ template <class C> PersistentSchedule wgmma_schedule(const cgp_problem *p, const
     return persistent_schedule(p, d, C::rows, kTileW, C::blocks_per_sm);
 }
 
-/* How version C stages this problem's tiles: by TMA where it is a TMA version and TMA can read x, i.e. rows a
+/* How version C stages this problem's tiles: by TMA where TMA can read x, i.e. rows a
  * multiple of 16 bytes (W % 4 = 0), image coordinates that fit TMA's 32-bit ones, and a driver with the encoder;
  * with padding 0 from the window's first column, with padding same from 4 columns left of it where the version
  * has the shifted box (a box must start at a column that is a multiple of 4: on the H200 a box at column -1 or 1
@@ -747,7 +725,7 @@ template <class C> PersistentSchedule wgmma_schedule(const cgp_problem *p, const
  * checks it). */
 template <class C> Staging staging_of(const cgp_problem *p, const cgp_device_info *d)
 {
-    const bool tma = C::staged_by_tma && input_tensor_map_unsupported(p, d) == NULL;
+    const bool tma = input_tensor_map_unsupported(p, d) == NULL;
     if (tma && p->pad == 0)
         return kByTma;
     return tma && C::shifted_box ? kByTmaShifted : kByCpAsync;
@@ -794,10 +772,8 @@ template <class C, int S>
 cudaError_t launch_with_staging(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
 {
     const Staging staging = staging_of<C>(&a->p, d);
-    if constexpr (C::staged_by_tma) {
-        if (staging == kByTma)
-            return launch_by_tma<C, S, kByTma>(a, d, s);
-    }
+    if (staging == kByTma)
+        return launch_by_tma<C, S, kByTma>(a, d, s);
     if constexpr (C::shifted_box) {
         if (staging == kByTmaShifted)
             return launch_by_tma<C, S, kByTmaShifted>(a, d, s);
@@ -805,17 +781,14 @@ cudaError_t launch_with_staging(const cgp_launch_args *a, const cgp_device_info 
     return launch_kernel<C, S, kByCpAsync>(a, d, s, CUtensorMap{});
 }
 
-/* The paths version C can take (staging_of): cp.async, and TMA where it is a TMA version, the shifted box where it has
- * one */
+/* The paths version C can take (staging_of): TMA, cp.async, and the shifted box where it has one */
 template <class C> constexpr auto wgmma_paths()
 {
     static_assert(CGP_PATH_CP_ASYNC == CGP_PATH_TMA + 1, "tma, then cp.async");
     if constexpr (C::shifted_box)
         return path_run<2>(CGP_PATH_TMA) + path_run<1>(CGP_PATH_TMA_SHIFTED);
-    else if constexpr (C::staged_by_tma)
-        return path_run<2>(CGP_PATH_TMA);
     else
-        return path_run<1>(CGP_PATH_CP_ASYNC);
+        return path_run<2>(CGP_PATH_TMA);
 }
 
 /* The hooks of version C (kernel_desc.cuh) */
@@ -862,13 +835,13 @@ template <class C> struct WgmmaVersion {
 };
 
 /* What version C is (kernel_desc.cuh's Kind): tiles of C::rows x 64 pixels x 64 channels, one warpgroup a block, the
- * windows by TMA where it reads them (else cp.async) or by cp.async alone, the weights staged once a block (transposed:
- * the big ones as A in registers), persistent */
+ * windows by TMA where it reads them (else cp.async), the weights staged once a block (transposed: the big ones as A
+ * in registers), persistent */
 template <class C>
 constexpr Kind kWgmmaKind = Kind(CGP_PIPE_WGMMA, CGP_ALGORITHM_IMPLICIT_GEMM)
                                 .tile(C::rows, kTileW, kN)
                                 .warps(kThreads / 32)
-                                .staging(C::staged_by_tma ? CGP_STAGING_TMA_OR_CP_ASYNC : CGP_STAGING_CP_ASYNC)
+                                .staging(CGP_STAGING_TMA_OR_CP_ASYNC)
                                 .weights(C::transposed ? CGP_WEIGHTS_REGISTERS : CGP_WEIGHTS_RESIDENT)
                                 .persistent();
 

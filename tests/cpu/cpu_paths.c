@@ -296,12 +296,9 @@ static int kind_disagrees(const cgp_kernel_desc *d, char *why, size_t cap)
         DISAGREE("paths of rounded weights, weights %d", (int)k->weights);
     if ((k->loop == CGP_LOOP_OVERLAPPED) != paths_say(d, "overlapped", 1))
         DISAGREE("loop %d, overlapped paths %d", (int)k->loop, paths_say(d, "overlapped", 1));
-    if ((k->loop == CGP_LOOP_WARP_SPECIALISED_OVERLAPPED) != paths_say(d, "staged A", 1))
-        DISAGREE("loop %d, paths with A staged by a producer %d", (int)k->loop, paths_say(d, "staged A", 1));
     if ((k->loop == CGP_LOOP_A_IN_REGISTERS) != paths_say(d, "A from registers", 1))
         DISAGREE("loop %d, paths with A from registers %d", (int)k->loop, paths_say(d, "A from registers", 1));
-    if ((k->loop == CGP_LOOP_WARP_SPECIALISED || k->loop == CGP_LOOP_WARP_SPECIALISED_OVERLAPPED) !=
-        paths_say(d, "warp-specialised", 1))
+    if ((k->loop == CGP_LOOP_WARP_SPECIALISED) != paths_say(d, "warp-specialised", 1))
         DISAGREE("loop %d, warp-specialised paths %d", (int)k->loop, paths_say(d, "warp-specialised", 1));
     for (int s = 1; s <= 3; ++s) {
         char split[16];

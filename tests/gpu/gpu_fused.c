@@ -81,14 +81,14 @@ enum { MUST_REFUSE, MUST_RUN, MAY_RUN };
  * (tf32-v11's largest resident weights, on its smallest tile) or 88 (3xtf32-v11's), and so those with the input
  * windows by TMA (35, and tf32-v16, 41, with A from registers) where W % 4 = 0, none where it is not, and the wgmma implicit GEMMs by TMA (36, 37) every
  * shape of W % 4 = 0, none other, and with rounded weights (39, 40) every shape (TMA windows or cp.async ones),
- * tf32-v17 (42) and tf32-v20 (45) every shape of W % 4 = 0, none other, and tf32-v21 (46) every shape (TMA windows
+ * tf32-v17 (42) every shape of W % 4 = 0, none other, and tf32-v21 (46) every shape (TMA windows
  * or its producer's cp.async ones);
  * fp32-v12 (38) every shape of 4 Cin <= Hout x Wout (its bound on F(4x4)'s error) on compute capability 8.0 or
  * newer with the shared memory of its tile (224928 bytes with the windows by TMA: compute capability 9.0, a build for
  * sm_90 or newer, a driver with the TMA encoder and W % 4 = 0; 218128 by cp.async), none other; fp32-v7 and v9
  * only Cin = 8 and Cout = 64,
  * and they need up to 215 KiB of shared memory a block (an H100/H200 has 227: elsewhere they may refuse); the
- * wgmma versions for Cin <= 8 (15, 16, 18, 27, 28) only Cin <= 8 and Cout <= 64, on compute capability 9.0 with a build for sm_90a. */
+ * wgmma versions for Cin <= 8 (16, 18, 27, 28) only Cin <= 8 and Cout <= 64, on compute capability 9.0 with a build for sm_90a. */
 static int expected_support(int version, const cgp_shape *s, cgp_padding padding, const cgp_device_info *d)
 {
     const int wgmma = (version >= 14 && version <= 18) || (version >= 23 && version <= 28);
@@ -106,7 +106,7 @@ static int expected_support(int version, const cgp_shape *s, cgp_padding padding
                    : MUST_REFUSE;
     }
     /* the wgmma implicit GEMMs that read the windows by TMA alone (W % 4 = 0) */
-    const int tma_only = version == 36 || version == 37 || version == 42 || version == 45;
+    const int tma_only = version == 36 || version == 37 || version == 42;
     if (version == 20 || version == 30 || version == 39 || version == 40 || version == 46 || tma_only)
         return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && (!tma_only || s->w % 4 == 0)
                    ? MUST_RUN

@@ -6,10 +6,10 @@
  *     FFMA implicit GEMM), fp32-v11 and fp32-v12 (the Winograd GEMMs); tf32 and 3xtf32 kernel 0, tf32-v8 and
  *     3xtf32-v8 (wgmma, TMA and its shifted box), the implicit GEMMs v9 (mma.sync, any shape), v10 (wgmma), the
  *     resident and TMA ones (tf32-v11, v13, 3xtf32-v11..v13), v15 (weights rounded once a launch) and tf32-v16, v17,
- *     v20, v21. Checked on sampled images on both sides of 2^30 and 2^31 elements (2^32 and 2^33 bytes);
+ *     v21. Checked on sampled images on both sides of 2^30 and 2^31 elements (2^32 and 2^33 bytes);
  *   - one image of more than 2^31 elements (1 x 8 x 16400 x 16400: 2^31 + 3.6 x 10^6 elements, 8.6 GB), both
  *     paddings, through the versions that take it (kernel 0, fp32-v1, v9; tf32 and 3xtf32 v9, v10, tf32-v11, v13,
- *     3xtf32-v11..v13, v15, tf32-v16, v17, v20, v21), all 64 outputs checked;
+ *     3xtf32-v11..v13, v15, tf32-v16, v17, v21), all 64 outputs checked;
  *   - the hooks' overflow refusals: each version whose `unsupported` hook refuses a size past its 32-bit indexing
  *     (N, tiles, blocks, pixels or input channels past 2^31, 2^28, 2^20, an image of 2^31 elements or 2^40 bytes)
  *     refuses it with its message, through cgp_plan_create with that kernel (no allocation: the shapes are far
@@ -42,20 +42,19 @@ static const large_version batch_versions[] = {
     {CGP_PRECISION_TF32, 0, 0},    {CGP_PRECISION_TF32, 18, 1},   {CGP_PRECISION_TF32, 19, 0},
     {CGP_PRECISION_TF32, 20, 1},   {CGP_PRECISION_TF32, 32, 1},   {CGP_PRECISION_TF32, 36, 1},
     {CGP_PRECISION_TF32, 39, 1},   {CGP_PRECISION_TF32, 41, 1},   {CGP_PRECISION_TF32, 42, 1},
-    {CGP_PRECISION_TF32, 45, 1},   {CGP_PRECISION_TF32, 46, 1},   {CGP_PRECISION_TF32X3, 0, 0},
-    {CGP_PRECISION_TF32X3, 28, 1}, {CGP_PRECISION_TF32X3, 29, 0}, {CGP_PRECISION_TF32X3, 30, 1},
-    {CGP_PRECISION_TF32X3, 33, 1}, {CGP_PRECISION_TF32X3, 35, 1}, {CGP_PRECISION_TF32X3, 37, 1},
-    {CGP_PRECISION_TF32X3, 40, 1},
+    {CGP_PRECISION_TF32, 46, 1},   {CGP_PRECISION_TF32X3, 0, 0},  {CGP_PRECISION_TF32X3, 28, 1},
+    {CGP_PRECISION_TF32X3, 29, 0}, {CGP_PRECISION_TF32X3, 30, 1}, {CGP_PRECISION_TF32X3, 33, 1},
+    {CGP_PRECISION_TF32X3, 35, 1}, {CGP_PRECISION_TF32X3, 37, 1}, {CGP_PRECISION_TF32X3, 40, 1},
 };
 
 static const large_version image_versions[] = {
     {CGP_PRECISION_FP32, 0, 0},    {CGP_PRECISION_FP32, 1, 0},    {CGP_PRECISION_FP32, 9, 0},
     {CGP_PRECISION_TF32, 0, 0},    {CGP_PRECISION_TF32, 19, 0},   {CGP_PRECISION_TF32, 20, 1},
     {CGP_PRECISION_TF32, 32, 1},   {CGP_PRECISION_TF32, 36, 1},   {CGP_PRECISION_TF32, 39, 1},
-    {CGP_PRECISION_TF32, 41, 1},   {CGP_PRECISION_TF32, 42, 1},   {CGP_PRECISION_TF32, 45, 1},
-    {CGP_PRECISION_TF32, 46, 1},   {CGP_PRECISION_TF32X3, 0, 0},  {CGP_PRECISION_TF32X3, 29, 0},
-    {CGP_PRECISION_TF32X3, 30, 1}, {CGP_PRECISION_TF32X3, 33, 1}, {CGP_PRECISION_TF32X3, 35, 1},
-    {CGP_PRECISION_TF32X3, 37, 1}, {CGP_PRECISION_TF32X3, 40, 1},
+    {CGP_PRECISION_TF32, 41, 1},   {CGP_PRECISION_TF32, 42, 1},   {CGP_PRECISION_TF32, 46, 1},
+    {CGP_PRECISION_TF32X3, 0, 0},  {CGP_PRECISION_TF32X3, 29, 0}, {CGP_PRECISION_TF32X3, 30, 1},
+    {CGP_PRECISION_TF32X3, 33, 1}, {CGP_PRECISION_TF32X3, 35, 1}, {CGP_PRECISION_TF32X3, 37, 1},
+    {CGP_PRECISION_TF32X3, 40, 1},
 };
 
 #define BATCH_SAMPLES 6
@@ -93,7 +92,7 @@ static const overflow_refusal refusals[] = {
     {29, 0, N_PAST_2_31, tiles_why}, {30, 1, N_PAST_2_31, tiles_why}, {33, 1, N_PAST_2_31, tiles_why},
     {40, 1, N_PAST_2_31, tiles_why}, {38, 1, N_PAST_2_31, tiles_why}, {36, 1, N_PAST_2_31, tma_n_why},
     {41, 1, N_PAST_2_31, tma_n_why}, {42, 1, N_PAST_2_31, tma_n_why}, {35, 1, N_PAST_2_31, tma_n_why},
-    {37, 1, N_PAST_2_31, tma_n_why}, {45, 1, N_PAST_2_31, tma_n_why}, {46, 1, N_PAST_2_31, tiles_why},
+    {37, 1, N_PAST_2_31, tma_n_why}, {46, 1, N_PAST_2_31, tiles_why},
     {39, 1, {2147483647LL, 8, 128, 8, 8}, rounded_blocks_why},
     {40, 1, {2147483647LL, 8, 128, 8, 8}, rounded_blocks_why},
     {39, 1, {1, 1048576, 8192, 3, 3},
@@ -101,8 +100,7 @@ static const overflow_refusal refusals[] = {
     {40, 1, {1, 1048576, 8192, 3, 3},
      "more than 2^24 units of rounded weights (blocks of output channels x chunks of 8 input channels)"},
     {10, 0, {1, 8, COUT, 16400, 16400}, pixels_why}, {31, 0, {1, 8, COUT, 16400, 16400}, pixels_why},
-    {38, 1, {1, 8, COUT, 16400, 16400}, pixels_why}, {15, 1, {1, 8, COUT, 16400, 16400}, image_why},
-    {16, 1, {1, 8, COUT, 16400, 16400}, image_why}, {18, 1, {1, 8, COUT, 16400, 16400}, image_why},
+    {38, 1, {1, 8, COUT, 16400, 16400}, pixels_why}, {16, 1, {1, 8, COUT, 16400, 16400}, image_why}, {18, 1, {1, 8, COUT, 16400, 16400}, image_why},
     {27, 1, {1, 8, COUT, 16400, 16400}, image_why}, {28, 1, {1, 8, COUT, 16400, 16400}, image_why},
     {10, 0, CIN_PAST_2_20, cin_why}, {31, 0, CIN_PAST_2_20, cin_why}, {19, 0, CIN_PAST_2_20, cin_why},
     {20, 1, CIN_PAST_2_20, cin_why}, {39, 1, CIN_PAST_2_20, cin_why}, {29, 0, CIN_PAST_2_20, cin_why},
@@ -110,7 +108,7 @@ static const overflow_refusal refusals[] = {
     {39, 1, HUGE_IMAGE, blocks_image_why}, {30, 1, HUGE_IMAGE, blocks_image_why}, {40, 1, HUGE_IMAGE, blocks_image_why},
     {38, 1, HUGE_IMAGE, pixels_why}, {36, 1, HUGE_IMAGE, tma_image_why}, {41, 1, HUGE_IMAGE, tma_image_why},
     {42, 1, HUGE_IMAGE, tma_image_why}, {35, 1, HUGE_IMAGE, tma_image_why}, {37, 1, HUGE_IMAGE, tma_image_why},
-    {45, 1, HUGE_IMAGE, tma_image_why}, {46, 1, HUGE_IMAGE, ws_copies_why}, {7, 0, W_PAST_2_31, winograd_why},
+    {46, 1, HUGE_IMAGE, ws_copies_why}, {7, 0, W_PAST_2_31, winograd_why},
     {9, 0, W_PAST_2_31, winograd_why}, {32, 1, W_PAST_2_31, resident_why}, {33, 1, W_PAST_2_31, resident_why},
 };
 

@@ -1,12 +1,11 @@
 /*
  * gpu_tensorcore.c - the tensor-core kernels (the wgmma versions for Cin <= 8, kernels/fused/fused_wgmma.cu and
- * kernels/fused/history/fused_wgmma.cu: tf32-v5 = version 15, tf32-v6 = 16, tf32-v8 = 18, 3xtf32-v7 = 27, 3xtf32-v8 =
- * 28; the implicit GEMMs of any channel count, kernels/fused/fused_implicit_gemm.cu on mma.sync: tf32-v9 = 19,
+ * kernels/fused/history/fused_wgmma.cu: tf32-v6 = version 16, tf32-v8 = 18, 3xtf32-v7 = 27, 3xtf32-v8 = 28; the implicit GEMMs of any channel count, kernels/fused/fused_implicit_gemm.cu on mma.sync: tf32-v9 = 19,
  * 3xtf32-v9 = 29, and on wgmma, fused_implicit_gemm_wgmma.cu: tf32-v10 = 20, 3xtf32-v10 = 30, with resident weights,
  * fused_resident_wgmma.cu: tf32-v11 = 32, 3xtf32-v11 = 33, and with the input windows by TMA: 3xtf32-v12 = 35,
  * tf32-v13 = 36, 3xtf32-v13 = 37; with the weights rounded once a launch, tf32-v15 = 39, 3xtf32-v15 = 40; resident,
  * by TMA, with A from registers, tf32-v16 = 41; tf32-v15 with its chunks' wgmmas overlapped, tf32-v17 = 42; the
- * warp-specialised one, fused_ws_wgmma.cu: tf32-v20 = 45, tf32-v21 = 46)
+ * warp-specialised one, fused_ws_wgmma.cu: tf32-v21 = 46)
  * through the public API, both reductions, both paddings, on the default problem and on shapes that the wgmma
  * versions for Cin <= 8 take (Cin <= 8, Cout <= 64) and shapes they refuse (more input or output channels), with
  * partial tiles, H or W = 3, many small images, and one output channel. Fresh random inputs (seed printed), y
@@ -45,7 +44,7 @@
 
 #include "plan_stages.h"
 
-static const int tf32_versions[] = {15, 16, 18, 19, 20, 32, 36, 39, 41, 42, 45, 46};
+static const int tf32_versions[] = {16, 18, 19, 20, 32, 36, 39, 41, 42, 46};
 static const int tf32x3_versions[] = {27, 28, 29, 30, 33, 35, 37, 40};
 #define VERSION_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define MAX_TF32_VERSIONS 19 /* TF32 versions test_problem takes at once */
@@ -84,14 +83,14 @@ static const char *precision_name(int precision) { return precision == CGP_PRECI
  * split */
 static int is_wgmma(int version)
 {
-    return version == 15 || version == 16 || version == 18 || version == 27 || version == 28;
+    return version == 16 || version == 18 || version == 27 || version == 28;
 }
 
 /* Whether version runs the shape: the mma.sync implicit GEMMs (19, 29) every shape on a GPU of compute capability
- * 8.0 or newer; the wgmma versions for Cin <= 8 (15, 16, 18, 27, 28) Cin <= 8 and Cout <= 64 only, the wgmma
+ * 8.0 or newer; the wgmma versions for Cin <= 8 (16, 18, 27, 28) Cin <= 8 and Cout <= 64 only, the wgmma
  * implicit GEMMs (20, 30) every shape and those with resident weights (32, 33) every shape of Cin <= 64 (every case
  * here), by TMA (35, and 41 with A from registers) those of W % 4 = 0, the wgmma implicit GEMMs by TMA (36, 37, 42)
- * and tf32-v20 (45) every shape of W % 4 = 0, and tf32-v21 (46, TMA or cp.async windows) and those with rounded
+ * every shape of W % 4 = 0, and tf32-v21 (46, TMA or cp.async windows) and those with rounded
  * weights (39, 40) every shape, on a GPU of compute capability 9.0
  * with a build for sm_90a.
  * Version 0 ("best") runs every shape. */
@@ -101,7 +100,7 @@ static int version_runs(int version, const cgp_shape *s, const cgp_device_info *
     if (version == 0)
         return 1;
     /* the wgmma implicit GEMMs that read the windows by TMA alone (W % 4 = 0) */
-    const int tma_only = version == 36 || version == 37 || version == 42 || version == 45;
+    const int tma_only = version == 36 || version == 37 || version == 42;
     if (version == 20 || version == 30 || version == 39 || version == 40 || version == 46 || tma_only)
         return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && (!tma_only || s->w % 4 == 0);
     if (version == 32 || version == 33 || version == 35 || version == 41)

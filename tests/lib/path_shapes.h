@@ -79,8 +79,6 @@ static const path_shape path_shapes[] = {
     {18, {1, 1, 1, 4, 8}, CGP_PADDING_VALID, 0}, /* tma */
     {18, {1, 1, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* cp.async */
     {18, {1, 1, 1, 4, 8}, CGP_PADDING_SAME, 0}, /* tma, shifted box */
-    {45, {67, 8, 128, 3, 4}, CGP_PADDING_VALID, 0}, /* warp-specialised, staged A, rounded weights, 8x16 px x 128 ch */
-    {45, {1, 8, 64, 3, 4}, CGP_PADDING_VALID, 0}, /* ..., 8x16 px x 64 ch */
     {46, {67, 8, 128, 3, 4}, CGP_PADDING_VALID, 0}, /* warp-specialised, register A, TMA window, 8x16 px x 128 ch */
     {46, {1, 8, 64, 3, 4}, CGP_PADDING_VALID, 0}, /* ..., 8x16 px x 64 ch */
     {46, {67, 8, 128, 3, 5}, CGP_PADDING_VALID, 0}, /* warp-specialised, register A, cp.async window, 8x16 px x 128 ch */
@@ -215,7 +213,6 @@ static const path_shape path_shapes[] = {
     {19, {1, 1, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* 8x8 px x 32 ch, 4-byte weights */
     {16, {1, 1, 1, 4, 8}, CGP_PADDING_VALID, 0}, /* tma */
     {16, {1, 1, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* cp.async */
-    {15, {1, 1, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* cp.async */
     {28, {1, 1, 1, 4, 8}, CGP_PADDING_VALID, 0}, /* tma */
     {28, {1, 1, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* cp.async */
     {28, {1, 1, 1, 4, 8}, CGP_PADDING_SAME, 0}, /* tma, shifted box */

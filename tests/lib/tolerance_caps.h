@@ -15,8 +15,6 @@ static const struct test_version_cap {
     {7, TEST_ARITH_FP32, 7.76e-07, 1.94e-07, 1192}, /* fp32-v7 */
     {9, TEST_ARITH_FP32, 2.62e-06, 6.54e-07, 1196}, /* fp32-v9 */
     {10, TEST_ARITH_FP32, 2.54e-06, 6.35e-07, 4220}, /* fp32-v10 */
-    {15, TEST_ARITH_TF32_ROUNDED, 3.49e-05, 8.72e-06, 3338}, /* tf32-v5 */
-    {15, TEST_ARITH_TF32, 8.56e-04, 0.000214, 666}, /* tf32-v5 */
     {16, TEST_ARITH_TF32_ROUNDED, 3.50e-05, 8.73e-06, 3342}, /* tf32-v6 */
     {16, TEST_ARITH_TF32, 8.56e-04, 0.000214, 666}, /* tf32-v6 */
     {18, TEST_ARITH_TF32_ROUNDED, 3.26e-05, 8.15e-06, 3346}, /* tf32-v8 */
@@ -45,8 +43,6 @@ static const struct test_version_cap {
     {41, TEST_ARITH_TF32, 3.88e-04, 9.69e-05, 144}, /* tf32-v16 */
     {42, TEST_ARITH_TF32_ROUNDED, 4.60e-06, 1.15e-06, 794}, /* tf32-v17 */
     {42, TEST_ARITH_TF32, 3.88e-04, 9.69e-05, 144}, /* tf32-v17 */
-    {45, TEST_ARITH_TF32_ROUNDED, 4.44e-06, 1.11e-06, 190}, /* tf32-v20 */
-    {45, TEST_ARITH_TF32, 3.77e-04, 9.41e-05, 36}, /* tf32-v20 */
     {46, TEST_ARITH_TF32_ROUNDED, 4.80e-06, 1.2e-06, 322}, /* tf32-v21 */
     {46, TEST_ARITH_TF32, 1.71e-03, 0.000213, 50}, /* tf32-v21, margin 8 */
 };

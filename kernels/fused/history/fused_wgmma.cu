@@ -1,34 +1,28 @@
 /*
  * history/fused_wgmma.cu - the earlier wgmma versions that are still the measured best on some Cin <= 8 shapes
- * (library layer): tf32-v5, tf32-v6 (versions 15, 16) and 3xtf32-v7 (27), on the way to tf32-v8 and 3xtf32-v8
- * (fused_wgmma.cu); the steps between them left the library (docs/perf-log.md names the commit that has them). The
- * kernel is wgmma_conv.cuh's; only what a version sets differs. Like tf32-v8, they run Cin <= 8 (the channels past
- * Cin zeros) and Cout <= 64 on an sm_90 GPU with a build for sm_90a and refuse anything else.
+ * (library layer): tf32-v6 (version 16) and 3xtf32-v7 (27), on the way to tf32-v8 and 3xtf32-v8 (fused_wgmma.cu);
+ * the steps between them left the library (docs/perf-log.md names the commit that has them). The kernel is
+ * wgmma_conv.cuh's; only what a version sets differs. Like tf32-v8, they run Cin <= 8 (the channels past Cin zeros)
+ * and Cout <= 64 on an sm_90 GPU with a build for sm_90a and refuse anything else.
  */
 #include "wgmma_conv.cuh"
 
 namespace {
 
-/* tf32-v5: 8-row tiles staged by cp.async, converted per pixel with cvt.rna into two operand tiles, gelu_x2 (the
- * exponential-form GELU). 8 rows and 2 blocks beat 4 rows and 3 blocks, which must fit fewer registers and spill
- * (docs/perf-log.md) */
-struct Tf32V5 {
+/* tf32-v6: 8-row tiles by TMA where W % 4 = 0 (else cp.async) into two operand tiles, converted in 4 x 4 blocks with
+ * cvt.rna, gelu_x2 (the exponential-form GELU). 8 rows and 2 blocks beat 4 rows and 3 blocks, which must fit fewer
+ * registers and spill (docs/perf-log.md) */
+struct Tf32V6 {
     static constexpr cgp_precision precision = CGP_PRECISION_TF32;
     static constexpr int rows = 8, blocks_per_sm = 2, sets = 2, operand_tiles = 2;
     static constexpr GeluForm gelu = kGeluX2;
-    static constexpr bool staged_by_tma = false, shifted_box = false, wide_shifted_tile = false, transposed = false;
-    static constexpr Conversion conversion = kConvertPixel;
-    static constexpr const char *summary =
-        "Hopper wgmma (sm_90a, m64n64k8 tf32, both operands from shared memory), one warpgroup per block, 2 blocks "
-        "per SM, 8-row tiles by cp.async, converted per pixel, gelu_x2; the GELU/mean epilogue of one output row runs "
-        "while the tensor cores compute the next (Cin <= 8, Cout <= 64, sm_90a)";
-};
-struct Tf32V6 : Tf32V5 {
-    static constexpr bool staged_by_tma = true;
+    static constexpr bool shifted_box = false, wide_shifted_tile = false, transposed = false;
     static constexpr Conversion conversion = kConvert4x4;
     static constexpr const char *summary =
-        "tf32-v5 with its input tiles loaded by TMA (one 4D box copy a tile, issued by one thread, where W % 4 = 0) "
-        "and converted in 4 x 4 blocks (Cin <= 8, Cout <= 64, sm_90a)";
+        "Hopper wgmma (sm_90a, m64n64k8 tf32, both operands from shared memory), one warpgroup per block, 2 blocks "
+        "per SM, 8-row tiles loaded by TMA (one 4D box copy a tile, issued by one thread, where W % 4 = 0; else "
+        "cp.async) and converted in 4 x 4 blocks, gelu_x2; the GELU/mean epilogue of one output row runs while the "
+        "tensor cores compute the next (Cin <= 8, Cout <= 64, sm_90a)";
 };
 
 /* 3xtf32-v7: the 3xTF32 split on 4-row tiles (8-row tiles would leave room for one block an SM) by TMA where W % 4
@@ -38,7 +32,7 @@ struct Tf32x3V7 {
     static constexpr cgp_precision precision = CGP_PRECISION_TF32X3;
     static constexpr int rows = 4, blocks_per_sm = 2, sets = 2, operand_tiles = 2;
     static constexpr GeluForm gelu = kGeluX2Fine;
-    static constexpr bool staged_by_tma = true, shifted_box = false, wide_shifted_tile = false, transposed = true;
+    static constexpr bool shifted_box = false, wide_shifted_tile = false, transposed = true;
     static constexpr Conversion conversion = kConvert4x4ForMma;
     static constexpr const char *summary =
         "Hopper wgmma with the 3xTF32 split (input split when staged, weights once), D = W X^T with the big weights "
@@ -51,8 +45,6 @@ struct Tf32x3V7 {
 
 /* X(descriptor, hooks, version, name, summary, kind) for each version of this file */
 #define WGMMA_HISTORY_VERSIONS(X)                                                                                      \
-    X(cgp_kernel_tf32_v5, WgmmaVersion<Tf32V5>, 15, "tf32-v5", Tf32V5::summary,                                        \
-      kWgmmaKind<Tf32V5>.history())                                                                                    \
     X(cgp_kernel_tf32_v6, WgmmaVersion<Tf32V6>, 16, "tf32-v6", Tf32V6::summary,                                        \
       kWgmmaKind<Tf32V6>.history())                                                                                    \
     X(cgp_kernel_tf32x3_v7, WgmmaVersion<Tf32x3V7>, 27, "3xtf32-v7", Tf32x3V7::summary,                                \

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 #include "cgp.h"
-#include "kernel_api.h"
+#include "kernel_info.h"
 
 typedef struct bench_problem {
     cgp_shape shape;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel_api.h"
+#include "kernel_info.h"
 #include "plan_stages.h"
 #include "variants.h"
 
@@ -128,7 +128,7 @@ int variants_fused(const bench_problem *p, const fused_selection *sel, bench_var
             const cgp_problem kp = {s->n, s->cin, s->cout, s->h, s->w, p->hout, p->wout, (int)p->padding};
             cgp_device_info d;
             if (k && cgp_current_device_info(&d) == cudaSuccess)
-                path = k->path(&kp, &d, cgp_weights_misaligned(p->w));
+                path = cgp_kernel_path(k, &kp, &d, cgp_weights_misaligned(p->w));
             snprintf(v->path, sizeof v->path, "%s", path);
             v->bytes_moved = problem_min_bytes(p) + 2.0 * (double)st->workspace_bytes;
             v->state = st;

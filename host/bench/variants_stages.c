@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "bench.h"
-#include "kernel_api.h"
+#include "kernel_info.h"
 #include "plan_stages.h"
 
 static const char *const stage_names[] = {

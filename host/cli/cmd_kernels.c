@@ -12,7 +12,7 @@
 
 #include "cli.h"
 #include "cost_model.h"
-#include "kernel_api.h"
+#include "kernel_info.h"
 #include "kernel_select.h"
 #include "problem.h"
 
@@ -51,13 +51,15 @@ static void list_versions(const cgp_problem *p, const cgp_device_info *d)
            "warps, input staging, weights, split-K, schedule: docs/design.md, \"Kernel versions\"), then what it "
            "does\n");
     for (int i = 0; i < n; ++i) {
-        const char *why = (p->hout >= 1 && p->wout >= 1) ? table[i]->unsupported(p, d) : "no output pixel";
-        printf("  %2d  %-10s %-7s %-*s  %s\n", table[i]->version, table[i]->name,
-               cli_precision_names[table[i]->precision], width, cgp_kernel_kind_name(table[i]), table[i]->summary);
+        const char *why =
+            (p->hout >= 1 && p->wout >= 1) ? cgp_kernel_unsupported(table[i], p, d) : "no output pixel";
+        printf("  %2d  %-10s %-7s %-*s  %s\n", cgp_kernel_version(table[i]), cgp_kernel_name(table[i]),
+               cli_precision_names[cgp_kernel_precision(table[i])], width, cgp_kernel_kind_name(table[i]),
+               cgp_kernel_summary(table[i]));
         if (why)
             printf("      runs this shape: no, %s\n", why);
         else
-            printf("      runs this shape: yes, path %s\n", table[i]->path(p, d, 0));
+            printf("      runs this shape: yes, path %s\n", cgp_kernel_path(table[i], p, d, 0));
     }
 }
 
@@ -123,17 +125,18 @@ static void print_selection(const cgp_shape *s, const cli_problem_options *po, i
         const char *kind = cgp_kernel_kind_name(kernels[i]);
         if (c[i].unsupported)
             printf("  %2d  %-10s %-*s  cannot run it: %s\n", c[i].version, c[i].name, width, kind, c[i].unsupported);
-        else if (cgp_cost_model_ms(kernels[i]->version, p, d, &ms))
+        else if (cgp_cost_model_ms(cgp_kernel_version(kernels[i]), p, d, &ms))
             printf("  %2d  %-10s %-*s  runs it, path %s; the cost model predicts %.4g ms\n", c[i].version, c[i].name,
-                   width, kind, kernels[i]->path(p, d, 0), ms);
+                   width, kind, cgp_kernel_path(kernels[i], p, d, 0), ms);
         else
             printf("  %2d  %-10s %-*s  runs it, path %s; the cost model has no coefficients for it\n", c[i].version,
-                   c[i].name, width, kind, kernels[i]->path(p, d, 0));
+                   c[i].name, width, kind, cgp_kernel_path(kernels[i], p, d, 0));
     }
     const char *reason = NULL;
     const cgp_kernel_desc *h = cgp_select_heuristic(p, d, precision, &reason);
     if (h)
-        printf("  heuristic: %s (--kernel %d, %s): %s\n", h->name, h->version, cgp_kernel_kind_name(h), reason);
+        printf("  heuristic: %s (--kernel %d, %s): %s\n", cgp_kernel_name(h), cgp_kernel_version(h),
+               cgp_kernel_kind_name(h), reason);
     else
         printf("  heuristic: none: %s\n", reason);
     if (h)

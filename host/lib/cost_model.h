@@ -9,7 +9,7 @@
 #ifndef CGP_COST_MODEL_H
 #define CGP_COST_MODEL_H
 
-#include "kernel_api.h"
+#include "kernel_info.h"
 
 /* 1 with the predicted GPU milliseconds of version `version` on p in *ms, or 0 when the model has no coefficients
  * for that version (too few measured shapes to fit). */

@@ -119,7 +119,7 @@ void roofline_floors_compute(const roofline_model *m, const roofline_ceilings *c
 double roofline_winograd_ffma_per_output(int m);
 
 /* What a kernel executes and on which pipe, from its descriptive name (the kind cgp_plan_kernel_kind reports, e.g.
- * "ffma winograd-f4x4, 16x32x64 8w, ..." or "wgmma, 6 tiles, ..."; kernel_api.h's cgp_kernel_kind): the pipe its
+ * "ffma winograd-f4x4, 16x32x64 8w, ..." or "wgmma, 6 tiles, ..."; kernel_info.h's cgp_kernel_kind): the pipe its
  * first word names (ffma, mma.sync, wgmma); on FFMA the algorithm its second word names: direct and implicit-gemm
  * 1 FFMA FLOP per direct FLOP, winograd-f2x2 / winograd-f4x4 roofline_winograd_ffma_per_output(m) / 9; on the tensor
  * cores 1 product per product in tf32, 3 in 3xtf32 (the split). A kind it cannot read, or one that disagrees with

@@ -68,6 +68,31 @@ extern "C" const cgp_kernel_desc *cgp_kernel_find(int version)
     return NULL;
 }
 
+/* What a version is, and its hooks' answers, for the tools (kernel_info.h) */
+extern "C" int cgp_kernel_version(const cgp_kernel_desc *k) { return k->version; }
+extern "C" const char *cgp_kernel_name(const cgp_kernel_desc *k) { return k->name; }
+extern "C" int cgp_kernel_precision(const cgp_kernel_desc *k) { return k->precision; }
+extern "C" const char *cgp_kernel_summary(const cgp_kernel_desc *k) { return k->summary; }
+extern "C" const cgp_kernel_kind *cgp_kernel_kind_of(const cgp_kernel_desc *k) { return &k->kind; }
+
+extern "C" const char *cgp_kernel_unsupported(const cgp_kernel_desc *k, const cgp_problem *p,
+                                              const cgp_device_info *d)
+{
+    return k->unsupported(p, d);
+}
+
+extern "C" size_t cgp_kernel_workspace_bytes(const cgp_kernel_desc *k, const cgp_problem *p,
+                                             const cgp_device_info *d)
+{
+    return k->workspace_bytes(p, d);
+}
+
+extern "C" const char *cgp_kernel_path(const cgp_kernel_desc *k, const cgp_problem *p, const cgp_device_info *d,
+                                       int weights_misaligned)
+{
+    return k->path(p, d, weights_misaligned);
+}
+
 /* The words of a cgp_kernel_kind's fields (kernel_api.h), by value; NULL: left out of the name */
 static const char *const pipe_words[] = {NULL, "ffma", "mma.sync", "wgmma"};
 static const char *const algorithm_words[] = {NULL, "direct", "implicit-gemm", "winograd-f2x2", "winograd-f4x4"};

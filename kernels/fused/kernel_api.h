@@ -1,132 +1,17 @@
 /*
  * kernel_api.h - the contract between the plan code (host/lib/cgp_plan.c, C) and the numbered kernel versions
- * in kernels/fused/ (CUDA; library layer). Every fused kernel version describes itself with a cgp_kernel_desc
- * (kernel_desc.cuh makes them); kernels/fused/dispatch.cu lists them in order of preference.
+ * in kernels/fused/ (CUDA; library layer): what a launch gets (cgp_launch_args) and a version's descriptor with its
+ * hooks (cgp_kernel_desc; kernel_desc.cuh makes them); kernels/fused/dispatch.cu lists them in order of preference.
+ * What the tools may ask of a version is kernel_info.h's, which this includes.
  */
 #ifndef CGP_KERNEL_API_H
 #define CGP_KERNEL_API_H
 
-#include <stddef.h>
-#include <stdint.h>
-#include <cuda_runtime_api.h>
+#include "kernel_info.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* A validated problem: sizes plus the derived output size. */
-typedef struct cgp_problem {
-    int64_t n, cin, cout, h, w;
-    int64_t hout, wout;
-    int pad; /* 0 (valid) or 1 (same) */
-} cgp_problem;
-
-/* 1 where `weight` is not 16-byte aligned: the `path` hook's weights_misaligned for a launch with that pointer */
-static inline int cgp_weights_misaligned(const void *weight) { return (uintptr_t)weight % 16 != 0; }
-
-typedef struct cgp_device_info {
-    int sm_count;
-    int cc_major, cc_minor;
-    size_t smem_per_block_optin; /* bytes a block may use after cudaFuncSetAttribute */
-    int tma_encoder; /* 1 where the driver has cuTensorMapEncodeTiled (the TMA versions' tensor maps) */
-} cgp_device_info;
-
-/* An H200 as cgp_device_info_of describes it: 132 SMs, compute capability 9.0 (clusters, TMA, wgmma), 227 KiB of
- * shared memory a block, a driver with the tensor-map encoder; for the hooks' choices without a GPU */
-#define CGP_DEVICE_INFO_H200 {132, 9, 0, 232448, 1}
-
-/* The paths a launch can take inside a version, numbered for the launch to record (cgp_launch_args.path_record);
- * cgp_path_name gives each the name a version's `path` hook returns. 0: nothing recorded. */
-enum cgp_path_id {
-    CGP_PATH_NONE = 0,
-    CGP_PATH_GENERIC, /* "generic": fp32-v1 */
-    /* 2 and 3 were the retired versions' "fast" (tf32-v1..v3, 3xtf32-v1, v2) and "direct" (fp32-v2..v6) paths: the
-     * numbers stay taken, so that the ids after them, which the kernels record, do not move */
-    CGP_PATH_WINOGRAD_F2X2 = 4, /* "winograd-f2x2": fp32-v7 */
-    CGP_PATH_WINOGRAD_F4X4, /* "winograd-f4x4": fp32-v9 */
-    CGP_PATH_TMA,           /* "tma": a wgmma version's input tiles staged by TMA */
-    CGP_PATH_CP_ASYNC,      /* "cp.async": a wgmma version's input tiles staged by cp.async */
-    /* the mma.sync implicit GEMMs' (tf32-v9, 3xtf32-v9) 4 tiles: CGP_PATH_IGEMM_TILE0 + the tile's index in
-     * fused_implicit_gemm.cu's order, "8x16 px x 64 ch", "8x8 px x 64 ch", "8x16 px x 32 ch", "8x8 px x 32 ch" */
-    CGP_PATH_IGEMM_TILE0,
-    /* the wgmma implicit GEMMs' (tf32-v10, 3xtf32-v10) 6 tiles: CGP_PATH_IGEMM_WGMMA_TILE0 + the tile's index in
-     * fused_implicit_gemm_wgmma.cu's order, "16x16 px x 64 ch", "8x16 px x 64 ch", "8x8 px x 64 ch",
-     * "16x16 px x 32 ch", "8x16 px x 32 ch", "8x8 px x 32 ch" */
-    CGP_PATH_IGEMM_WGMMA_TILE0 = CGP_PATH_IGEMM_TILE0 + 4,
-    /* the FFMA implicit GEMM's (fp32-v10) 6 tiles x 3 K splits: CGP_PATH_FFMA_IGEMM_TILE0 + the tile's index in
-     * fused_fp32_implicit_gemm.cu's order ("ffma 16x16 px x 64 ch", "ffma 8x16 px x 64 ch", "ffma 8x8 px x 64 ch",
-     * "ffma 8x16 px x 128 ch", "ffma 16x16 px x 32 ch", "ffma 8x8 px x 32 ch") + 6 x the split's index (K whole,
-     * split over a cluster of 2 or 8 blocks: ", K split 2", ", K split 8") */
-    CGP_PATH_FFMA_IGEMM_TILE0 = CGP_PATH_IGEMM_WGMMA_TILE0 + 6,
-    /* the Winograd GEMM's (fp32-v11) 2 tiles x 3 K splits: CGP_PATH_WINOGRAD_GEMM_TILE0 + the tile's index in
-     * fused_fp32_winograd_gemm.cu's order ("winograd 8x16 px x 64 ch", "winograd 16x16 px x 32 ch") + 2 x the
-     * split's index (K whole, split over a cluster of 2 or 4 blocks: ", K split 2", ", K split 4") */
-    CGP_PATH_WINOGRAD_GEMM_TILE0 = CGP_PATH_FFMA_IGEMM_TILE0 + 18,
-    /* the wgmma implicit GEMMs' 6 tiles with K split over a cluster of 2 blocks (CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0 +
-     * the tile's index, its name + ", K split 2"), then over 4 (+ 6 + the index, ", K split 4") */
-    CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0 = CGP_PATH_WINOGRAD_GEMM_TILE0 + 6,
-    /* "tma, shifted box": a wgmma version's input tiles of padding same staged by TMA, the box from 4 columns left of
-     * the tile (tf32-v8, 3xtf32-v8) */
-    CGP_PATH_TMA_SHIFTED = CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0 + 12,
-    /* "winograd-f4x4, shifted window": fp32-v9 on padding same with W % 4 = 0, its window copied in 16-byte chunks
-     * from 4 columns left of the tile */
-    CGP_PATH_WINOGRAD_F4X4_SHIFTED,
-    /* the wgmma implicit GEMMs with resident weights' (tf32-v11, 3xtf32-v11) 6 tiles: CGP_PATH_RESIDENT_TILE0 + the
-     * tile's index in kTileShapes (implicit_gemm_wgmma.cuh), named "resident " + its tf32-v10 name */
-    CGP_PATH_RESIDENT_TILE0,
-    /* the same with the input windows landed by TMA (3xtf32-v12): CGP_PATH_RESIDENT_TMA_TILE0 + the tile's
-     * index, named "resident TMA " + its tf32-v10 name */
-    CGP_PATH_RESIDENT_TMA_TILE0 = CGP_PATH_RESIDENT_TILE0 + 6,
-    /* the wgmma implicit GEMMs with the input windows landed by TMA (tf32-v13, 3xtf32-v13): their 6 tiles
-     * (CGP_PATH_IGEMM_WGMMA_TMA_TILE0 + the index), then with K split over 2 and 4 blocks
-     * (CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0 + the index, + 6 + the index), named "TMA " + tf32-v10's name */
-    CGP_PATH_IGEMM_WGMMA_TMA_TILE0 = CGP_PATH_RESIDENT_TMA_TILE0 + 6,
-    CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0 = CGP_PATH_IGEMM_WGMMA_TMA_TILE0 + 6,
-    /* the F(4x4) Winograd GEMM's (fp32-v12) tile x 3 K splits: CGP_PATH_WINOGRAD_F4X4_GEMM_TILE0 + the split's index
-     * ("TMA winograd-f4x4 16x32 px x 32 ch", then ", K split 2", ", K split 4"): its input windows by TMA */
-    CGP_PATH_WINOGRAD_F4X4_GEMM_TILE0 = CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0 + 12,
-    /* the wgmma implicit GEMMs with the weights rounded once a launch (tf32-v15, 3xtf32-v15), the windows by
-     * cp.async: their 6 tiles, then with K split over 2 and 4 blocks, as tf32-v10's, named "rounded weights, " +
-     * tf32-v10's name; then the same with the windows by TMA, named "rounded weights, " + tf32-v13's name */
-    CGP_PATH_IGEMM_WGMMA_ROUNDED_TILE0 = CGP_PATH_WINOGRAD_F4X4_GEMM_TILE0 + 3,
-    CGP_PATH_IGEMM_WGMMA_ROUNDED_SPLIT_TILE0 = CGP_PATH_IGEMM_WGMMA_ROUNDED_TILE0 + 6,
-    CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_TILE0 = CGP_PATH_IGEMM_WGMMA_ROUNDED_SPLIT_TILE0 + 12,
-    CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_SPLIT_TILE0 = CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_TILE0 + 6,
-    /* the wgmma implicit GEMM with resident weights and A from registers (tf32-v16): CGP_PATH_RESIDENT_FRAGMENT_TILE0
-     * + the tile's index, named "resident, A from registers, " + its tf32-v10 name */
-    CGP_PATH_RESIDENT_FRAGMENT_TILE0 = CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_SPLIT_TILE0 + 12,
-    /* tf32-v17's overlapped chunk loop (chunk k + 1's wgmmas issued before chunk k's wait; rounded weights, windows by
-     * TMA): its 6 tiles, then with K split over 2 and 4 blocks, named "overlapped, " + tf32-v13's name */
-    CGP_PATH_IGEMM_WGMMA_OVERLAPPED_TILE0 = CGP_PATH_RESIDENT_FRAGMENT_TILE0 + 6,
-    CGP_PATH_IGEMM_WGMMA_OVERLAPPED_SPLIT_TILE0 = CGP_PATH_IGEMM_WGMMA_OVERLAPPED_TILE0 + 6,
-    /* the F(4x4) Winograd GEMM (fp32-v12) with its input windows by cp.async (where TMA cannot read them: W not a
-     * multiple of 4, ...): CGP_PATH_WINOGRAD_F4X4_GEMM_CP_ASYNC_TILE0 + the split's index ("cp.async, winograd-f4x4
-     * 16x32 px x 32 ch", then ", K split 2", ", K split 4") */
-    CGP_PATH_WINOGRAD_F4X4_GEMM_CP_ASYNC_TILE0 = CGP_PATH_IGEMM_WGMMA_OVERLAPPED_SPLIT_TILE0 + 12,
-    /* the warp-specialised wgmma implicit GEMM's 2 tiles (128, then 64 channels), B rounded once a launch:
-     * CGP_PATH_WS_TILE0 + 2, + 3 with the window by TMA (tf32-v21: "warp-specialised, register A, TMA window, 8x16
-     * px x 128 ch", ...), + 4, + 5 with the window by the producer's cp.async (where TMA cannot read it:
-     * "warp-specialised, register A, cp.async window, 8x16 px x 128 ch", ...); + 0, + 1 were the retired tf32-v20's
-     * (A staged by the producer): the numbers stay taken */
-    CGP_PATH_WS_TILE0 = CGP_PATH_WINOGRAD_F4X4_GEMM_CP_ASYNC_TILE0 + 3,
-    CGP_PATH_COUNT = CGP_PATH_WS_TILE0 + 6 /* one past the last id */
-};
-
-/* A variant bit of a path id: the launch copied the weights 4 bytes at a time and tested every chunk's channels
- * against Cin (Cin not a multiple of 8, or weights not 16-byte aligned: cgp_weights_misaligned), where its version
- * copies them 16 bytes at a time otherwise; named as the path + ", 4-byte weights" */
-enum { CGP_PATH_FLAG_WEIGHTS_4B = 0x100 };
-
-/* The bytes of the longest path name with its terminating NUL, at most (dispatch.cu checks every name) */
-enum { CGP_PATH_NAME_MAX = 80 };
-
-/* The name of path `id` (a cgp_path_id, with CGP_PATH_FLAG_WEIGHTS_4B where set: exactly what the `path` hook of a
- * version taking it returns), or of the word a launch's blocks recorded (path_record.cuh: each ORs in its id in the
- * low 16 bits and the id's complement in the high 16 bits): the name of their id where every block recorded the
- * same, CGP_PATH_NAME_MIXED where blocks recorded different ids. NULL for 0 (nothing recorded) and any id not in
- * cgp_path_id. */
-const char *cgp_path_name(unsigned id);
-#define CGP_PATH_NAME_MIXED "(blocks of one launch recorded different paths)"
 
 /* Words of device state a launch may share across its blocks, after the per-image counters (zero between runs;
  * tf32-v15 and 3xtf32-v15: the units of rounded weights claimed and done, the blocks past their wait) */
@@ -147,94 +32,7 @@ typedef struct cgp_launch_args {
     cgp_problem p;
 } cgp_launch_args;
 
-/* Stages of a launch, for the stage split (`cgp bench --stages`): a launch without one of them
- * replaces it by a stand-in of one instruction per output element, so the time difference to the
- * full kernel is what that stage costs there (results are then not the function). */
-enum { CGP_STAGE_MMA = 1, CGP_STAGE_EPILOGUE = 2, CGP_STAGE_ALL = 3 };
-
-/* What a kernel version is, field by field (cgp_kernel_desc.kind; kernel_desc.cuh's Kind makes one): the pipe its
- * products run on and the algorithm, its tiles and warps, how its input windows and its weights reach the products,
- * the K split, the schedule and the chunk loop. cgp_kernel_kind_format composes the version's descriptive name from
- * these fields, in this order, each field's word in quotes below, a field at its default (marked "left out") not
- * written: e.g. "wgmma, 6 tiles, tma, w/launch, split-K 1/2/4, overlapped". For the mma.sync versions the fields are
- * those of their fast path (Cin = 8, weights in shared memory). */
-typedef enum cgp_kernel_pipe {
-    CGP_PIPE_FFMA = 1,  /* "ffma": fp32 multiply-adds, followed by the algorithm's word */
-    CGP_PIPE_MMA_SYNC,  /* "mma.sync": tensor cores, m16n8k8 tf32 (an implicit GEMM: the algorithm is not written) */
-    CGP_PIPE_WGMMA      /* "wgmma": Hopper's warpgroup tensor-core MMAs, sm_90a (an implicit GEMM, likewise) */
-} cgp_kernel_pipe;
-typedef enum cgp_kernel_algorithm {
-    CGP_ALGORITHM_DIRECT = 1,    /* "direct": 9 taps x Cin multiply-adds an output, from the staged window */
-    CGP_ALGORITHM_IMPLICIT_GEMM, /* "implicit-gemm": pixels x output channels, K = Cin x 9 in chunks of 8 channels */
-    CGP_ALGORITHM_WINOGRAD_F2X2, /* "winograd-f2x2": Winograd F(2x2, 3x3) */
-    CGP_ALGORITHM_WINOGRAD_F4X4  /* "winograd-f4x4": Winograd F(4x4, 3x3) */
-} cgp_kernel_algorithm;
-/* How the input windows land in shared memory */
-typedef enum cgp_kernel_staging {
-    CGP_STAGING_LOADS = 1,      /* "loads": the threads' loads and stores */
-    CGP_STAGING_CP_ASYNC,       /* "cp.async": the threads' asynchronous copies */
-    CGP_STAGING_TMA,            /* "tma": one TMA box copy a window (W % 4 = 0; the version refuses other widths) */
-    CGP_STAGING_TMA_OR_CP_ASYNC /* "tma/cp.async": by TMA where TMA reads the window, else by cp.async */
-} cgp_kernel_staging;
-/* Where the weights come from */
-typedef enum cgp_kernel_weights {
-    CGP_WEIGHTS_PER_TILE = 1,  /* "w/tile": landed (and rounded) again for every tile, a chunk at a time */
-    CGP_WEIGHTS_RESIDENT,      /* "w resident": landed and prepared once a block, kept in shared memory */
-    CGP_WEIGHTS_REGISTERS,     /* "w in regs": once a block, the big weights as wgmma's A operand in registers */
-    CGP_WEIGHTS_ROUNDED_ONCE   /* "w/launch": rounded once a launch into the workspace, a chunk's landed by one
-                                  bulk copy where the products read them */
-} cgp_kernel_weights;
-typedef enum cgp_kernel_schedule {
-    CGP_SCHEDULE_TILE_PER_BLOCK = 1, /* left out: one block per tile (and block of output channels) */
-    CGP_SCHEDULE_PERSISTENT          /* "persistent": a grid of about one block an SM, each walking a range of tiles */
-} cgp_kernel_schedule;
-/* The main loop, where it is not the plain one */
-typedef enum cgp_kernel_loop {
-    CGP_LOOP_PLAIN = 1,    /* left out */
-    CGP_LOOP_PIPELINED,    /* "pipelined": a tile's epilogue spread over the next tile's MMAs, two accumulator sets */
-    CGP_LOOP_OVERLAPPED,   /* "overlapped": chunk k + 1's MMAs issued before chunk k's wait, two accumulator sets */
-    CGP_LOOP_A_IN_REGISTERS, /* "A in regs": each thread loads its A fragments from the landed window into registers,
-                                no block barrier a chunk */
-    CGP_LOOP_WARP_SPECIALISED /* "warp-specialised": a producer warpgroup lands the chunks, consumer warpgroups (A in
-                                 registers) multiply, mbarriers between them */
-} cgp_kernel_loop;
-
-/* A tile: h x w output pixels x c output channels */
-typedef struct cgp_kernel_tile {
-    short h, w, c;
-} cgp_kernel_tile;
-enum { CGP_KERNEL_TILES_MAX = 6 };
-
-typedef struct cgp_kernel_kind {
-    cgp_kernel_pipe pipe;
-    cgp_kernel_algorithm algorithm;
-    /* the tiles a launch can take, tile_count of them: one ("HxWxC"; with warp_tile, "warp HxWxC": a warp's tile,
-     * the warps of a block taking theirs independently), or chosen per shape ("N tiles") */
-    cgp_kernel_tile tiles[CGP_KERNEL_TILES_MAX];
-    int tile_count;
-    int warp_tile;
-    int warps; /* warps a block (" Nw" after the tiles), or 0 where each tile has its own (not written) */
-    cgp_kernel_staging staging;
-    cgp_kernel_weights weights;
-    /* bit s (1 <= s <= 3): K (the input channels' chunks) can be split over a cluster of 2^s blocks, where the grid
-     * is small ("split-K 1/2/4": whole, 2 or 4 blocks); 0: K whole (left out) */
-    unsigned k_splits;
-    cgp_kernel_schedule schedule;
-    cgp_kernel_loop loop;
-    /* 1: a superseded version (kernels/fused/history/), kept selectable so that docs/perf-log.md can be re-measured;
-     * it may differ from the version after it in what no field here says (the GELU's form, the rounding, the code's
-     * layout: its summary says what). Not written. */
-    int history;
-} cgp_kernel_kind;
-
-/* The bytes of the longest descriptive name with its terminating NUL, at most (tests/cpu/cpu_paths.c checks) */
-enum { CGP_KERNEL_KIND_NAME_MAX = 80 };
-
-/* Writes the descriptive name of `kind` into buf (cap bytes, NUL-terminated, cut where it is longer) and returns its
- * length, as snprintf does; the one composer of the names */
-int cgp_kernel_kind_format(const cgp_kernel_kind *kind, char *buf, size_t cap);
-
-typedef struct cgp_kernel_desc {
+struct cgp_kernel_desc {
     int version;       /* the number `--kernel` selects */
     const char *name;  /* e.g. "fp32-v9" */
     int precision;     /* a cgp_precision value */
@@ -260,24 +58,7 @@ typedef struct cgp_kernel_desc {
      * launch_stages: a launch of only the stages in `stages` (CGP_STAGE_*) */
     const char *(*stages_unsupported)(const cgp_problem *p, const cgp_device_info *d);
     cudaError_t (*launch_stages)(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s, int stages);
-} cgp_kernel_desc;
-
-/* All kernel versions, most preferred first within each precision. */
-const cgp_kernel_desc *const *cgp_kernel_table(int *count);
-
-/* The version numbered `version` in the table, or NULL */
-const cgp_kernel_desc *cgp_kernel_find(int version);
-
-/* The descriptive name of version k of the table (cgp_kernel_kind_format of k->kind, composed once for the whole
- * table), e.g. "wgmma, 6 tiles, tma, w resident, persistent, A in regs" for tf32-v16; NULL for a descriptor not in
- * the table */
-const char *cgp_kernel_kind_name(const cgp_kernel_desc *k);
-
-/* The hooks' device info of device `ordinal` (the plan's query); cudaSuccess, or the error of the CUDA call
- * that failed (d untouched then) */
-cudaError_t cgp_device_info_of(int ordinal, cgp_device_info *d);
-/* The same for the current device */
-cudaError_t cgp_current_device_info(cgp_device_info *d);
+};
 
 #ifdef __cplusplus
 }

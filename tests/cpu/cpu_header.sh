@@ -5,7 +5,9 @@
 #   - $BUILD/libcgp.so exports exactly the functions cgp.h declares (nm -D; mk/libcgp.map);
 #   - the link lines of docs/library.md work: a program using only cgp.h links against
 #     libcgp.a (static CUDA runtime) and against libcgp.so, and both run the GPU-free calls;
-#   - scripts/torch_compare.py --check-lib: its ctypes declarations match the library.
+#   - scripts/torch_compare.py --check-lib: its ctypes declarations match the library;
+#   - the tools (host/cli, host/bench, host/plot, host/io, reference) ask the kernels through kernel_info.h only,
+#     never kernel_api.h (the launch contract of the plan code and the kernels); the check bites on a planted include.
 # Run: make test CGP_TEST_FILTER=cpu_header   (or BUILD=build bash tests/cpu/cpu_header.sh after make)
 set -u
 cd "$(dirname "$0")/../.."
@@ -145,4 +147,13 @@ elif python3 scripts/torch_compare.py --check-lib --lib "$BUILD/libcgp.so" >"$tm
 else
     fail "$name" "$(tr '\n' ' ' <"$tmp/out")"
 fi
+# the tools include kernel_info.h, not kernel_api.h (kernels/fused/kernel_info.h says why)
+TOOL_DIRS="host/cli host/bench host/plot host/io reference"
+api_includers() { grep -rlE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"kernel_api\.h"' "$@" 2>/dev/null; }
+name="the tools ($TOOL_DIRS) include kernel_info.h, never kernel_api.h"
+found=$(api_includers $TOOL_DIRS)
+if [ -n "$found" ]; then fail "$name" "kernel_api.h included by: $(echo $found)"; else pass "$name"; fi
+mkdir -p "$tmp/planted" && printf '#include "kernel_api.h"\n' >"$tmp/planted/tool.c"
+name="the kernel_api.h check finds a planted include"
+if [ "$(api_includers "$tmp/planted")" = "$tmp/planted/tool.c" ]; then pass "$name"; else fail "$name" "not found"; fi
 [ "$failures" -eq 0 ]

@@ -79,7 +79,7 @@ for s in "${steps[@]}"; do
     benchzoo) TAIL=30 step benchzoo bash -c 'build/cgp bench --zoo --precision all --baselines cudnn --csv '"$RES"'/bench_zoo.csv \
                --json '"$RES"'/bench_zoo.json --markdown '"$RES"'/bench_zoo.md && cp '"$RES"'/bench_zoo.csv build/zoo.csv
              build/cgp bench --zoo --precision all --baselines none --cold-l2 --csv '"$RES"'/bench_zoo_cold.csv | tail -n 8' ;;
-    stages) TAIL=40 step stages bash -c 'for k in ${TC_VERSIONS:-15 16 18 27 28}; do
+    stages) TAIL=40 step stages bash -c 'for k in ${TC_VERSIONS:-16 18 27 28}; do
                prec=tf32; [ $k -gt 20 ] && prec=3xtf32
                build/cgp bench --baselines none --precision $prec --reduce det --kernel $k --stages --iters 50 \
                  --csv '"$RES"'/stages_v$k.csv | grep -E "^fused|^stages|^stage split"; done' ;;
@@ -105,7 +105,7 @@ for s in "${steps[@]}"; do
                --section Occupancy --section InstructionStats --section LaunchStats \
                --metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio \
                build/cgp bench --baselines none --reduce det --kernel $k --iters 1 --warmup 0; done' ;;
-    tcprofile) TAIL=60 step tcprofile bash -c 'for k in ${TC_VERSIONS:-15 16 18 27 28}; do prec=tf32; [ $k -gt 20 ] && prec=3xtf32
+    tcprofile) TAIL=60 step tcprofile bash -c 'for k in ${TC_VERSIONS:-16 18 27 28}; do prec=tf32; [ $k -gt 20 ] && prec=3xtf32
                ncu --clock-control none -k "regex:tc_conv|wgmma_conv" -c 1 --section SpeedOfLight --section SchedulerStats \
                --section WarpStateStats --section InstructionStats \
                --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio \

@@ -73,18 +73,11 @@ extern "C" int cgp_kernel_version(const cgp_kernel_desc *k) { return k->version;
 extern "C" const char *cgp_kernel_name(const cgp_kernel_desc *k) { return k->name; }
 extern "C" int cgp_kernel_precision(const cgp_kernel_desc *k) { return k->precision; }
 extern "C" const char *cgp_kernel_summary(const cgp_kernel_desc *k) { return k->summary; }
-extern "C" const cgp_kernel_kind *cgp_kernel_kind_of(const cgp_kernel_desc *k) { return &k->kind; }
 
 extern "C" const char *cgp_kernel_unsupported(const cgp_kernel_desc *k, const cgp_problem *p,
                                               const cgp_device_info *d)
 {
     return k->unsupported(p, d);
-}
-
-extern "C" size_t cgp_kernel_workspace_bytes(const cgp_kernel_desc *k, const cgp_problem *p,
-                                             const cgp_device_info *d)
-{
-    return k->workspace_bytes(p, d);
 }
 
 extern "C" const char *cgp_kernel_path(const cgp_kernel_desc *k, const cgp_problem *p, const cgp_device_info *d,
@@ -93,7 +86,7 @@ extern "C" const char *cgp_kernel_path(const cgp_kernel_desc *k, const cgp_probl
     return k->path(p, d, weights_misaligned);
 }
 
-/* The words of a cgp_kernel_kind's fields (kernel_api.h), by value; NULL: left out of the name */
+/* The words of a cgp_kernel_kind's fields (kernel_info.h), by value; NULL: left out of the name */
 static const char *const pipe_words[] = {NULL, "ffma", "mma.sync", "wgmma"};
 static const char *const algorithm_words[] = {NULL, "direct", "implicit-gemm", "winograd-f2x2", "winograd-f4x4"};
 static const char *const staging_words[] = {NULL, "loads", "cp.async", "tma", "tma/cp.async"};
@@ -178,7 +171,7 @@ extern "C" const char *cgp_kernel_kind_name(const cgp_kernel_desc *k)
 static constexpr const char *path_names[] = {
     NULL,                                                                     /* CGP_PATH_NONE */
     "generic",                                                                /* CGP_PATH_GENERIC */
-    NULL, NULL,                                                               /* 2, 3: retired (kernel_api.h) */
+    NULL, NULL,                                                               /* 2, 3: retired (kernel_info.h) */
     "winograd-f2x2",                                                          /* CGP_PATH_WINOGRAD_F2X2 */
     "winograd-f4x4",                                                          /* CGP_PATH_WINOGRAD_F4X4 */
     "tma",                                                                    /* CGP_PATH_TMA */
@@ -257,7 +250,7 @@ static constexpr const char *path_names[] = {
     "cp.async, winograd-f4x4 16x32 px x 32 ch", "cp.async, winograd-f4x4 16x32 px x 32 ch, K split 2",
     "cp.async, winograd-f4x4 16x32 px x 32 ch, K split 4",
     /* CGP_PATH_WS_TILE0 + 0..5 */
-    NULL, NULL, /* CGP_PATH_WS_TILE0 + 0, + 1: retired (kernel_api.h) */
+    NULL, NULL, /* CGP_PATH_WS_TILE0 + 0, + 1: retired (kernel_info.h) */
     "warp-specialised, register A, TMA window, 8x16 px x 128 ch",
     "warp-specialised, register A, TMA window, 8x16 px x 64 ch",
     "warp-specialised, register A, cp.async window, 8x16 px x 128 ch",

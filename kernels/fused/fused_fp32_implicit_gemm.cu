@@ -43,7 +43,7 @@ constexpr int kSegmentWindow = kSegmentPixels + 2;
 constexpr int kFfmaStages = 3;
 constexpr int kBlockThreadsPerSm = 512; /* 128 registers a thread: 2 blocks of 256 threads an SM */
 
-/* The tile shapes, in the order of their path ids (CGP_PATH_FFMA_IGEMM_TILE0 + index, kernel_api.h) and of the
+/* The tile shapes, in the order of their path ids (CGP_PATH_FFMA_IGEMM_TILE0 + index, kernel_info.h) and of the
  * kernels launch instantiates */
 struct TileShape {
     int th, tw, bn, rc;

@@ -227,7 +227,7 @@ __global__ void __launch_bounds__(T::kThreads, 512 / T::kThreads) implicit_gemm_
 
 /* ---- the tiles, the choice per shape, the hooks ---- */
 
-/* The tile shapes, in the order of their path ids (CGP_PATH_IGEMM_TILE0 + index, kernel_api.h) and of the kernels
+/* The tile shapes, in the order of their path ids (CGP_PATH_IGEMM_TILE0 + index, kernel_info.h) and of the kernels
  * launch_tile instantiates */
 struct TileShape {
     int th, tw, bn;

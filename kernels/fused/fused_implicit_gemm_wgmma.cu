@@ -380,7 +380,7 @@ template <unsigned kTiles> constexpr PathList<3 * tile_count(kTiles)> tile_paths
     return l;
 }
 
-/* The paths (kernel_api.h) of a version of this file: tf32-v10's and tf32-v13's of both weight widths, tf32-v15's by
+/* The paths (kernel_info.h) of a version of this file: tf32-v10's and tf32-v13's of both weight widths, tf32-v15's by
  * cp.async of both and by TMA, tf32-v17's by TMA; of the tiles choose takes on an H200 (its estimate never picks 8x8
  * px x 64 ch or 8x16 px x 32 ch, nor, with tf32's rounded weights, 8x16 px: tests/cpu/cpu_paths.c holds the hooks'
  * choices against these lists both ways) */

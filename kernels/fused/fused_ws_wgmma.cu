@@ -52,7 +52,7 @@ using Consumers = ThreadRange<kWarpgroupThreads, 2 * kWarpgroupThreads, 2>;
 /* How the input window reaches the stage, from which each consumer thread loads its A fragments into registers: by
  * TMA or, where TMA cannot read it (W % 4 != 0), by the producer threads' cp.async copies in the TMA box's layout.
  * The values number the paths (CGP_PATH_WS_TILE0 + 2 x staging + tile); 0 was tf32-v20's A staged by the producer,
- * whose path ids stay taken (kernel_api.h). */
+ * whose path ids stay taken (kernel_info.h). */
 enum WsStaging {
     kWsRegisterA = 1,      /* the window by TMA */
     kWsRegisterACopied = 2 /* where TMA cannot read the window: the window by cp.async */

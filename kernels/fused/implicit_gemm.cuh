@@ -672,7 +672,7 @@ inline bool implicit_gemm_whole_chunks(const cgp_launch_args *a)
     return whole_chunks(&a->p, cgp_weights_misaligned(a->weight));
 }
 
-/* The variant bit of a path id (kernel_api.h) that a kernel with whole chunks or not records and its hook names */
+/* The variant bit of a path id (kernel_info.h) that a kernel with whole chunks or not records and its hook names */
 __host__ __device__ constexpr unsigned weights_width_flag(bool whole)
 {
     return whole ? 0u : (unsigned)CGP_PATH_FLAG_WEIGHTS_4B;

@@ -74,7 +74,7 @@ template <int P, int WY, int WX, int BN> struct Blocks {
     static constexpr unsigned kIndex = (BN == 32 ? 3 : 0) + (WY == 2 ? 0 : WX == 2 ? 1 : 2);
 };
 
-/* The first cgp_path_id (kernel_api.h) of the wgmma implicit GEMMs' 6 tiles with K whole (split_ids: then their 12
+/* The first cgp_path_id (kernel_info.h) of the wgmma implicit GEMMs' 6 tiles with K whole (split_ids: then their 12
  * with K split over 2 and 4 blocks), the windows by TMA or cp.async, the weights rounded once a launch or converted per
  * block, the chunk loop overlapped (tf32-v17: rounded weights, windows by TMA) or not */
 __host__ __device__ constexpr unsigned igemm_wgmma_path0(bool tma, bool rounded, bool overlapped, bool split_ids)
@@ -437,7 +437,7 @@ template <class B> __device__ __forceinline__ int tile_pixel(int wg, int m)
     return (8 * (wg / B::kWx) + m / 8) * B::kTw + 8 * (wg % B::kWx) + m % 8;
 }
 
-/* The blocks, in the order of their path ids (CGP_PATH_IGEMM_WGMMA_TILE0 + index, kernel_api.h) and of launch's
+/* The blocks, in the order of their path ids (CGP_PATH_IGEMM_WGMMA_TILE0 + index, kernel_info.h) and of launch's
  * cases: 2 x 2, 1 x 2 and 1 x 1 warpgroups x 64 output channels, then the same x 32 */
 struct TileShape {
     int wy, wx, bn;

@@ -6,7 +6,7 @@
  *       precision (a cgp_precision) and the static functions unsupported, workspace_bytes, launch and path,
  *       either stages_unsupported and launch_stages or, deriving from NoStageSplit, neither, and kPaths (every
  *       path id its launches can record: a PathList, made by path_run, + and with_weights_4b)
- *   Kind(pipe, algorithm).tile(h, w, c)...        what the version is (cgp_kernel_kind, kernel_api.h), field by
+ *   Kind(pipe, algorithm).tile(h, w, c)...        what the version is (cgp_kernel_kind, kernel_info.h), field by
  *       field, at compile time: .tile (one per tile it can take; .warp_tile: a warp's; .tiles: those of a list of
  *       the version's own), .warps, .staging, .weights, .k_split (.k_splits: a list of cluster sizes), .persistent,
  *       .loop, .history; a field not set keeps its default (cp.async staging, weights per tile, K whole, one tile a
@@ -30,7 +30,7 @@ struct NoStageSplit {
     static constexpr decltype(nullptr) stages_unsupported = nullptr, launch_stages = nullptr;
 };
 
-/* What a version is (kernel_api.h's cgp_kernel_kind), made field by field at compile time */
+/* What a version is (kernel_info.h's cgp_kernel_kind), made field by field at compile time */
 struct Kind {
     cgp_kernel_kind k;
     constexpr Kind(cgp_kernel_pipe pipe, cgp_kernel_algorithm algorithm) : k{}

@@ -2,7 +2,7 @@
  * kernel_info.h - what the numbered kernel versions are and what each would do with a problem, for the tools
  * (host/cli, host/bench, host/plot) and the plan code (library layer): the problem and device as the versions see
  * them, the paths a launch records and their names, a version's kind (cgp_kernel_kind_name), and the table with
- * its questions (cgp_kernel_unsupported, cgp_kernel_path, cgp_kernel_workspace_bytes, ...). A version's descriptor
+ * its questions (cgp_kernel_unsupported, cgp_kernel_path). A version's descriptor
  * is opaque here; its launch contract (cgp_launch_args, the hooks) is kernel_api.h's, which only the plan code and
  * the kernels include. Implemented in kernels/fused/dispatch.cu.
  */
@@ -228,12 +228,11 @@ const cgp_kernel_desc *const *cgp_kernel_table(int *count);
 const cgp_kernel_desc *cgp_kernel_find(int version);
 
 /* What version k is: its number (the value of `--kernel`), its name ("fp32-v9"), its precision (a cgp_precision
- * value), a sentence of what it does, and its kind */
+ * value), a sentence of what it does */
 int cgp_kernel_version(const cgp_kernel_desc *k);
 const char *cgp_kernel_name(const cgp_kernel_desc *k);
 int cgp_kernel_precision(const cgp_kernel_desc *k);
 const char *cgp_kernel_summary(const cgp_kernel_desc *k);
-const cgp_kernel_kind *cgp_kernel_kind_of(const cgp_kernel_desc *k);
 
 /* The descriptive name of version k of the table (cgp_kernel_kind_format of its kind, composed once for the whole
  * table), e.g. "wgmma, 6 tiles, tma, w resident, persistent, A in regs" for tf32-v16; NULL for a descriptor not in
@@ -241,10 +240,9 @@ const cgp_kernel_kind *cgp_kernel_kind_of(const cgp_kernel_desc *k);
 const char *cgp_kernel_kind_name(const cgp_kernel_desc *k);
 
 /* Version k's answers for problem p on device d (its hooks, kernel_api.h): NULL when it runs p, else why not; the
- * workspace bytes a plan of p needs; the name of the path a launch of p takes (weights_misaligned:
- * cgp_weights_misaligned of the weight pointer, 0 for a plan's own question) */
+ * name of the path a launch of p takes (weights_misaligned: cgp_weights_misaligned of the weight pointer, 0 for a
+ * plan's own question) */
 const char *cgp_kernel_unsupported(const cgp_kernel_desc *k, const cgp_problem *p, const cgp_device_info *d);
-size_t cgp_kernel_workspace_bytes(const cgp_kernel_desc *k, const cgp_problem *p, const cgp_device_info *d);
 const char *cgp_kernel_path(const cgp_kernel_desc *k, const cgp_problem *p, const cgp_device_info *d,
                             int weights_misaligned);
 

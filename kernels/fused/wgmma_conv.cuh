@@ -98,7 +98,7 @@ constexpr int kTaps = 9;
  * of 4 columns, docs/perf-log.md entry 25), the window being 3 columns into it */
 enum Staging { kByCpAsync, kByTma, kByTmaShifted };
 
-/* The path (kernel_api.h) a launch of staging kStaging records, and its `path` hook names */
+/* The path (kernel_info.h) a launch of staging kStaging records, and its `path` hook names */
 __host__ __device__ constexpr unsigned path_of_staging(int staging)
 {
     return staging == kByCpAsync ? CGP_PATH_CP_ASYNC : staging == kByTma ? CGP_PATH_TMA : CGP_PATH_TMA_SHIFTED;

@@ -149,7 +149,7 @@ else
 fi
 # the tools include kernel_info.h, not kernel_api.h (kernels/fused/kernel_info.h says why)
 TOOL_DIRS="host/cli host/bench host/plot host/io reference"
-api_includers() { grep -rlE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"kernel_api\.h"' "$@" 2>/dev/null; }
+api_includers() { grep -rlE '^[[:space:]]*#[[:space:]]*include[[:space:]]+["<]kernel_api\.h[">]' "$@" 2>/dev/null; }
 name="the tools ($TOOL_DIRS) include kernel_info.h, never kernel_api.h"
 found=$(api_includers $TOOL_DIRS)
 if [ -n "$found" ]; then fail "$name" "kernel_api.h included by: $(echo $found)"; else pass "$name"; fi

@@ -72,23 +72,21 @@ static const char *precision_name(int p) { return p == 1 ? "tf32" : p == 2 ? "3x
 
 enum { MUST_REFUSE, MUST_RUN, MAY_RUN };
 
-/* What version must do with the shape, read from each version's documented limits: fp32-v1 and the mma.sync
- * implicit GEMMs (19, 29; compute capability 8.0 on) run every shape, and so do the wgmma implicit GEMMs
- * (20, 30) on compute capability 9.0 with a build for sm_90a, fp32-v10 (10) on compute capability 8.0 with
- * the 65280 bytes of shared memory a block its smallest 64-channel tile needs (every such GPU has them), and
- * fp32-v11 (31) there with the 160272 bytes its 64-channel tile needs; the wgmma implicit GEMMs with resident
- * weights (32, 33) there every shape of Cin <= 64 (an H100/H200's 227 KiB a block), none of Cin above 176
- * (tf32-v11's largest resident weights, on its smallest tile) or 88 (3xtf32-v11's), and so those with the input
- * windows by TMA (35, and tf32-v16, 41, with A from registers) where W % 4 = 0, none where it is not, and the wgmma implicit GEMMs by TMA (36, 37) every
- * shape of W % 4 = 0, none other, and with rounded weights (39, 40) every shape (TMA windows or cp.async ones),
- * tf32-v17 (42) every shape of W % 4 = 0, none other, and tf32-v21 (46) every shape (TMA windows
- * or its producer's cp.async ones);
- * fp32-v12 (38) every shape of 4 Cin <= Hout x Wout (its bound on F(4x4)'s error) on compute capability 8.0 or
- * newer with the shared memory of its tile (224928 bytes with the windows by TMA: compute capability 9.0, a build for
- * sm_90 or newer, a driver with the TMA encoder and W % 4 = 0; 218128 by cp.async), none other; fp32-v7 and v9
- * only Cin = 8 and Cout = 64,
- * and they need up to 215 KiB of shared memory a block (an H100/H200 has 227: elsewhere they may refuse); the
- * wgmma versions for Cin <= 8 (16, 18, 27, 28) only Cin <= 8 and Cout <= 64, on compute capability 9.0 with a build for sm_90a. */
+/* What version must do with the shape, read from each version's documented limits: fp32-v1 and the mma.sync implicit
+ * GEMMs (19, 29; compute capability 8.0 on) run every shape, and so do the wgmma implicit GEMMs (20, 30) on compute
+ * capability 9.0 with a build for sm_90a, fp32-v10 (10) on compute capability 8.0 with the 65280 bytes of shared memory
+ * a block its smallest 64-channel tile needs (every such GPU has them), and fp32-v11 (31) there with the 160272 bytes
+ * its 64-channel tile needs; the wgmma implicit GEMMs with resident weights (32, 33) there every shape of Cin <= 64 (an
+ * H100/H200's 227 KiB a block), none of Cin above 176 (tf32-v11's largest resident weights, on its smallest tile) or 88
+ * (3xtf32-v11's), and so those with the input windows by TMA (35, and tf32-v16, 41, with A from registers) where W % 4
+ * = 0, none where it is not, and the wgmma implicit GEMMs by TMA (36, 37) every shape of W % 4 = 0, none other, and
+ * with rounded weights (39, 40) every shape (TMA windows or cp.async ones), tf32-v17 (42) every shape of W % 4 = 0,
+ * none other, and tf32-v21 (46) every shape (TMA windows or its producer's cp.async ones); fp32-v12 (38) every shape of
+ * 4 Cin <= Hout x Wout (its bound on F(4x4)'s error) on compute capability 8.0 or newer with the shared memory of its
+ * tile (224928 bytes with the windows by TMA: compute capability 9.0, a build for sm_90 or newer, a driver with the TMA
+ * encoder and W % 4 = 0; 218128 by cp.async), none other; fp32-v7 and v9 only Cin = 8 and Cout = 64, and they need up
+ * to 215 KiB of shared memory a block (an H100/H200 has 227: elsewhere they may refuse); the wgmma versions for Cin <=
+ * 8 (16, 18, 27, 28) only Cin <= 8 and Cout <= 64, on compute capability 9.0 with a build for sm_90a. */
 static int expected_support(int version, const cgp_shape *s, cgp_padding padding, const cgp_device_info *d)
 {
     const int wgmma = (version >= 14 && version <= 18) || (version >= 23 && version <= 28);

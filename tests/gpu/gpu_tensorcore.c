@@ -1,6 +1,7 @@
 /*
  * gpu_tensorcore.c - the tensor-core kernels (the wgmma versions for Cin <= 8, kernels/fused/fused_wgmma.cu and
- * kernels/fused/history/fused_wgmma.cu: tf32-v6 = version 16, tf32-v8 = 18, 3xtf32-v7 = 27, 3xtf32-v8 = 28; the implicit GEMMs of any channel count, kernels/fused/fused_implicit_gemm.cu on mma.sync: tf32-v9 = 19,
+ * kernels/fused/history/fused_wgmma.cu: tf32-v6 = version 16, tf32-v8 = 18, 3xtf32-v7 = 27, 3xtf32-v8 = 28; the
+ * implicit GEMMs of any channel count, kernels/fused/fused_implicit_gemm.cu on mma.sync: tf32-v9 = 19,
  * 3xtf32-v9 = 29, and on wgmma, fused_implicit_gemm_wgmma.cu: tf32-v10 = 20, 3xtf32-v10 = 30, with resident weights,
  * fused_resident_wgmma.cu: tf32-v11 = 32, 3xtf32-v11 = 33, and with the input windows by TMA: 3xtf32-v12 = 35,
  * tf32-v13 = 36, 3xtf32-v13 = 37; with the weights rounded once a launch, tf32-v15 = 39, 3xtf32-v15 = 40; resident,
@@ -79,7 +80,7 @@ static const shape_case cases[] = {
 
 static const char *precision_name(int precision) { return precision == CGP_PRECISION_TF32 ? "tf32" : "3xtf32"; }
 
-/* The wgmma versions for Cin <= 8 (15, 16, 18, 27, 28): Cin <= 8 and Cout <= 64 only, every one with its stage
+/* The wgmma versions for Cin <= 8 (16, 18, 27, 28): Cin <= 8 and Cout <= 64 only, every one with its stage
  * split */
 static int is_wgmma(int version)
 {

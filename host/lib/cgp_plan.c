@@ -434,7 +434,7 @@ cgp_status cgp_plan_create_measured(cgp_plan **plan, const cgp_shape *shape, con
     const cgp_launch_args args = launch_args(p, x, weight, bias, y, NULL);
     cudaError_t cuda_error = cudaSuccess;
     char why[400];
-    const int best = cgp_select_measure(s.kernels, p->candidates, p->candidate_count, &s.device, &args, stream,
+    const int best = cgp_select_measure(s.kernels, p->candidates, p->candidate_count, &s.device, args, stream,
                                         &cuda_error, why, sizeof why);
     if (best < 0) {
         cgp_select_cache_release(&key);

@@ -191,8 +191,8 @@ static cudaError_t time_candidate(const cgp_kernel_desc *k, const cgp_device_inf
 }
 
 int cgp_select_measure(const cgp_kernel_desc *const *kernels, cgp_candidate *candidates, int count,
-                       const cgp_device_info *d, const cgp_launch_args *args, cudaStream_t stream,
-                       cudaError_t *cuda_error, char *why, size_t why_size)
+                       const cgp_device_info *d, cgp_launch_args args, cudaStream_t stream, cudaError_t *cuda_error,
+                       char *why, size_t why_size)
 {
     cudaEvent_t ev[2 * CGP_SELECT_TIMED_RUNS];
     int created = 0, best = -1, failed = -1;
@@ -211,7 +211,7 @@ int cgp_select_measure(const cgp_kernel_desc *const *kernels, cgp_candidate *can
         if (candidates[i].unsupported)
             continue;
         float median = 0.0f;
-        e = time_candidate(kernels[i], d, *args, stream, capture_stream, ev, &median, &step);
+        e = time_candidate(kernels[i], d, args, stream, capture_stream, ev, &median, &step);
         if (e != cudaSuccess) {
             failed = i;
             break;

@@ -18,7 +18,7 @@
 #include "cgp.h"
 #include "kernel_info.h"
 
-struct cgp_launch_args; /* kernel_api.h */
+struct cgp_launch_args; /* kernel_api.h: complete where cgp_select_measure is defined and called */
 
 /* timed replays per candidate, after one warm-up launch and one untimed replay; launches a replayed graph holds,
  * at most (about 1 ms of GPU work a replay) */
@@ -37,12 +37,12 @@ int cgp_select_candidates(const cgp_problem *p, const cgp_device_info *d, int pr
 
 /* Times each candidate that runs the problem in GPU time: one warm-up launch, then its launches captured into a
  * CUDA graph (on a stream of its own) and CGP_SELECT_TIMED_RUNS replays between CUDA events on `stream`, with
- * *args (the plan's state, whose path record each run writes; its workspace allocated and freed here, per
+ * `args` (the plan's state, whose path record each run writes; its workspace allocated and freed here, per
  * candidate), the median per launch into median_ms. Returns the index of the fastest (the first of
  * equals), or -1 with why[] set: a CUDA error (*cuda_error set) or no candidate runs the problem (*cuda_error
  * cudaSuccess). */
 int cgp_select_measure(const cgp_kernel_desc *const *kernels, cgp_candidate *candidates, int count,
-                       const cgp_device_info *d, const struct cgp_launch_args *args, cudaStream_t stream,
+                       const cgp_device_info *d, struct cgp_launch_args args, cudaStream_t stream,
                        cudaError_t *cuda_error, char *why, size_t why_size);
 
 /* The key of the measured cache: what the measurement depends on. weight_aligned16: the weight pointer's 16-byte

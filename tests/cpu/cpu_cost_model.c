@@ -23,7 +23,7 @@
 
 #include "cost_model.h"
 #include "csv_read.h"
-#include "kernel_api.h"
+#include "kernel_info.h"
 #include "testlib.h"
 
 #define MIN_WITHIN 0.87     /* share of shapes within 5% of the fastest, per precision */

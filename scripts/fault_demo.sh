@@ -3,8 +3,9 @@
 # catches"): each fault goes into a scratch copy of the working tree (the tree itself is never touched), the test
 # programs that must catch it are built there (from a copy of the build directory, so only what the fault touches
 # is rebuilt) and run with CGP_TEST_REQUIRE_GPU=1, and their failing cases that name the fault are counted.
-#   fallback  tf32-v8 (the one wgmma version of 16-row tiles) launches its cp.async kernel where it would stage by
-#             TMA, while its path hook still says "tma": gpu_tensorcore's recorded-path check must fail
+#   fallback  tf32-v8 (the one wgmma version of 16-row tiles) is configured with its cp.async kernel where it stages
+#             by TMA, while its configuration's path still says "tma": the launch runs a kernel other than the one
+#             its path names, and gpu_tensorcore's recorded-path check must fail
 #   flipref   the fp64 GPU reference reads every filter flipped (tap 8 - t; the CPU reference and the fp32 unfused
 #             baseline, which shares conv3x3_point.cuh, keep theirs): gpu_reference (GPU vs CPU reference) and
 #             gpu_torch_case (GPU reference vs PyTorch) must fail
@@ -35,10 +36,10 @@ fault_spec() {
     case $1 in
     fallback)
         file=kernels/fused/wgmma_conv.cuh
-        from='        if (stages_by_tma<C>(&a->p)) {'
-        to='        if (stages_by_tma<C>(\&a->p) \&\& C::rows != 16) {'
+        from='    configured(c, reinterpret_cast<const void \*>(&wgmma_conv_gelu_mean<C, CGP_STAGE_ALL, kStaging>),'
+        to='    configured(c, reinterpret_cast<const void *>(\&wgmma_conv_gelu_mean<C, CGP_STAGE_ALL, C::rows == 16 ? (int)kByCpAsync : kStaging>),'
         programs=(gpu_tensorcore)
-        caught='recorded path "cp\.async", its path hook says "tma"' ;;
+        caught='recorded path "cp\.async", its configuration says "tma"' ;;
     flipref)
         file=kernels/bench/conv3x3_point.cuh
         from='(T)wc\[ci \* 9 + ky \* 3 + kx\]'

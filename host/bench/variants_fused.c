@@ -46,9 +46,9 @@ static int fused_describe_run(bench_variant *v, char *failure, size_t cap)
     if (rc != CGP_SUCCESS)
         snprintf(failure, cap, "cgp_plan_recorded_path: %s (%s)", cgp_status_string(rc), cgp_last_error_detail());
     else if (!recorded)
-        snprintf(failure, cap, "the launch of %s recorded no path (its path hook says %s)", v->kernel, v->path);
+        snprintf(failure, cap, "the launch of %s recorded no path (its configuration says %s)", v->kernel, v->path);
     else if (strcmp(recorded, v->path) != 0)
-        snprintf(failure, cap, "the launch of %s took path %s, its path hook says %s", v->kernel, recorded, v->path);
+        snprintf(failure, cap, "the launch of %s took path %s, its configuration says %s", v->kernel, recorded, v->path);
     else {
         fused_detail(v, " as its launch recorded it");
         return 0;
@@ -132,7 +132,7 @@ int variants_fused(const bench_problem *p, const fused_selection *sel, bench_var
             snprintf(v->path, sizeof v->path, "%s", path);
             v->bytes_moved = problem_min_bytes(p) + 2.0 * (double)st->workspace_bytes;
             v->state = st;
-            fused_detail(v, " by its path hook, not yet run");
+            fused_detail(v, " by its configuration, not yet run");
             v->run = fused_run;
             v->describe_run = fused_describe_run;
             v->destroy = plan_state_destroy;

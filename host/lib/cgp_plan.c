@@ -22,6 +22,7 @@ typedef struct plan_state {
     cgp_problem problem;
     cgp_options options;
     const cgp_kernel_desc *kernel;
+    cgp_kernel_config config; /* the kernel's configuration for the problem, made once (kernel_api.h) */
     cgp_device_info device;
     int device_ordinal;
     size_t workspace_bytes;
@@ -318,13 +319,18 @@ static cgp_status plan_make(const plan_setup *s, const cgp_kernel_desc *kernel, 
     p->kernel = kernel;
     p->device = s->device;
     p->device_ordinal = s->ordinal;
-    p->workspace_bytes = kernel->workspace_bytes(&s->problem, &s->device);
+    cgp_kernel_configure(kernel, &s->problem, &s->device, &p->config);
+    p->workspace_bytes = p->config.workspace_bytes;
     memcpy(p->candidates, s->candidates, (size_t)s->count * sizeof s->candidates[0]);
     p->candidate_count = s->count;
     p->from_cache = from_cache;
     const size_t accum_bytes = (size_t)(s->problem.n * s->problem.cout) * sizeof(double);
     const size_t counter_bytes = (size_t)(s->problem.n + CGP_LAUNCH_WORDS) * sizeof(unsigned);
     cudaError_t err;
+    if ((err = cgp_kernel_prepare(&p->config)) != cudaSuccess) {
+        plan_free(p);
+        return fail_cuda("cgp_plan_create: raising the kernel's shared-memory limit", err);
+    }
     if ((err = cudaMalloc((void **)&p->accum, accum_bytes)) != cudaSuccess ||
         (err = cudaMalloc((void **)&p->counters, counter_bytes)) != cudaSuccess ||
         (err = cudaMalloc((void **)&p->path_record, sizeof *p->path_record)) != cudaSuccess ||
@@ -445,17 +451,20 @@ cgp_status cgp_plan_create_measured(cgp_plan **plan, const cgp_shape *shape, con
     }
     /* the candidates' timed runs recorded their paths into the plan's record: cleared, so that it holds what the
      * plan's own runs record */
+    p->kernel = s.kernels[best];
+    cgp_kernel_configure(p->kernel, &s.problem, &s.device, &p->config);
+    p->workspace_bytes = p->config.workspace_bytes;
     cudaError_t err = cudaMemsetAsync(p->path_record, 0, sizeof *p->path_record, stream);
     if (err == cudaSuccess)
         err = cudaStreamSynchronize(stream);
+    if (err == cudaSuccess)
+        err = cgp_kernel_prepare(&p->config);
     if (err != cudaSuccess) {
         cgp_select_cache_release(&key);
         handle_state(handle, 1);
         plan_free(p);
-        return fail_cuda("cgp_plan_create_measured: clearing the path record", err);
+        return fail_cuda("cgp_plan_create_measured: clearing the path record, preparing the winner", err);
     }
-    p->kernel = s.kernels[best];
-    p->workspace_bytes = p->kernel->workspace_bytes(&s.problem, &s.device);
     for (int i = 0; i < p->candidate_count; ++i)
         medians[i] = p->candidates[i].median_ms;
     cgp_select_cache_store(&key, p->kernel->version, medians, p->candidate_count); /* out of memory: not cached */
@@ -540,7 +549,7 @@ static cgp_status plan_launch(const char *caller, cgp_plan *handle, const float 
                     plan->device_ordinal, current);
     const cgp_launch_args args = launch_args(plan, x, weight, bias, y, workspace);
     if (stages == CGP_STAGE_ALL) {
-        err = plan->kernel->launch(&args, &plan->device, stream);
+        err = plan->kernel->launch(&args, &plan->config, &plan->device, stream);
     } else {
         if (!plan->kernel->launch_stages)
             return fail(CGP_ERROR_UNSUPPORTED, "%s: %s has no stage split (only the tensor-core versions have one)",
@@ -548,7 +557,7 @@ static cgp_status plan_launch(const char *caller, cgp_plan *handle, const float 
         const char *why = plan->kernel->stages_unsupported(&plan->problem, &plan->device);
         if (why)
             return fail(CGP_ERROR_UNSUPPORTED, "%s: %s: %s", caller, plan->kernel->name, why);
-        err = plan->kernel->launch_stages(&args, &plan->device, stream, stages);
+        err = plan->kernel->launch_stages(&args, &plan->config, &plan->device, stream, stages);
     }
     if (err != cudaSuccess)
         return fail(CGP_ERROR_CUDA, "launching %s failed at %s:%d: %s: %s", plan->kernel->name, __FILE__, __LINE__,

@@ -89,8 +89,9 @@ static int graph_runs(float one_ms)
 
 /* `runs` launches of k captured on `capture_stream` (its own, so the caller's stream is never in capture mode)
  * into *exec. Returns the first CUDA error, *step naming the call; a refused capture is ended and cleared. */
-static cudaError_t capture_launches(const cgp_kernel_desc *k, const cgp_device_info *d, const cgp_launch_args *args,
-                                    int runs, cudaStream_t capture_stream, cudaGraphExec_t *exec, const char **step)
+static cudaError_t capture_launches(const cgp_kernel_desc *k, const cgp_kernel_config *c, const cgp_device_info *d,
+                                    const cgp_launch_args *args, int runs, cudaStream_t capture_stream,
+                                    cudaGraphExec_t *exec, const char **step)
 {
     cudaGraph_t graph = NULL;
     *step = "cudaStreamBeginCapture";
@@ -99,7 +100,7 @@ static cudaError_t capture_launches(const cgp_kernel_desc *k, const cgp_device_i
         return e;
     *step = "a captured launch";
     for (int r = 0; r < runs && e == cudaSuccess; ++r)
-        e = k->launch(args, d, capture_stream);
+        e = k->launch(args, c, d, capture_stream);
     const cudaError_t ended = cudaStreamEndCapture(capture_stream, &graph);
     if (e == cudaSuccess && ended != cudaSuccess) {
         *step = "cudaStreamEndCapture";
@@ -123,11 +124,14 @@ static cudaError_t time_candidate(const cgp_kernel_desc *k, const cgp_device_inf
                                   cudaStream_t stream, cudaStream_t capture_stream, cudaEvent_t *ev, float *median,
                                   const char **step)
 {
-    const size_t bytes = k->workspace_bytes(&args.p, d);
+    cgp_kernel_config config;
+    cgp_kernel_configure(k, &args.p, d, &config);
+    const size_t bytes = config.workspace_bytes;
     void *workspace = NULL;
     cudaGraphExec_t exec = NULL;
-    cudaError_t e = cudaSuccess;
-    if (bytes > 0) {
+    *step = "cgp_kernel_prepare";
+    cudaError_t e = cgp_kernel_prepare(&config);
+    if (e == cudaSuccess && bytes > 0) {
         *step = "cudaMalloc of its workspace";
         e = cudaMalloc(&workspace, bytes);
     }
@@ -137,7 +141,7 @@ static cudaError_t time_candidate(const cgp_kernel_desc *k, const cgp_device_inf
         *step = "the warm-up launch";
         e = cudaEventRecord(ev[0], stream);
         if (e == cudaSuccess)
-            e = k->launch(&args, d, stream);
+            e = k->launch(&args, &config, d, stream);
         if (e == cudaSuccess)
             e = cudaEventRecord(ev[1], stream);
         if (e == cudaSuccess)
@@ -147,7 +151,7 @@ static cudaError_t time_candidate(const cgp_kernel_desc *k, const cgp_device_inf
     }
     const int runs = graph_runs(one_ms);
     if (e == cudaSuccess)
-        e = capture_launches(k, d, &args, runs, capture_stream, &exec, step);
+        e = capture_launches(k, &config, d, &args, runs, capture_stream, &exec, step);
     if (e == cudaSuccess) {
         *step = "cudaGraphLaunch";
         e = cudaGraphLaunch(exec, stream);

@@ -12,6 +12,9 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+
+#include <mutex>
 
 #include "kernel_api.h"
 #include "tensor_map.cuh"
@@ -80,10 +83,39 @@ extern "C" const char *cgp_kernel_unsupported(const cgp_kernel_desc *k, const cg
     return k->unsupported(p, d);
 }
 
+extern "C" void cgp_kernel_configure(const cgp_kernel_desc *k, const cgp_problem *p, const cgp_device_info *d,
+                                     cgp_kernel_config *c)
+{
+    memset(c, 0, sizeof *c); /* padding too: a configuration compares bytewise (tests/cpu/cpu_paths.c) */
+    c->split = 1;
+    k->configure(p, d, c);
+}
+
 extern "C" const char *cgp_kernel_path(const cgp_kernel_desc *k, const cgp_problem *p, const cgp_device_info *d,
                                        int weights_misaligned)
 {
-    return k->path(p, d, weights_misaligned);
+    if (k->unsupported(p, d))
+        return NULL;
+    cgp_kernel_config c;
+    cgp_kernel_configure(k, p, d, &c);
+    return cgp_path_name(c.path[weights_misaligned ? 1 : 0]);
+}
+
+extern "C" cudaError_t cgp_kernel_prepare(const cgp_kernel_config *c)
+{
+    static std::mutex raising;
+    const std::lock_guard<std::mutex> hold(raising);
+    for (int i = 0; i < 2; ++i) {
+        if (!c->kernel[i] || (i == 1 && c->kernel[1] == c->kernel[0]))
+            continue;
+        cudaFuncAttributes now;
+        cudaError_t err = cudaFuncGetAttributes(&now, c->kernel[i]);
+        if (err == cudaSuccess && (size_t)now.maxDynamicSharedSizeBytes < c->smem_bytes)
+            err = cudaFuncSetAttribute(c->kernel[i], cudaFuncAttributeMaxDynamicSharedMemorySize, (int)c->smem_bytes);
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaSuccess;
 }
 
 /* The words of a cgp_kernel_kind's fields (kernel_info.h), by value; NULL: left out of the name */

@@ -125,14 +125,14 @@ struct GenericVersion : NoStageSplit {
         return nullptr;
     }
 
-    static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *)
+    static void configure(const cgp_problem *p, const cgp_device_info *, cgp_kernel_config *c)
     {
-        return (size_t)(p->n * generic_geometry(p).tiles_per_image * p->cout) * sizeof(double);
+        c->workspace_bytes = (size_t)(p->n * generic_geometry(p).tiles_per_image * p->cout) * sizeof(double);
+        configured(c, reinterpret_cast<const void *>(&fused_fp32_generic), 0, CGP_PATH_GENERIC);
     }
 
-    static const char *path(const cgp_problem *, const cgp_device_info *, int) { return cgp_path_name(CGP_PATH_GENERIC); }
-
-    static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *, cudaStream_t s)
+    static cudaError_t launch(const cgp_launch_args *a, const cgp_kernel_config *c, const cgp_device_info *,
+                              cudaStream_t s)
     {
         const GenericGeometry g = generic_geometry(&a->p);
         const dim3 grid((unsigned)(a->p.n * g.tiles_per_image), (unsigned)g.channel_blocks);
@@ -142,7 +142,7 @@ struct GenericVersion : NoStageSplit {
         ReduceArgs red = make_reduce_args(a, a->workspace);
         unsigned *path_record = a->path_record;
         void *args[] = {&x, &w, &b, &p, const_cast<GenericGeometry *>(&g), &red, &path_record};
-        return cudaLaunchKernel((const void *)fused_fp32_generic, grid, dim3(kThreads), args, 0, s);
+        return cudaLaunchKernel(c->kernel[0], grid, dim3(kThreads), args, c->smem_bytes, s);
     }
 };
 

@@ -367,14 +367,25 @@ ImplicitGemmGeometry geometry(const cgp_problem *p, TileSplit c)
     return implicit_gemm_geometry(p, t.th, t.tw, t.bn);
 }
 
-template <class T> cudaError_t launch_tile(const cgp_launch_args *a, TileSplit choice, cudaStream_t stream)
+/* f(TileOf<i>{}) for tile i of kTileShapes */
+template <class F> auto with_tile(int i, F f)
 {
-    const ImplicitGemmGeometry g = geometry(&a->p, choice);
-    IgemmParams p = implicit_gemm_params(a, g);
-    const void *kernel = a->p.cin % kChunk == 0 /* every chunk whole: no channel past Cin to test */
-                             ? reinterpret_cast<const void *>(&ffma_igemm_conv_gelu_mean<T, true>)
-                             : reinterpret_cast<const void *>(&ffma_igemm_conv_gelu_mean<T, false>);
-    return launch_implicit_gemm(kernel, p, g, a->p.n, choice.split, T::kThreads, T::kSmemBytes, stream);
+    switch (i) {
+    case 0: return f(TileOf<0>{});
+    case 1: return f(TileOf<1>{});
+    case 2: return f(TileOf<2>{});
+    case 3: return f(TileOf<3>{});
+    case 4: return f(TileOf<4>{});
+    default: return f(TileOf<5>{});
+    }
+}
+
+/* The kernel of tile T (every chunk whole where Cin % 8 = 0: no channel past Cin to test) and its shared memory */
+template <class T> void configure_tile(const cgp_problem *p, cgp_kernel_config *c, unsigned path)
+{
+    const void *kernel = p->cin % kChunk == 0 ? reinterpret_cast<const void *>(&ffma_igemm_conv_gelu_mean<T, true>)
+                                              : reinterpret_cast<const void *>(&ffma_igemm_conv_gelu_mean<T, false>);
+    configured(c, kernel, T::kSmemBytes, path);
 }
 
 /* fp32-v10's hooks (kernel_desc.cuh) */
@@ -394,28 +405,23 @@ struct FfmaImplicitGemmVersion : NoStageSplit {
         return implicit_gemm_split_grid_unsupported(p, geometry(p, c), c.split);
     }
 
-    static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
+    static void configure(const cgp_problem *p, const cgp_device_info *d, cgp_kernel_config *c)
     {
-        return implicit_gemm_workspace_bytes(p, geometry(p, choose(p, d)));
+        const TileSplit choice = choose(p, d);
+        c->tile = choice.tile;
+        c->split = choice.split;
+        c->workspace_bytes = implicit_gemm_workspace_bytes(p, geometry(p, choice));
+        const unsigned path = CGP_PATH_FFMA_IGEMM_TILE0 + (unsigned)(c->tile + kTileCount * split_index(c->split));
+        with_tile(c->tile, [&](auto t) { configure_tile<decltype(t)>(p, c, path); });
     }
 
-    static const char *path(const cgp_problem *p, const cgp_device_info *d, int)
+    static cudaError_t launch(const cgp_launch_args *a, const cgp_kernel_config *c, const cgp_device_info *,
+                              cudaStream_t s)
     {
-        const TileSplit c = choose(p, d);
-        return cgp_path_name(CGP_PATH_FFMA_IGEMM_TILE0 + (unsigned)(c.tile + kTileCount * split_index(c.split)));
-    }
-
-    static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
-    {
-        const TileSplit c = choose(&a->p, d);
-        switch (c.tile) {
-        case 0: return launch_tile<TileOf<0>>(a, c, s);
-        case 1: return launch_tile<TileOf<1>>(a, c, s);
-        case 2: return launch_tile<TileOf<2>>(a, c, s);
-        case 3: return launch_tile<TileOf<3>>(a, c, s);
-        case 4: return launch_tile<TileOf<4>>(a, c, s);
-        default: return launch_tile<TileOf<5>>(a, c, s);
-        }
+        const ImplicitGemmGeometry g = geometry(&a->p, TileSplit{c->tile, c->split});
+        const int threads = with_tile(c->tile, [](auto t) { return decltype(t)::kThreads; });
+        return launch_implicit_gemm(c->kernel[0], implicit_gemm_params(a, g), g, a->p.n, c->split, threads,
+                                    c->smem_bytes, s);
     }
 };
 

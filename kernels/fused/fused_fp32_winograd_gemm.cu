@@ -487,23 +487,39 @@ template <class V> ImplicitGemmGeometry geometry_of(const cgp_problem *p, TileSp
     return implicit_gemm_geometry(p, t.th, t.tw, t.bn);
 }
 
-/* Launches tile I of version V with the windows staged by S, or the next tile where the choice is another */
-template <class V, WindowStaging S, int I = 0>
-cudaError_t launch_tile(const cgp_launch_args *a, TileSplit choice, const ImplicitGemmGeometry &g, cudaStream_t stream)
+/* f(TypeTag<WinogradTile<V, I, S>>{}) for tile I = `tile` of version V with the windows staged by S */
+template <class V, WindowStaging S, int I = 0, class F> auto with_winograd_tile(int tile, F f)
 {
     if constexpr (I + 1 < kShapeCount<V>)
-        if (choice.tile != I)
-            return launch_tile<V, S, I + 1>(a, choice, g, stream);
-    using T = WinogradTile<V, I, S>;
+        if (tile != I)
+            return with_winograd_tile<V, S, I + 1>(tile, f);
+    return f(TypeTag<WinogradTile<V, I, S>>{});
+}
+
+/* The kernels of tile T (whole chunks where Cin % 8 = 0 and the weights are aligned) and its shared memory; the
+ * paths from the staging's first id */
+template <class T> void configure_tile(const cgp_problem *p, cgp_kernel_config *c, unsigned first)
+{
+    for (int misaligned = 0; misaligned < 2; ++misaligned) {
+        const bool whole = whole_chunks(p, misaligned);
+        c->kernel[misaligned] = whole ? reinterpret_cast<const void *>(&winograd_gemm_conv_gelu_mean<T, true>)
+                                      : reinterpret_cast<const void *>(&winograd_gemm_conv_gelu_mean<T, false>);
+        c->path[misaligned] = first | weights_width_flag(whole);
+    }
+    c->smem_bytes = T::kSmemBytes;
+}
+
+/* Launches the configured tile T */
+template <class T> cudaError_t launch_tile(const cgp_launch_args *a, const cgp_kernel_config *c,
+                                           const ImplicitGemmGeometry &g, cudaStream_t stream)
+{
     IgemmParams p = implicit_gemm_params(a, g);
     /* the tensor map of x in the tile's TMA boxes (a zero map, never read, where the window comes by cp.async) */
     CUtensorMap map = {};
     if (T::kTma && !input_tensor_map(&map, a->p, a->x, T::kLandRowStride, T::kTh + 2, kChunk))
         return cudaErrorInvalidValue;
-    const void *kernel = implicit_gemm_whole_chunks(a)
-                             ? reinterpret_cast<const void *>(&winograd_gemm_conv_gelu_mean<T, true>)
-                             : reinterpret_cast<const void *>(&winograd_gemm_conv_gelu_mean<T, false>);
-    return launch_implicit_gemm(kernel, p, g, a->p.n, choice.split, T::kThreads, T::kSmemBytes, stream, &map);
+    return launch_implicit_gemm(c->kernel[cgp_weights_misaligned(a->weight)], p, g, a->p.n, c->split, T::kThreads,
+                                c->smem_bytes, stream, &map);
 }
 
 /* Every path id of version V: for each of its stagings (by TMA first, where it has that), the tiles with K whole,
@@ -545,27 +561,35 @@ template <class V> struct WinogradGemmVersion : NoStageSplit {
         return ffma_gemm_unsupported<kMinSmemBytes<V, V::kCopyStaging>>(p, d);
     }
 
-    static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
+    static void configure(const cgp_problem *p, const cgp_device_info *d, cgp_kernel_config *c)
     {
-        return implicit_gemm_workspace_bytes(p, geometry_of<V>(p, choose<V>(p, d)));
+        const TileSplit choice = choose<V>(p, d);
+        const WindowStaging staging = staging_of<V>(p, d);
+        c->tile = choice.tile;
+        c->split = choice.split;
+        c->staging = (int)staging;
+        c->workspace_bytes = implicit_gemm_workspace_bytes(p, geometry_of<V>(p, choice));
+        const unsigned first = (staging == WindowStaging::kTma ? V::kTmaPath0 : V::kCopyPath0) +
+                               (unsigned)(c->tile + kShapeCount<V> * split_index(c->split));
+        with_staging(staging, c->tile, [&](auto t) { configure_tile<typename decltype(t)::Type>(p, c, first); });
     }
 
-    static const char *path(const cgp_problem *p, const cgp_device_info *d, int weights_misaligned)
+    static cudaError_t launch(const cgp_launch_args *a, const cgp_kernel_config *c, const cgp_device_info *,
+                              cudaStream_t s)
     {
-        const TileSplit c = choose<V>(p, d);
-        const unsigned first = staging_of<V>(p, d) == WindowStaging::kTma ? V::kTmaPath0 : V::kCopyPath0;
-        return cgp_path_name((first + (unsigned)(c.tile + kShapeCount<V> * split_index(c.split))) |
-                             weights_width_flag(whole_chunks(p, weights_misaligned)));
+        const ImplicitGemmGeometry g = geometry_of<V>(&a->p, TileSplit{c->tile, c->split});
+        return with_staging((WindowStaging)c->staging, c->tile,
+                            [&](auto t) { return launch_tile<typename decltype(t)::Type>(a, c, g, s); });
     }
 
-    static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
+    /* f(TypeTag<WinogradTile<V, tile, staging>>{}): by TMA where the version has it and staging says so, else by
+     * its copies */
+    template <class F> static auto with_staging(WindowStaging staging, int tile, F f)
     {
-        const TileSplit c = choose<V>(&a->p, d);
-        const ImplicitGemmGeometry g = geometry_of<V>(&a->p, c);
         if constexpr (V::kTmaWindow)
-            if (staging_of<V>(&a->p, d) == WindowStaging::kTma)
-                return launch_tile<V, WindowStaging::kTma>(a, c, g, s);
-        return launch_tile<V, V::kCopyStaging>(a, c, g, s);
+            if (staging == WindowStaging::kTma)
+                return with_winograd_tile<V, WindowStaging::kTma>(tile, f);
+        return with_winograd_tile<V, V::kCopyStaging>(tile, f);
     }
 };
 

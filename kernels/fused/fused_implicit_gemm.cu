@@ -228,7 +228,7 @@ __global__ void __launch_bounds__(T::kThreads, 512 / T::kThreads) implicit_gemm_
 /* ---- the tiles, the choice per shape, the hooks ---- */
 
 /* The tile shapes, in the order of their path ids (CGP_PATH_IGEMM_TILE0 + index, kernel_info.h) and of the kernels
- * launch_tile instantiates */
+ * with_tile instantiates */
 struct TileShape {
     int th, tw, bn;
 };
@@ -243,27 +243,45 @@ int choose_tile(const cgp_problem *p)
     return (p->cout <= 32 ? 2 : 0) + (narrow * 8 < wide * 7 ? 1 : 0);
 }
 
-ImplicitGemmGeometry geometry(const cgp_problem *p)
+ImplicitGemmGeometry geometry(const cgp_problem *p, int tile)
 {
-    const TileShape t = kTileShapes[choose_tile(p)];
+    const TileShape t = kTileShapes[tile];
     return implicit_gemm_geometry(p, t.th, t.tw, t.bn);
 }
 
-template <class T> cudaError_t launch_tile(const cgp_launch_args *a, cudaStream_t stream)
+/* f(TypeTag<Tile<P, ...>>{}) for tile i of kTileShapes */
+template <int P, class F> auto with_tile(int i, F f)
 {
-    const ImplicitGemmGeometry g = geometry(&a->p);
+    switch (i) {
+    case 0: return f(TypeTag<Tile<P, 8, 16, 64>>{});
+    case 1: return f(TypeTag<Tile<P, 8, 8, 64>>{});
+    case 2: return f(TypeTag<Tile<P, 8, 16, 32>>{});
+    default: return f(TypeTag<Tile<P, 8, 8, 32>>{});
+    }
+}
+
+template <class T> cudaError_t launch_tile(const cgp_launch_args *a, const cgp_kernel_config *c, cudaStream_t stream)
+{
+    const ImplicitGemmGeometry g = geometry(&a->p, c->tile);
     IgemmParams p = implicit_gemm_params(a, g);
-    const bool whole = implicit_gemm_whole_chunks(a);
-    const void *kernel = whole ? reinterpret_cast<const void *>(&implicit_gemm_conv_gelu_mean<T, true>)
-                               : reinterpret_cast<const void *>(&implicit_gemm_conv_gelu_mean<T, false>);
-    const cudaError_t err =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)T::kSmemBytes);
-    if (err != cudaSuccess)
-        return err;
     /* cudaLaunchKernel reports this launch's status only, not an error the caller left behind */
     void *argv[] = {&p};
-    return cudaLaunchKernel(kernel, dim3((unsigned)(a->p.n * g.tiles_per_image), (unsigned)g.channel_blocks),
-                            dim3(T::kThreads), argv, T::kSmemBytes, stream);
+    return cudaLaunchKernel(c->kernel[cgp_weights_misaligned(a->weight)],
+                            dim3((unsigned)(a->p.n * g.tiles_per_image), (unsigned)g.channel_blocks),
+                            dim3(T::kThreads), argv, c->smem_bytes, stream);
+}
+
+/* The kernels of tile T, with whole chunks (Cin % 8 = 0) for aligned weights and not, their shared memory, the paths
+ * (tile i) */
+template <class T> void configure_tile(const cgp_problem *p, int i, cgp_kernel_config *c)
+{
+    for (int misaligned = 0; misaligned < 2; ++misaligned) {
+        const bool whole = whole_chunks(p, misaligned);
+        c->kernel[misaligned] = whole ? reinterpret_cast<const void *>(&implicit_gemm_conv_gelu_mean<T, true>)
+                                      : reinterpret_cast<const void *>(&implicit_gemm_conv_gelu_mean<T, false>);
+        c->path[misaligned] = (CGP_PATH_IGEMM_TILE0 + (unsigned)i) | weights_width_flag(whole);
+    }
+    c->smem_bytes = T::kSmemBytes;
 }
 
 template <int P> constexpr size_t max_smem_bytes()
@@ -284,32 +302,24 @@ template <int P> struct ImplicitGemmVersion : NoStageSplit {
             return "needs a GPU of compute capability 8.0 or newer (mma.sync tf32)";
         if (kSmem > d->smem_per_block_optin)
             return kSharedMemoryNeed<kSmem>.text;
-        return implicit_gemm_grid_unsupported(p, geometry(p));
+        return implicit_gemm_grid_unsupported(p, geometry(p, choose_tile(p)));
     }
 
-    static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *)
+    static void configure(const cgp_problem *p, const cgp_device_info *, cgp_kernel_config *c)
     {
-        return implicit_gemm_workspace_bytes(p, geometry(p));
+        c->tile = choose_tile(p);
+        c->workspace_bytes = implicit_gemm_workspace_bytes(p, geometry(p, c->tile));
+        with_tile<P>(c->tile, [&](auto t) { configure_tile<typename decltype(t)::Type>(p, c->tile, c); });
     }
 
-    static const char *path(const cgp_problem *p, const cgp_device_info *, int weights_misaligned)
+    static cudaError_t launch(const cgp_launch_args *a, const cgp_kernel_config *c, const cgp_device_info *,
+                              cudaStream_t s)
     {
-        return cgp_path_name((CGP_PATH_IGEMM_TILE0 + (unsigned)choose_tile(p)) |
-                             weights_width_flag(whole_chunks(p, weights_misaligned)));
-    }
-
-    static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *, cudaStream_t s)
-    {
-        switch (choose_tile(&a->p)) {
-        case 0: return launch_tile<Tile<P, 8, 16, 64>>(a, s);
-        case 1: return launch_tile<Tile<P, 8, 8, 64>>(a, s);
-        case 2: return launch_tile<Tile<P, 8, 16, 32>>(a, s);
-        default: return launch_tile<Tile<P, 8, 8, 32>>(a, s);
-        }
+        return with_tile<P>(c->tile, [&](auto t) { return launch_tile<typename decltype(t)::Type>(a, c, s); });
     }
 };
 
-/* What both are: the implicit GEMM on mma.sync on the tiles of launch's cases, in the order of their path ids (the
+/* What both are: the implicit GEMM on mma.sync on the tiles of with_tile, in the order of their path ids (the
  * warps: the tile's), the stages by cp.async, weights and window alike, K whole, one tile a block */
 constexpr Kind kImplicitGemmKind =
     Kind(CGP_PIPE_MMA_SYNC, CGP_ALGORITHM_IMPLICIT_GEMM).tile(8, 16, 64).tile(8, 8, 64).tile(8, 16, 32).tile(8, 8, 32);

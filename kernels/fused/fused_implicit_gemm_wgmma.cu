@@ -338,9 +338,30 @@ template <int P> size_t rounded_workspace_bytes(const cgp_problem *p, TileSplit 
     return rounded_weights_offset(p, c) + (size_t)units * unit_bytes;
 }
 
-template <int P, class B, bool kTma, bool kRounded, bool kOverlap = false>
-cudaError_t launch_blocks(const cgp_launch_args *a, TileSplit choice, cudaStream_t stream)
+/* The kernels of block B, its windows by TMA or not, its weights rounded or not, its loop overlapped or not, for
+ * weights aligned and not (with TMA windows and rounded weights no copy of a thread depends on Cin: one kernel, else
+ * by whole_chunks), their shared memory and paths (c's tile and split) */
+template <int P, class B, bool kTma, bool kRounded, bool kOverlap>
+void configure_blocks(const cgp_problem *p, cgp_kernel_config *c)
 {
+    const void *whole_kernel =
+        reinterpret_cast<const void *>(&implicit_gemm_wgmma_conv_gelu_mean<P, B, true, kTma, kRounded, kOverlap>);
+    const void *part_kernel = whole_kernel;
+    if constexpr (!(kTma && kRounded))
+        part_kernel = reinterpret_cast<const void *>(&implicit_gemm_wgmma_conv_gelu_mean<P, B, false, kTma, kRounded>);
+    for (int misaligned = 0; misaligned < 2; ++misaligned) {
+        const bool whole = (kTma && kRounded) || whole_chunks(p, misaligned);
+        c->kernel[misaligned] = whole ? whole_kernel : part_kernel;
+        c->path[misaligned] = igemm_wgmma_path(kTma, kRounded, kOverlap, whole, (unsigned)c->tile, c->split);
+    }
+    c->smem_bytes = Landing<B, kTma, kRounded, kOverlap>::kSmemBytes;
+}
+
+/* Launches the configured kernel of block B with its windows by TMA or not, its weights rounded or not */
+template <int P, class B, bool kTma, bool kRounded>
+cudaError_t launch_blocks(const cgp_launch_args *a, const cgp_kernel_config *c, cudaStream_t stream)
+{
+    const TileSplit choice{c->tile, c->split};
     const ImplicitGemmGeometry g = geometry(&a->p, choice);
     IgemmParams p = implicit_gemm_params(a, g);
     if (kRounded)
@@ -349,14 +370,8 @@ cudaError_t launch_blocks(const cgp_launch_args *a, TileSplit choice, cudaStream
     CUtensorMap map;
     if (!tma_window_map<B, kTma>(&map, a))
         return cudaErrorInvalidValue;
-    const void *kernel = reinterpret_cast<const void *>(&implicit_gemm_wgmma_conv_gelu_mean<P, B, true, kTma,
-                                                                                             kRounded, kOverlap>);
-    if constexpr (!(kTma && kRounded)) /* with both, no copy of a thread depends on Cin: one kernel */
-        if (!implicit_gemm_whole_chunks(a))
-            kernel = reinterpret_cast<const void *>(&implicit_gemm_wgmma_conv_gelu_mean<P, B, false, kTma,
-                                                                                         kRounded>);
-    return launch_implicit_gemm(kernel, p, g, a->p.n, choice.split, B::kThreads,
-                                Landing<B, kTma, kRounded, kOverlap>::kSmemBytes, stream, &map);
+    return launch_implicit_gemm(c->kernel[cgp_weights_misaligned(a->weight)], p, g, a->p.n, c->split, B::kThreads,
+                                c->smem_bytes, stream, &map);
 }
 
 /* The versions of this file: the windows and weights by cp.async (tf32-v10), the windows by TMA and the weights by
@@ -449,35 +464,38 @@ template <int P, int kStaging> struct ImplicitGemmWgmmaVersion : NoStageSplit {
         return nullptr;
     }
 
-    static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
+    static void configure(const cgp_problem *p, const cgp_device_info *d, cgp_kernel_config *c)
     {
-        const TileSplit c = choice(p, d);
-        return kRounded ? rounded_workspace_bytes<P>(p, c) : implicit_gemm_workspace_bytes(p, geometry(p, c));
+        const TileSplit tile_split = choice(p, d);
+        const bool tma = tma_windows(p, d);
+        c->tile = tile_split.tile;
+        c->split = tile_split.split;
+        c->staging = tma;
+        c->workspace_bytes = kRounded ? rounded_workspace_bytes<P>(p, tile_split)
+                                      : implicit_gemm_workspace_bytes(p, geometry(p, tile_split));
+        with_blocks(c->tile, tma, [&](auto tile, auto by_tma) {
+            configure_blocks<P, typename decltype(tile)::Block, decltype(by_tma)::value, kRounded, kOverlap>(p, c);
+        });
     }
 
-    static const char *path(const cgp_problem *p, const cgp_device_info *d, int weights_misaligned)
+    static cudaError_t launch(const cgp_launch_args *a, const cgp_kernel_config *c, const cgp_device_info *,
+                              cudaStream_t stream)
     {
-        const TileSplit c = choice(p, d);
-        /* launch_blocks' kernel: one kernel with both TMA windows and rounded weights, else by whole_chunks */
-        const bool tma = tma_windows(p, d), whole = (tma && kRounded) || whole_chunks(p, weights_misaligned);
-        return cgp_path_name(igemm_wgmma_path(tma, kRounded, kOverlap, whole, (unsigned)c.tile, c.split));
+        return with_blocks(c->tile, c->staging != 0, [&](auto tile, auto by_tma) {
+            return launch_blocks<P, typename decltype(tile)::Block, decltype(by_tma)::value, kRounded>(a, c, stream);
+        });
     }
 
-    static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t stream)
+    /* f(TileTag of tile's Blocks, std::bool_constant<windows by TMA>): tf32-v15's as `tma` says, the others' fixed */
+    template <class F> static auto with_blocks(int tile, bool tma, F f)
     {
-        const TileSplit c = choice(&a->p, d);
-        const bool tma = tma_windows(&a->p, d);
-        return with_tile_blocks<P>(c.tile, [&](auto tile) {
-            using B = typename decltype(tile)::Block;
+        return with_tile_blocks<P>(tile, [&](auto t) {
             if constexpr (kStaging == kCpAsyncWindows)
-                return launch_blocks<P, B, false, false>(a, c, stream);
-            else if constexpr (kStaging == kTmaWindows)
-                return launch_blocks<P, B, true, false>(a, c, stream);
-            else if constexpr (kOverlap)
-                return launch_blocks<P, B, true, true, true>(a, c, stream);
+                return f(t, std::false_type{});
+            else if constexpr (kStaging == kTmaWindows || kOverlap)
+                return f(t, std::true_type{});
             else
-                return tma ? launch_blocks<P, B, true, true>(a, c, stream)
-                           : launch_blocks<P, B, false, true>(a, c, stream);
+                return tma ? f(t, std::true_type{}) : f(t, std::false_type{});
         });
     }
 };

@@ -423,36 +423,46 @@ template <int P, int kStaging> TileSplit choose(const cgp_problem *p, const cgp_
     });
 }
 
+/* The kernels of block B staged by kStaging (whole chunks where Cin % 8 = 0 and the weights are aligned), their shared
+ * memory (the resident weights of every chunk) and paths from kPath0 */
 template <int P, class B, int kStaging>
-cudaError_t launch_blocks(const cgp_launch_args *a, const cgp_device_info *d, int tile, cudaStream_t stream)
+void configure_blocks(const cgp_problem *p, cgp_kernel_config *c, unsigned path0)
+{
+    using R = Resident<P, B, kStaging>;
+    for (int misaligned = 0; misaligned < 2; ++misaligned) {
+        const bool whole = whole_chunks(p, misaligned);
+        if constexpr (R::kFragments)
+            c->kernel[misaligned] =
+                whole ? reinterpret_cast<const void *>(&resident_fragment_wgmma_conv_gelu_mean<B, true>)
+                      : reinterpret_cast<const void *>(&resident_fragment_wgmma_conv_gelu_mean<B, false>);
+        else
+            c->kernel[misaligned] =
+                whole ? reinterpret_cast<const void *>(&resident_wgmma_conv_gelu_mean<P, B, true, R::kTma>)
+                      : reinterpret_cast<const void *>(&resident_wgmma_conv_gelu_mean<P, B, false, R::kTma>);
+        c->path[misaligned] = (path0 + (unsigned)c->tile) | weights_width_flag(whole);
+    }
+    c->smem_bytes = R::dynamic_bytes((int)ceil_div(p->cin, kChunk));
+}
+
+/* Launches the configured kernel of block B staged by kStaging */
+template <int P, class B, int kStaging>
+cudaError_t launch_blocks(const cgp_launch_args *a, const cgp_kernel_config *c, const cgp_device_info *d,
+                          cudaStream_t stream)
 {
     using R = Resident<P, B, kStaging>;
     constexpr bool kTma = R::kTma;
-    const TileShape &t = kTileShapes[tile];
+    const TileShape &t = kTileShapes[c->tile];
     const ImplicitGemmGeometry geo = implicit_gemm_geometry(&a->p, 8 * t.wy, 8 * t.wx, t.bn);
     PersistentSchedule g = schedule(&a->p, d, t);
     IgemmParams p = implicit_gemm_params(a, geo);
     CUtensorMap map; /* the boxes of the kernel's window: tf32-v16's FragmentWindow, else TmaWindow */
     if (!tma_window_map<B, kTma, std::conditional_t<R::kFragments, typename R::Src, TmaWindow<B>>>(&map, a))
         return cudaErrorInvalidValue;
-    const void *kernel;
-    if constexpr (R::kFragments) {
-        kernel = implicit_gemm_whole_chunks(a)
-                     ? reinterpret_cast<const void *>(&resident_fragment_wgmma_conv_gelu_mean<B, true>)
-                     : reinterpret_cast<const void *>(&resident_fragment_wgmma_conv_gelu_mean<B, false>);
-    } else {
-        kernel = implicit_gemm_whole_chunks(a)
-                     ? reinterpret_cast<const void *>(&resident_wgmma_conv_gelu_mean<P, B, true, kTma>)
-                     : reinterpret_cast<const void *>(&resident_wgmma_conv_gelu_mean<P, B, false, kTma>);
-    }
-    const size_t smem = R::dynamic_bytes(p.chunks);
-    const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    if (err != cudaSuccess)
-        return err;
     void *args[] = {&p, &g, &map};
     /* cudaLaunchKernel reports this launch's status only, not an error the caller left behind */
-    return cudaLaunchKernel(kernel, dim3((unsigned)g.blocks, (unsigned)geo.channel_blocks), dim3(B::kThreads), args,
-                            smem, stream);
+    return cudaLaunchKernel(c->kernel[cgp_weights_misaligned(a->weight)],
+                            dim3((unsigned)g.blocks, (unsigned)geo.channel_blocks), dim3(B::kThreads), args,
+                            c->smem_bytes, stream);
 }
 
 /* The hooks (kernel_desc.cuh) of tf32-v11 and 3xtf32-v11 (input windows by cp.async), of 3xtf32-v12 (by TMA) and
@@ -491,25 +501,21 @@ template <int P, int kStaging> struct ResidentWgmmaVersion : NoStageSplit {
         return implicit_gemm_grid_unsupported(p, geo);
     }
 
-    static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
+    static void configure(const cgp_problem *p, const cgp_device_info *d, cgp_kernel_config *c)
     {
-        const TileSplit c = choose<P, kStaging>(p, d);
-        return c.tile < 0 ? 0 : persistent_workspace_bytes(p, schedule(p, d, kTileShapes[c.tile]));
+        c->tile = choose<P, kStaging>(p, d).tile; /* one that fits: unsupported said so */
+        c->staging = kTma;
+        c->workspace_bytes = persistent_workspace_bytes(p, schedule(p, d, kTileShapes[c->tile]));
+        with_tile_blocks<P>(c->tile, [&](auto t) {
+            configure_blocks<P, typename decltype(t)::Block, kStaging>(p, c, kPath0);
+        });
     }
 
-    static const char *path(const cgp_problem *p, const cgp_device_info *d, int weights_misaligned)
+    static cudaError_t launch(const cgp_launch_args *a, const cgp_kernel_config *c, const cgp_device_info *d,
+                              cudaStream_t stream)
     {
-        const TileSplit c = choose<P, kStaging>(p, d);
-        return c.tile < 0 ? NULL
-                          : cgp_path_name((kPath0 + (unsigned)c.tile) |
-                                          weights_width_flag(whole_chunks(p, weights_misaligned)));
-    }
-
-    static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t stream)
-    {
-        const int tile = choose<P, kStaging>(&a->p, d).tile;
-        return with_tile_blocks<P>(tile, [&](auto t) {
-            return launch_blocks<P, typename decltype(t)::Block, kStaging>(a, d, tile, stream);
+        return with_tile_blocks<P>(c->tile, [&](auto t) {
+            return launch_blocks<P, typename decltype(t)::Block, kStaging>(a, c, d, stream);
         });
     }
 };

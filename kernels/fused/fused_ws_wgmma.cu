@@ -342,8 +342,18 @@ size_t ws_rounded_bytes(const cgp_problem *p, int bn)
     return sizeof(float) * (size_t)(ceil_div(p->cout, bn) * ceil_div(p->cin, kChunk)) * (size_t)(kTaps * 2 * bn * 4);
 }
 
+/* The kernel of BN channels a block staged by kStaging: no raw weights are copied (round_weights_once reads them 4
+ * bytes at a time), so one kernel for any Cin and any weight pointer; its shared memory and path */
+template <int BN, int kStaging> void ws_configure(cgp_kernel_config *c, unsigned path)
+{
+    configured(c, reinterpret_cast<const void *>(&ws_wgmma_conv_gelu_mean<BN, kStaging>),
+               WsBlock<BN, kStaging>::kSmemBytes, path);
+}
+
+/* Launches the configured kernel of BN channels a block staged by kStaging */
 template <int BN, int kStaging>
-cudaError_t ws_launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t stream)
+cudaError_t ws_launch(const cgp_launch_args *a, const cgp_kernel_config *c, const cgp_device_info *d,
+                      cudaStream_t stream)
 {
     using W = WsBlock<BN, kStaging>;
     const ImplicitGemmGeometry geo = implicit_gemm_geometry(&a->p, W::kTh, W::kTw, BN);
@@ -353,17 +363,10 @@ cudaError_t ws_launch(const cgp_launch_args *a, const cgp_device_info *d, cudaSt
     CUtensorMap map;
     if (!tma_window_map<typename W::Tile, !W::kCopiedWindow, typename W::Win>(&map, a))
         return cudaErrorInvalidValue;
-    /* no raw weights are copied (round_weights_once reads them 4 bytes at a time): one kernel for any Cin and any
-     * weight pointer */
-    const void *kernel = reinterpret_cast<const void *>(&ws_wgmma_conv_gelu_mean<BN, kStaging>);
-    const cudaError_t err =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)W::kSmemBytes);
-    if (err != cudaSuccess)
-        return err;
     void *args[] = {&p, &g, &map};
     /* cudaLaunchKernel reports this launch's status only, not an error the caller left behind */
-    return cudaLaunchKernel(kernel, dim3((unsigned)g.blocks, (unsigned)geo.channel_blocks), dim3(kWsThreads), args,
-                            W::kSmemBytes, stream);
+    return cudaLaunchKernel(c->kernel[0], dim3((unsigned)g.blocks, (unsigned)geo.channel_blocks), dim3(kWsThreads),
+                            args, c->smem_bytes, stream);
 }
 
 /* The hooks (kernel_desc.cuh) of tf32-v21: its windows by TMA where TMA reads them and by the producer's cp.async
@@ -406,25 +409,27 @@ struct WarpSpecialisedVersion : NoStageSplit {
         return implicit_gemm_grid_unsupported(p, geo);
     }
 
-    static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
+    static void configure(const cgp_problem *p, const cgp_device_info *d, cgp_kernel_config *c)
     {
-        const int bn = kWsChannels[ws_choose(p, d)];
-        const PersistentSchedule g = ws_schedule(p, d, bn);
-        return ws_rounded_offset(p, g) + ws_rounded_bytes(p, bn);
+        c->tile = ws_choose(p, d);
+        c->staging = copied(p, d) ? kWsRegisterACopied : kWsRegisterA;
+        const int bn = kWsChannels[c->tile];
+        c->workspace_bytes = ws_rounded_offset(p, ws_schedule(p, d, bn)) + ws_rounded_bytes(p, bn);
+        const unsigned path = kPath0 + (c->staging == kWsRegisterACopied ? 2u : 0u) + (unsigned)c->tile;
+        if (c->staging == kWsRegisterACopied)
+            return bn == 128 ? ws_configure<128, kWsRegisterACopied>(c, path)
+                             : ws_configure<64, kWsRegisterACopied>(c, path);
+        return bn == 128 ? ws_configure<128, kWsRegisterA>(c, path) : ws_configure<64, kWsRegisterA>(c, path);
     }
 
-    static const char *path(const cgp_problem *p, const cgp_device_info *d, int)
+    static cudaError_t launch(const cgp_launch_args *a, const cgp_kernel_config *c, const cgp_device_info *d,
+                              cudaStream_t stream)
     {
-        return cgp_path_name(kPath0 + (copied(p, d) ? 2u : 0u) + (unsigned)ws_choose(p, d));
-    }
-
-    static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t stream)
-    {
-        const bool wide = ws_choose(&a->p, d) == 0;
-        if (copied(&a->p, d))
-            return wide ? ws_launch<128, kWsRegisterACopied>(a, d, stream)
-                        : ws_launch<64, kWsRegisterACopied>(a, d, stream);
-        return wide ? ws_launch<128, kWsRegisterA>(a, d, stream) : ws_launch<64, kWsRegisterA>(a, d, stream);
+        const bool wide = kWsChannels[c->tile] == 128;
+        if (c->staging == kWsRegisterACopied)
+            return wide ? ws_launch<128, kWsRegisterACopied>(a, c, d, stream)
+                        : ws_launch<64, kWsRegisterACopied>(a, c, d, stream);
+        return wide ? ws_launch<128, kWsRegisterA>(a, c, d, stream) : ws_launch<64, kWsRegisterA>(a, c, d, stream);
     }
 };
 

@@ -622,6 +622,11 @@ inline IgemmParams implicit_gemm_params(const cgp_launch_args *a, const Implicit
     return p;
 }
 
+/* A type passed as a value: what a switch over tiles chosen at run time hands its generic lambda */
+template <class T> struct TypeTag {
+    using Type = T;
+};
+
 /* The largest of some sizes (a version's most shared memory over its tiles) */
 constexpr size_t largest(std::initializer_list<size_t> sizes)
 {
@@ -632,17 +637,13 @@ constexpr size_t largest(std::initializer_list<size_t> sizes)
 }
 
 /* Launches kernel(p) (one IgemmParams argument; kernel(p, *map) where map is given) on the grid (image, tile) x
- * channel block x split of g, blocks of `threads` with `smem_bytes` of dynamic shared memory, the `split` blocks
- * along z a thread-block cluster (a K split; no cluster where split is 1). Reports this launch's status only, not an
- * error the caller left behind. */
+ * channel block x split of g, blocks of `threads` with `smem_bytes` of dynamic shared memory (the limit the plan's
+ * cgp_kernel_prepare raised), the `split` blocks along z a thread-block cluster (a K split; no cluster where split
+ * is 1). Reports this launch's status only, not an error the caller left behind. */
 inline cudaError_t launch_implicit_gemm(const void *kernel, IgemmParams p, const ImplicitGemmGeometry &g, int64_t n,
                                         int split, int threads, size_t smem_bytes, cudaStream_t stream,
                                         const CUtensorMap *map = nullptr)
 {
-    const cudaError_t err =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_bytes);
-    if (err != cudaSuccess)
-        return err;
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3((unsigned)(n * g.tiles_per_image), (unsigned)g.channel_blocks, (unsigned)split);
     config.blockDim = dim3((unsigned)threads);
@@ -660,7 +661,7 @@ inline cudaError_t launch_implicit_gemm(const void *kernel, IgemmParams p, const
 }
 
 /* Whole chunks and weights by 16-byte copies (StageCopies' kWhole) where Cin allows and the weights are 16-byte
- * aligned (weights_misaligned: the path hooks' question); the results are the same either way */
+ * aligned (weights_misaligned: configure asks for both); the results are the same either way */
 inline bool whole_chunks(const cgp_problem *p, int weights_misaligned)
 {
     return p->cin % kChunk == 0 && !weights_misaligned;

@@ -19,7 +19,7 @@
  *   issue_chunk      the 9 (3xTF32: 27) wgmmas of a chunk, each tap's A the window moved by the tap
  *                    (issue_chunk_fragments: tf32-v16's, A from the registers load_fragments filled)
  *   kTileShapes      the tiles both versions choose from, in the order of their path ids
- *   igemm_wgmma_path the path id of a tile, split, staging and weight width (the launch records it, the path hook
+ *   igemm_wgmma_path the path id of a tile, split, staging and weight width (the launch records it, configure
  *                    names it); igemm_wgmma_path0 the first id of a staging
  *   TileBlocks, with_tile_blocks    the Blocks of tile i, at compile time and (one switch for every hook that
  *                    launches or sizes a tile chosen at run time) at run time
@@ -92,7 +92,7 @@ __host__ __device__ constexpr unsigned igemm_wgmma_path0(bool tma, bool rounded,
 
 /* The cgp_path_id of tile `tile` (its index in kTileShapes; B::kIndex) with `split` blocks a cluster sharing its
  * chunks, staged as igemm_wgmma_path0 says, its copies of whole chunks or not (weights_width_flag): what a launch
- * records and what the versions' path hook names */
+ * records and what the versions' configure names */
 __host__ __device__ constexpr unsigned igemm_wgmma_path(bool tma, bool rounded, bool overlapped, bool whole,
                                                         unsigned tile, int split)
 {

@@ -3,9 +3,11 @@
  * its hooks, and the sentences its unsupported() returns about shared memory, computed from the bytes.
  *
  *   kernel_desc<Hooks>(version, name, summary, kind)   the cgp_kernel_desc of one version, Hooks a struct with
- *       precision (a cgp_precision) and the static functions unsupported, workspace_bytes, launch and path,
- *       either stages_unsupported and launch_stages or, deriving from NoStageSplit, neither, and kPaths (every
- *       path id its launches can record: a PathList, made by path_run, + and with_weights_4b)
+ *       precision (a cgp_precision) and the static functions unsupported, configure and launch, either
+ *       stages_unsupported and launch_stages or, deriving from NoStageSplit, neither, and kPaths (every path id
+ *       its launches can record: a PathList, made by path_run, + and with_weights_4b)
+ *   configured(c, kernel, smem_bytes, path)        fills a cgp_kernel_config's kernel, shared memory and path for a
+ *       version whose weight pointer does not matter (the same kernel and path both ways)
  *   Kind(pipe, algorithm).tile(h, w, c)...        what the version is (cgp_kernel_kind, kernel_info.h), field by
  *       field, at compile time: .tile (one per tile it can take; .warp_tile: a warp's; .tiles: those of a list of
  *       the version's own), .warps, .staging, .weights, .k_split (.k_splits: a list of cluster sizes), .persistent,
@@ -131,13 +133,20 @@ constexpr cgp_kernel_desc kernel_desc(int version, const char *name, const char 
                            summary,
                            kind.k,
                            Hooks::unsupported,
-                           Hooks::workspace_bytes,
+                           Hooks::configure,
                            Hooks::launch,
-                           Hooks::path,
                            Hooks::kPaths.ids,
                            Hooks::kPaths.count,
                            Hooks::stages_unsupported,
                            Hooks::launch_stages};
+}
+
+/* The kernel, its dynamic shared memory and the path id of a configuration whose weight pointer does not matter */
+inline void configured(cgp_kernel_config *c, const void *kernel, size_t smem_bytes, unsigned path)
+{
+    c->kernel[0] = c->kernel[1] = kernel;
+    c->path[0] = c->path[1] = path;
+    c->smem_bytes = smem_bytes;
 }
 
 /* A kind kernel_desc takes: 1 to CGP_KERNEL_TILES_MAX tiles, K splits of 2, 4 or 8 blocks, warps where set */

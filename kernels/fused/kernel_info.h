@@ -39,7 +39,7 @@ typedef struct cgp_device_info {
 #define CGP_DEVICE_INFO_H200 {132, 9, 0, 232448, 1}
 
 /* The paths a launch can take inside a version, numbered for the launch to record (cgp_launch_args.path_record);
- * cgp_path_name gives each the name a version's `path` hook returns. 0: nothing recorded. */
+ * cgp_path_name gives each the name cgp_kernel_path returns. 0: nothing recorded. */
 enum cgp_path_id {
     CGP_PATH_NONE = 0,
     CGP_PATH_GENERIC, /* "generic": fp32-v1 */
@@ -123,7 +123,7 @@ enum { CGP_PATH_FLAG_WEIGHTS_4B = 0x100 };
 /* The bytes of the longest path name with its terminating NUL, at most (dispatch.cu checks every name) */
 enum { CGP_PATH_NAME_MAX = 80 };
 
-/* The name of path `id` (a cgp_path_id, with CGP_PATH_FLAG_WEIGHTS_4B where set: exactly what the `path` hook of a
+/* The name of path `id` (a cgp_path_id, with CGP_PATH_FLAG_WEIGHTS_4B where set: exactly what cgp_kernel_path of a
  * version taking it returns), or of the word a launch's blocks recorded (path_record.cuh: each ORs in its id in the
  * low 16 bits and the id's complement in the high 16 bits): the name of their id where every block recorded the
  * same, CGP_PATH_NAME_MIXED where blocks recorded different ids. NULL for 0 (nothing recorded) and any id not in
@@ -240,8 +240,8 @@ const char *cgp_kernel_summary(const cgp_kernel_desc *k);
 const char *cgp_kernel_kind_name(const cgp_kernel_desc *k);
 
 /* Version k's answers for problem p on device d (its hooks, kernel_api.h): NULL when it runs p, else why not; the
- * name of the path a launch of p takes (weights_misaligned: cgp_weights_misaligned of the weight pointer, 0 for a
- * plan's own question) */
+ * name of the path a launch of p takes, from its configuration (weights_misaligned: cgp_weights_misaligned of the
+ * weight pointer, 0 for a plan's own question), NULL where it does not run p */
 const char *cgp_kernel_unsupported(const cgp_kernel_desc *k, const cgp_problem *p, const cgp_device_info *d);
 const char *cgp_kernel_path(const cgp_kernel_desc *k, const cgp_problem *p, const cgp_device_info *d,
                             int weights_misaligned);

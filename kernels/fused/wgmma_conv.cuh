@@ -739,14 +739,20 @@ template <class C, int kStaging> bool make_tensor_map(CUtensorMap *map, const cg
     return input_tensor_map(map, a->p, a->x, Window<C, kStaging>::pitch, C::rows + 2, kCin);
 }
 
+/* Launches the stages S of version C staged by kStaging: the configured kernel (c) where S is every stage, else the
+ * stage split's own, which sets its shared-memory limit itself (a lab measurement, kernel_api.h) */
 template <class C, int S, int kStaging>
-cudaError_t launch_kernel(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s, const CUtensorMap &map)
+cudaError_t launch_kernel(const cgp_launch_args *a, const cgp_kernel_config *c, const cgp_device_info *d,
+                          cudaStream_t s, const CUtensorMap &map)
 {
     constexpr size_t smem = smem_bytes<C, kStaging>();
-    const void *kernel = reinterpret_cast<const void *>(&wgmma_conv_gelu_mean<C, S, kStaging>);
-    cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    if (err != cudaSuccess)
-        return err;
+    const void *kernel = c->kernel[0];
+    if constexpr (S != CGP_STAGE_ALL) {
+        kernel = reinterpret_cast<const void *>(&wgmma_conv_gelu_mean<C, S, kStaging>);
+        const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (err != cudaSuccess)
+            return err;
+    }
     const float *x = a->x, *w = a->weight, *b = a->bias;
     cgp_problem p = a->p;
     PersistentSchedule g = wgmma_schedule<C>(&a->p, d);
@@ -759,26 +765,34 @@ cudaError_t launch_kernel(const cgp_launch_args *a, const cgp_device_info *d, cu
 
 /* The stages S of version C by TMA, staging kStaging */
 template <class C, int S, int kStaging>
-cudaError_t launch_by_tma(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
+cudaError_t launch_by_tma(const cgp_launch_args *a, const cgp_kernel_config *c, const cgp_device_info *d,
+                          cudaStream_t s)
 {
     CUtensorMap map = {};
     if (!make_tensor_map<C, kStaging>(&map, a))
         return cudaErrorInvalidValue; /* the encoder refused a map of x: no other staging under this path */
-    return launch_kernel<C, S, kStaging>(a, d, s, map);
+    return launch_kernel<C, S, kStaging>(a, c, d, s, map);
 }
 
-/* The stages S of version C, its tiles staged as staging_of says (path() reports the same) */
+/* The stages S of version C, its tiles staged as configured (c->staging, from staging_of) */
 template <class C, int S>
-cudaError_t launch_with_staging(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
+cudaError_t launch_with_staging(const cgp_launch_args *a, const cgp_kernel_config *c, const cgp_device_info *d,
+                                cudaStream_t s)
 {
-    const Staging staging = staging_of<C>(&a->p, d);
-    if (staging == kByTma)
-        return launch_by_tma<C, S, kByTma>(a, d, s);
+    if (c->staging == kByTma)
+        return launch_by_tma<C, S, kByTma>(a, c, d, s);
     if constexpr (C::shifted_box) {
-        if (staging == kByTmaShifted)
-            return launch_by_tma<C, S, kByTmaShifted>(a, d, s);
+        if (c->staging == kByTmaShifted)
+            return launch_by_tma<C, S, kByTmaShifted>(a, c, d, s);
     }
-    return launch_kernel<C, S, kByCpAsync>(a, d, s, CUtensorMap{});
+    return launch_kernel<C, S, kByCpAsync>(a, c, d, s, CUtensorMap{});
+}
+
+/* The kernel of every stage of version C staged by kStaging, its shared memory and path */
+template <class C, int kStaging> void configure_staging(cgp_kernel_config *c)
+{
+    configured(c, reinterpret_cast<const void *>(&wgmma_conv_gelu_mean<C, CGP_STAGE_ALL, kStaging>),
+               smem_bytes<C, kStaging>(), path_of_staging(kStaging));
 }
 
 /* The paths version C can take (staging_of): TMA, cp.async, and the shifted box where it has one */
@@ -801,19 +815,22 @@ template <class C> struct WgmmaVersion {
         return wgmma_unsupported<C>(p, d);
     }
 
-    static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
+    static void configure(const cgp_problem *p, const cgp_device_info *d, cgp_kernel_config *c)
     {
-        return persistent_workspace_bytes(p, wgmma_schedule<C>(p, d));
+        c->staging = staging_of<C>(p, d);
+        c->workspace_bytes = persistent_workspace_bytes(p, wgmma_schedule<C>(p, d));
+        if constexpr (C::shifted_box)
+            if (c->staging == kByTmaShifted)
+                return configure_staging<C, kByTmaShifted>(c);
+        if (c->staging == kByTma)
+            return configure_staging<C, kByTma>(c);
+        configure_staging<C, kByCpAsync>(c);
     }
 
-    static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
+    static cudaError_t launch(const cgp_launch_args *a, const cgp_kernel_config *c, const cgp_device_info *d,
+                              cudaStream_t s)
     {
-        return launch_with_staging<C, CGP_STAGE_ALL>(a, d, s);
-    }
-
-    static const char *path(const cgp_problem *p, const cgp_device_info *d, int)
-    {
-        return cgp_path_name(path_of_staging(staging_of<C>(p, d)));
+        return launch_with_staging<C, CGP_STAGE_ALL>(a, c, d, s);
     }
 
     /* The stage split (kernel_api.h): every problem the version runs */
@@ -822,13 +839,14 @@ template <class C> struct WgmmaVersion {
         return wgmma_unsupported<C>(p, d);
     }
 
-    static cudaError_t launch_stages(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s, int stages)
+    static cudaError_t launch_stages(const cgp_launch_args *a, const cgp_kernel_config *c, const cgp_device_info *d,
+                                     cudaStream_t s, int stages)
     {
         switch (stages) {
-        case CGP_STAGE_ALL: return launch(a, d, s);
-        case CGP_STAGE_MMA: return launch_with_staging<C, CGP_STAGE_MMA>(a, d, s);
-        case CGP_STAGE_EPILOGUE: return launch_with_staging<C, CGP_STAGE_EPILOGUE>(a, d, s);
-        case 0: return launch_with_staging<C, 0>(a, d, s);
+        case CGP_STAGE_ALL: return launch(a, c, d, s);
+        case CGP_STAGE_MMA: return launch_with_staging<C, CGP_STAGE_MMA>(a, c, d, s);
+        case CGP_STAGE_EPILOGUE: return launch_with_staging<C, CGP_STAGE_EPILOGUE>(a, c, d, s);
+        case 0: return launch_with_staging<C, 0>(a, c, d, s);
         default: return cudaErrorInvalidValue;
         }
     }

@@ -172,31 +172,24 @@ template <class V> struct WinogradVersion : NoStageSplit {
         return nullptr;
     }
 
-    static size_t workspace_bytes(const cgp_problem *p, const cgp_device_info *d)
+    static void configure(const cgp_problem *p, const cgp_device_info *d, cgp_kernel_config *c)
     {
-        return persistent_workspace_bytes(p, persistent_schedule(p, d, V::kTileH, V::kTileW));
+        c->workspace_bytes = persistent_workspace_bytes(p, persistent_schedule(p, d, V::kTileH, V::kTileW));
+        const WinogradLaunch l = V::launch_for(p);
+        configured(c, reinterpret_cast<const void *>(l.kernel), l.smem_bytes, l.path);
     }
 
-    static const char *path(const cgp_problem *p, const cgp_device_info *, int)
-    {
-        return cgp_path_name(V::launch_for(p).path);
-    }
-
-    static cudaError_t launch(const cgp_launch_args *a, const cgp_device_info *d, cudaStream_t s)
+    static cudaError_t launch(const cgp_launch_args *a, const cgp_kernel_config *c, const cgp_device_info *d,
+                              cudaStream_t s)
     {
         PersistentSchedule g = persistent_schedule(&a->p, d, V::kTileH, V::kTileW);
-        const WinogradLaunch l = V::launch_for(&a->p);
-        cudaError_t err =
-            cudaFuncSetAttribute(l.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)l.smem_bytes);
-        if (err != cudaSuccess)
-            return err;
         /* cudaLaunchKernel reports this launch's status only, not an error the caller left behind */
         const float *x = a->x, *w = a->weight, *b = a->bias;
         cgp_problem p = a->p;
         ReduceArgs red = make_reduce_args(a, a->workspace);
         unsigned *path_record = a->path_record;
         void *args[] = {&x, &w, &b, &p, &g, &red, &path_record};
-        return cudaLaunchKernel((const void *)l.kernel, dim3(g.blocks), dim3(V::kThreads), args, l.smem_bytes, s);
+        return cudaLaunchKernel(c->kernel[0], dim3(g.blocks), dim3(V::kThreads), args, c->smem_bytes, s);
     }
 };
 

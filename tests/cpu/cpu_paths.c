@@ -1,6 +1,6 @@
 /*
- * cpu_paths.c - the kernel versions' hooks (kernels/fused/kernel_api.h: unsupported, path) and the heuristic selection
- * (host/lib/kernel_select.c) evaluated on the CPU for a described H200 (CGP_DEVICE_INFO_H200), without a GPU:
+ * cpu_paths.c - the kernel versions' hooks (kernels/fused/kernel_api.h: unsupported, configure) and the heuristic
+ * selection (host/lib/kernel_select.c) evaluated on the CPU for a described H200 (CGP_DEVICE_INFO_H200), without a GPU:
  *   - a sweep of shapes over the hooks' decision boundaries (batch, channels, planes, padding, the weight pointer's
  *     16-byte alignment) reaches, per version, every path id the version lists (cgp_kernel_desc.paths) and no other;
  *   - the fixed shapes of tests/lib/path_shapes.h, which gpu_fused and sanitize_main run on the GPU, reach every
@@ -31,21 +31,6 @@ enum { ID_SPACE = 2 * CGP_PATH_FLAG_WEIGHTS_4B }; /* every id, with and without 
 
 static const cgp_device_info h200 = CGP_DEVICE_INFO_H200;
 
-/* The id whose cgp_path_name is `name`, or 0; one version k lists first (some versions share names: tf32-v9's and
- * tf32-v10's "8x16 px x 64 ch", which the record cannot tell apart either) */
-static unsigned path_id(const cgp_kernel_desc *k, const char *name)
-{
-    for (int i = 0; name && i < k->path_count; ++i)
-        if (strcmp(cgp_path_name(k->paths[i]), name) == 0)
-            return k->paths[i];
-    for (unsigned id = 1; name && id < ID_SPACE; ++id) {
-        const char *known = cgp_path_name(id);
-        if (known && strcmp(known, name) == 0)
-            return id;
-    }
-    return 0;
-}
-
 static int listed(const cgp_kernel_desc *k, unsigned id)
 {
     for (int i = 0; i < k->path_count; ++i)
@@ -61,14 +46,21 @@ static cgp_problem problem_of(const cgp_shape *s, cgp_padding padding)
     return p;
 }
 
-/* The path id version k takes on p with the weights 16-byte aligned or not (0 where it refuses p; -1 where it names
- * a path cgp_path_name does not know) */
+/* The path id version k takes on p with the weights 16-byte aligned or not, from its configuration (0 where it
+ * refuses p; -1 where the configuration is malformed: a path cgp_path_name does not know, no kernel for a weight
+ * width, a K split other than 1, 2, 4, 8, or a different answer when asked again) */
 static int path_taken(const cgp_kernel_desc *k, const cgp_problem *p, int weights_misaligned)
 {
     if (k->unsupported(p, &h200))
         return 0;
-    const unsigned id = path_id(k, k->path(p, &h200, weights_misaligned));
-    return id ? (int)id : -1;
+    cgp_kernel_config c, again;
+    cgp_kernel_configure(k, p, &h200, &c);
+    cgp_kernel_configure(k, p, &h200, &again);
+    const unsigned id = c.path[weights_misaligned];
+    const int split_ok = c.split == 1 || c.split == 2 || c.split == 4 || c.split == 8;
+    if (!cgp_path_name(id) || !c.kernel[0] || !c.kernel[1] || !split_ok || memcmp(&c, &again, sizeof c) != 0)
+        return -1;
+    return (int)id;
 }
 
 /* The sweep: each version's reached ids into reached[version index * ID_SPACE + id] */
@@ -116,7 +108,8 @@ static void check_listed_paths(const cgp_kernel_desc *const *table, int count, c
                          cgp_path_name(id));
         }
         if (unnamed[k])
-            TEST_FAIL(name, "its path hook names a path that cgp_path_name does not know");
+            TEST_FAIL(name, "its configure names a path that cgp_path_name does not know, leaves a kernel out, splits "
+                            "K other than 1, 2, 4 or 8, or answers differently when asked again");
         else if (*extra)
             TEST_FAIL(name, "reaches paths it does not list: %s", extra);
         else if (*missing)
@@ -147,7 +140,7 @@ static void check_fixed_shapes(const cgp_kernel_desc *const *table, int count, c
             TEST_FAIL(name, "no kernel version %d", f->version);
         else if (id <= 0)
             TEST_FAIL(name, "%s refuses it: %s", table[k]->name,
-                      id == 0 ? table[k]->unsupported(&p, &h200) : "its path is unnamed");
+                      id == 0 ? table[k]->unsupported(&p, &h200) : "its configuration is malformed");
         else if (covered[(size_t)k * ID_SPACE + (unsigned)id])
             TEST_FAIL(name, "path \"%s\" of %s is reached by an earlier fixed shape already", cgp_path_name((unsigned)id),
                       table[k]->name);
@@ -211,7 +204,7 @@ static void check_selection(const cgp_kernel_desc *const *table, int count)
                     TEST_FAIL(name, "picks %s without a prediction, not the first that runs it (%s)", pick->name,
                               first->name);
                 else
-                    test_report("PASS", name, "%s, path %s", pick->name, pick->path(&p, &h200, 0));
+                    test_report("PASS", name, "%s, path %s", pick->name, cgp_kernel_path(pick, &p, &h200, 0));
             }
 }
 

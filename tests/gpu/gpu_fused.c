@@ -183,7 +183,7 @@ static void test_kernel_zero(const problem *pr, const cgp_problem *cp, const cgp
             TEST_FAIL(name, "the plan names %s (%d), the heuristic's version for the shape is %s (%d)", kname,
                       version, first->name, first->version);
         else
-            test_report("PASS", name, "%s, path %s", kname, first->path(cp, dev, 0));
+            test_report("PASS", name, "%s, path %s", kname, cgp_kernel_path(first, cp, dev, 0));
         cudaFree(ws);
         if (plan)
             cgp_plan_destroy(plan);
@@ -201,7 +201,7 @@ static void test_rounded_staging(const problem *pr, const cgp_problem *cp, const
     snprintf(name, sizeof name, "fused v%d staging %s %lldx%lldx%lldx%lldx%lld", k->version,
              pr->p.padding ? "same" : "valid", (long long)s->n, (long long)s->cin, (long long)s->cout,
              (long long)s->h, (long long)s->w);
-    const char *path = k->path(cp, dev, 0), *digits = strpbrk(path, "0123456789");
+    const char *path = cgp_kernel_path(k, cp, dev, 0), *digits = strpbrk(path, "0123456789");
     int th = 0, tw = 0;
     if (!digits || sscanf(digits, "%dx%d px", &th, &tw) != 2 || th < 1 || tw < 1) {
         TEST_FAIL(name, "path \"%s\" names no tile (\"TH x TW px\")", path);

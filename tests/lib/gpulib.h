@@ -149,13 +149,13 @@ static inline int test_recorded_path_matches(cgp_plan *plan, const cgp_shape *s,
     }
     const cgp_problem p = {s->n, s->cin, s->cout, s->h, s->w, cgp_output_height(s, padding),
                            cgp_output_width(s, padding), (int)padding};
-    const char *expected = k->path(&p, &d, cgp_weights_misaligned(weight));
+    const char *expected = cgp_kernel_path(k, &p, &d, cgp_weights_misaligned(weight));
     if ((st = cgp_plan_recorded_path(plan, &recorded)) != CGP_SUCCESS)
         snprintf(why, cap, "cgp_plan_recorded_path: %s: %s", cgp_status_string(st), cgp_last_error_detail());
     else if (!recorded)
-        snprintf(why, cap, "the launch of %s recorded no path (its path hook says \"%s\")", k->name, expected);
+        snprintf(why, cap, "the launch of %s recorded no path (its configuration says \"%s\")", k->name, expected);
     else if (strcmp(recorded, expected) != 0)
-        snprintf(why, cap, "the launch of %s recorded path \"%s\", its path hook says \"%s\"", k->name, recorded,
+        snprintf(why, cap, "the launch of %s recorded path \"%s\", its configuration says \"%s\"", k->name, recorded,
                  expected);
     else
         return 1;

@@ -203,13 +203,15 @@ $(BUILD)/asan/cpu_%: tests/cpu/cpu_%.c $(CPU_SRCS)
 CPU_LIB_TESTS := cpu_paths cpu_cost_model cpu_version_table
 $(CPU_LIB_TESTS:%=$(BUILD)/tests/%): $(BUILD)/tests/%: tests/cpu/%.c $(TOOL_SO)
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $< $(TOOL_LINK)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -DCGP_WGMMA_BUILT=$(WGMMA_BUILT) -o $@ $< $(TOOL_LINK)
 
 $(CPU_LIB_TESTS:%=$(BUILD)/asan/%): $(BUILD)/asan/%: tests/cpu/%.c $(TOOL_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP -O2,$(CFLAGS)) -O1 -fsanitize=address,undefined \
-	    -fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ $< $(TOOL_LINK)
+	    -fno-sanitize-recover=all -fno-omit-frame-pointer -DCGP_WGMMA_BUILT=$(WGMMA_BUILT) -o $@ $< $(TOOL_LINK)
 
+# the expectations of which version runs which shape come from the versions' declared limits
+$(BUILD)/tests/cpu_paths $(BUILD)/asan/cpu_paths $(GPU_TESTS): tests/lib/expected_support.h
 $(BUILD)/tests/cpu_paths $(BUILD)/asan/cpu_paths: tests/lib/path_shapes.h
 
 # cpu_tolerance checks the version caps (tests/lib/tolerance_caps.h) against libcgp's kernel table: no GPU

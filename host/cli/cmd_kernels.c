@@ -53,9 +53,12 @@ static void list_versions(const cgp_problem *p, const cgp_device_info *d)
     for (int i = 0; i < n; ++i) {
         const char *why =
             (p->hout >= 1 && p->wout >= 1) ? cgp_kernel_unsupported(table[i], p, d) : "no output pixel";
+        char limits[256];
+        cgp_kernel_limits_format(cgp_kernel_kind_of(table[i]), limits, sizeof limits);
         printf("  %2d  %-10s %-7s %-*s  %s\n", cgp_kernel_version(table[i]), cgp_kernel_name(table[i]),
                cli_precision_names[cgp_kernel_precision(table[i])], width, cgp_kernel_kind_name(table[i]),
                cgp_kernel_summary(table[i]));
+        printf("      runs: %s\n", limits);
         if (why)
             printf("      runs this shape: no, %s\n", why);
         else

@@ -76,6 +76,7 @@ extern "C" int cgp_kernel_version(const cgp_kernel_desc *k) { return k->version;
 extern "C" const char *cgp_kernel_name(const cgp_kernel_desc *k) { return k->name; }
 extern "C" int cgp_kernel_precision(const cgp_kernel_desc *k) { return k->precision; }
 extern "C" const char *cgp_kernel_summary(const cgp_kernel_desc *k) { return k->summary; }
+extern "C" const cgp_kernel_kind *cgp_kernel_kind_of(const cgp_kernel_desc *k) { return &k->kind; }
 
 extern "C" const char *cgp_kernel_unsupported(const cgp_kernel_desc *k, const cgp_problem *p,
                                               const cgp_device_info *d)
@@ -177,6 +178,41 @@ extern "C" int cgp_kernel_kind_format(const cgp_kernel_kind *k, char *buf, size_
         t.add(", %s", schedule);
     if (const char *loop = word(loop_words, k->loop))
         t.add(", %s", loop);
+    return t.length;
+}
+
+extern "C" int cgp_kernel_limits_format(const cgp_kernel_kind *k, char *buf, size_t cap)
+{
+    Text t{buf, cap, 0};
+    if (buf && cap > 0)
+        buf[0] = '\0';
+    const cgp_kernel_limits &l = k->limits;
+    const char *comma = "";
+    auto next = [&comma] { /* the separator before a limit: none before the first */
+        const char *c = comma;
+        comma = ", ";
+        return c;
+    };
+    if (k->pipe == CGP_PIPE_WGMMA)
+        t.add("%scompute capability 9.0 (sm_90a)", next());
+    else if (l.cc_major > 0)
+        t.add("%scompute capability %d.%d or newer", next(), l.cc_major, l.cc_minor);
+    if (l.cin_only)
+        t.add("%sCin = %d", next(), l.cin_only);
+    if (l.cout_only)
+        t.add("%sCout = %d", next(), l.cout_only);
+    if (l.cin_max)
+        t.add("%sCin <= %d", next(), l.cin_max);
+    if (l.cout_max)
+        t.add("%sCout <= %d", next(), l.cout_max);
+    if (l.pixels_per_cin)
+        t.add("%s%d Cin <= Hout x Wout", next(), l.pixels_per_cin);
+    if (k->staging == CGP_STAGING_TMA)
+        t.add("%sW %% 4 = 0 (TMA)", next());
+    if (l.smem_bytes)
+        t.add("%s%u KiB of shared memory a block", next(), (l.smem_bytes + 1023) / 1024);
+    if (t.length == 0)
+        t.add("any shape");
     return t.length;
 }
 

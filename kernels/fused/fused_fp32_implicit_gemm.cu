@@ -432,7 +432,11 @@ constexpr cgp_kernel_tile kind_tile(const TileShape &t)
     return cgp_kernel_tile{(short)t.th, (short)t.tw, (short)t.bn};
 }
 constexpr Kind kFfmaImplicitGemmKind =
-    Kind(CGP_PIPE_FFMA, CGP_ALGORITHM_IMPLICIT_GEMM).tiles(kTileShapes, kind_tile).k_splits(kSplits);
+    Kind(CGP_PIPE_FFMA, CGP_ALGORITHM_IMPLICIT_GEMM)
+        .tiles(kTileShapes, kind_tile)
+        .k_splits(kSplits)
+        .needs_cc(8, 0)
+        .smem(kMinSmemBytes);
 
 } // namespace
 

@@ -215,7 +215,7 @@ struct WinogradF4x4Kernel {
 CGP_DEFINE_KERNEL_DESC(cgp_kernel_fp32_v9, WinogradVersion<WinogradF4x4Kernel>, 9, "fp32-v9",
                        "Winograd F(4x4,3x3) in fp32 FFMA, all after the input transform in registers: one 4x4 "
                        "Winograd tile x 4 channels per thread pass, 16x32 block tiles, 256 threads",
-                       Kind(CGP_PIPE_FFMA, CGP_ALGORITHM_WINOGRAD_F4X4)
+                       winograd_limits<WinogradF4x4Kernel>(Kind(CGP_PIPE_FFMA, CGP_ALGORITHM_WINOGRAD_F4X4))
                            .tile(kTileH, kTileW, kCout)
                            .warps(kThreads / 32)
                            .weights(CGP_WEIGHTS_RESIDENT)

@@ -77,6 +77,7 @@ struct F2x2Gemm { /* fp32-v11 */
     static constexpr bool kTmaWindow = false;
     static constexpr unsigned kCopyPath0 = CGP_PATH_WINOGRAD_GEMM_TILE0, kTmaPath0 = 0;
     static constexpr int kUPad = 8; /* U's rows BN + 8 floats apart: the filter transform's stores hit 32 banks */
+    static constexpr int kPixelsPerCin = 0; /* any Cin */
     static const char *shape_unsupported(const cgp_problem *, const cgp_device_info *) { return nullptr; }
 };
 struct F4x4Gemm { /* fp32-v12 */
@@ -95,9 +96,10 @@ struct F4x4Gemm { /* fp32-v12 */
     /* F(4x4)'s error in y grows about as 8e-7 sqrt(Cin / (Hout x Wout)) (the rounding of the products' sums over
      * Cin, averaged by the mean over the pixels): measured on the H200 (docs/design.md) 2.0e-6 at Cin = 512 over
      * 7x7, 8.5e-7 at 256 over 14x14, 3.3e-7 at 128 over 28x28; up to Cin = Hout x Wout / 4 it stays near 4e-7 */
+    static constexpr int kPixelsPerCin = 4;
     static const char *shape_unsupported(const cgp_problem *p, const cgp_device_info *)
     {
-        if (4 * p->cin > p->hout * p->wout)
+        if (kPixelsPerCin * p->cin > p->hout * p->wout)
             return "more input channels than a quarter of the output pixels, where F(4x4)'s rounding error in "
                    "the means would pass 4e-7 (docs/design.md; fp32-v11's F(2x2) keeps it below 2.5e-7)";
         return nullptr;
@@ -600,13 +602,24 @@ constexpr cgp_kernel_tile kind_tile(const WinogradTileShape &t)
 {
     return cgp_kernel_tile{(short)t.th, (short)t.tw, (short)t.bn};
 }
+/* The shared memory version V's first tile needs by its larger staging: with it, V runs every shape its limits allow */
+template <class V> constexpr size_t most_min_smem_bytes()
+{
+    if constexpr (V::kTmaWindow)
+        return largest({kMinSmemBytes<V, V::kCopyStaging>, kMinSmemBytes<V, WindowStaging::kTma>});
+    else
+        return kMinSmemBytes<V, V::kCopyStaging>;
+}
 template <class V>
 constexpr Kind kWinogradGemmKind =
     Kind(CGP_PIPE_FFMA, V::F::kAlpha == 4 ? CGP_ALGORITHM_WINOGRAD_F2X2 : CGP_ALGORITHM_WINOGRAD_F4X4)
         .tiles(V::kShapes, kind_tile)
         .warps(kThreadsOf<V> / 32)
         .staging(V::kTmaWindow ? CGP_STAGING_TMA_OR_CP_ASYNC : CGP_STAGING_CP_ASYNC)
-        .k_splits(kSplits);
+        .k_splits(kSplits)
+        .needs_cc(8, 0)
+        .pixels_per_cin(V::kPixelsPerCin)
+        .smem(most_min_smem_bytes<V>());
 
 } // namespace
 

@@ -321,8 +321,13 @@ template <int P> struct ImplicitGemmVersion : NoStageSplit {
 
 /* What both are: the implicit GEMM on mma.sync on the tiles of with_tile, in the order of their path ids (the
  * warps: the tile's), the stages by cp.async, weights and window alike, K whole, one tile a block */
-constexpr Kind kImplicitGemmKind =
-    Kind(CGP_PIPE_MMA_SYNC, CGP_ALGORITHM_IMPLICIT_GEMM).tile(8, 16, 64).tile(8, 8, 64).tile(8, 16, 32).tile(8, 8, 32);
+template <int P>
+constexpr Kind kImplicitGemmKind = Kind(CGP_PIPE_MMA_SYNC, CGP_ALGORITHM_IMPLICIT_GEMM)
+                                       .tile(8, 16, 64)
+                                       .tile(8, 8, 64)
+                                       .tile(8, 16, 32)
+                                       .tile(8, 8, 32)
+                                       .smem(max_smem_bytes<P>());
 
 } // namespace
 
@@ -332,10 +337,10 @@ constexpr Kind kImplicitGemmKind =
       "implicit GEMM on mma.sync m16n8k8 tf32 for any channel count: tiles of 8x16 or 8x8 pixels x 64 or 32 "          \
       "channels (chosen per shape), 8 input channels x 9 taps a stage in a 4-stage cp.async ring, rounded in "         \
       "place, a fresh accumulator every 3 taps (FADD into the sum), bias/GELU/mean in registers",                      \
-      kImplicitGemmKind)                                                                                               \
+      kImplicitGemmKind<kTf32>)                                                                                        \
     X(cgp_kernel_tf32x3_v9, ImplicitGemmVersion<kTf32x3>, 29, "3xtf32-v9",                                             \
       "tf32-v9 with the 3xTF32 split (fp32-level accuracy): big and small planes split in place, 2-stage ring, "       \
       "a fresh accumulator every tap (its 3 products), gelu_x2_fine",                                                  \
-      kImplicitGemmKind)
+      kImplicitGemmKind<kTf32x3>)
 
 IMPLICIT_GEMM_VERSIONS(CGP_DEFINE_KERNEL_DESC)

@@ -416,7 +416,8 @@ template <int P, int kStaging> constexpr auto igemm_wgmma_paths()
 }
 
 /* The hooks (kernel_desc.cuh) of tf32-v10, 3xtf32-v10, tf32-v13, 3xtf32-v13, tf32-v15, 3xtf32-v15 and tf32-v17 */
-template <int P, int kStaging> struct ImplicitGemmWgmmaVersion : NoStageSplit {
+template <int P, int kStagingOf> struct ImplicitGemmWgmmaVersion : NoStageSplit {
+    static constexpr int kStaging = kStagingOf;
     static constexpr cgp_precision precision = (cgp_precision)P;
     static constexpr bool kOverlap = kStaging == kRoundedOverlapped;
     static constexpr bool kRounded = kStaging == kRoundedWeights || kOverlap;
@@ -438,15 +439,18 @@ template <int P, int kStaging> struct ImplicitGemmWgmmaVersion : NoStageSplit {
         return choose(p, d, tma_windows(p, d) ? TmaSmem::bytes : CpAsyncSmem::bytes);
     }
 
+    /* the shared memory of its largest tile by its stagings */
+    static constexpr size_t kMostSmem = kStaging == kCpAsyncWindows ? CpAsyncSmem::most
+                                        : kStaging == kTmaWindows || kOverlap
+                                            ? TmaSmem::most
+                                            : largest({CpAsyncSmem::most, TmaSmem::most});
+
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
-        constexpr size_t kSmem = kStaging == kCpAsyncWindows                ? CpAsyncSmem::most
-                                 : kStaging == kTmaWindows || kOverlap ? TmaSmem::most
-                                                                       : largest({CpAsyncSmem::most, TmaSmem::most});
         if (const char *why = wgmma_gpu_unsupported(d))
             return why;
-        if (kSmem > d->smem_per_block_optin)
-            return kSharedMemoryNeed<kSmem>.text;
+        if (kMostSmem > d->smem_per_block_optin)
+            return kSharedMemoryNeed<kMostSmem>.text;
         if (kStaging == kTmaWindows || kOverlap) {
             const char *why = input_tensor_map_unsupported(p, d);
             if (why != NULL)
@@ -508,17 +512,18 @@ using Tf32RoundedWeights = ImplicitGemmWgmmaVersion<kTf32, kRoundedWeights>;
 using Tf32x3RoundedWeights = ImplicitGemmWgmmaVersion<kTf32x3, kRoundedWeights>;
 using Tf32RoundedOverlapped = ImplicitGemmWgmmaVersion<kTf32, kRoundedOverlapped>;
 
-/* What a version of staging kStaging is: K split over kSplits' clusters, one tile a block; the windows by cp.async,
- * by TMA, or by TMA where it reads them and by cp.async elsewhere (kRoundedWeights); the weights per tile, or rounded
- * once a launch; tf32-v17's chunk loop overlapped */
-template <int kStaging>
+/* What version V (the hooks of a precision and staging) is: K split over kSplits' clusters, one tile a block; the
+ * windows by cp.async, by TMA, or by TMA where it reads them and by cp.async elsewhere (kRoundedWeights); the weights
+ * per tile, or rounded once a launch; tf32-v17's chunk loop overlapped; its largest tile's shared memory */
+template <class V>
 constexpr Kind kIgemmWgmmaKind =
     kWgmmaImplicitGemmKind.k_splits(kSplits)
-        .staging(kStaging == kCpAsyncWindows   ? CGP_STAGING_CP_ASYNC
-                 : kStaging == kRoundedWeights ? CGP_STAGING_TMA_OR_CP_ASYNC
-                                               : CGP_STAGING_TMA)
-        .weights(kStaging >= kRoundedWeights ? CGP_WEIGHTS_ROUNDED_ONCE : CGP_WEIGHTS_PER_TILE)
-        .loop(kStaging == kRoundedOverlapped ? CGP_LOOP_OVERLAPPED : CGP_LOOP_PLAIN);
+        .staging(V::kStaging == kCpAsyncWindows   ? CGP_STAGING_CP_ASYNC
+                 : V::kStaging == kRoundedWeights ? CGP_STAGING_TMA_OR_CP_ASYNC
+                                                  : CGP_STAGING_TMA)
+        .weights(V::kRounded ? CGP_WEIGHTS_ROUNDED_ONCE : CGP_WEIGHTS_PER_TILE)
+        .loop(V::kOverlap ? CGP_LOOP_OVERLAPPED : CGP_LOOP_PLAIN)
+        .smem(V::kMostSmem);
 
 } // namespace
 
@@ -529,31 +534,31 @@ constexpr Kind kIgemmWgmmaKind =
       "count: 16x16, 8x16 or 8x8-pixel x 64 or 32-channel tiles (a warpgroup per 8x8, chosen per shape), 8 input "   \
       "channels x 9 taps a chunk landing 3 chunks ahead by cp.async, converted into one operand buffer while the "     \
       "wgmmas read the other; a chunk's taps chained in a fresh accumulator",                                          \
-      kIgemmWgmmaKind<kCpAsyncWindows>)                                                                                \
+      kIgemmWgmmaKind<Tf32ByCpAsync>)                                                                                  \
     X(cgp_kernel_tf32x3_v10, Tf32x3ByCpAsync, 30, "3xtf32-v10",                                                        \
       "tf32-v10 with the 3xTF32 split (fp32-level accuracy): big and small operand planes, 27 wgmmas a chunk, "        \
       "the 18 corrections first, gelu_x2_fine",                                                                        \
-      kIgemmWgmmaKind<kCpAsyncWindows>)                                                                                \
+      kIgemmWgmmaKind<Tf32x3ByCpAsync>)                                                                                \
     X(cgp_kernel_tf32_v13, Tf32ByTma, 36, "tf32-v13",                                                                  \
       "tf32-v10 with each chunk's input window landed by TMA (one box copy issued by one thread, completing on an "    \
       "mbarrier; the weights by cp.async as before; W % 4 = 0)",                                                       \
-      kIgemmWgmmaKind<kTmaWindows>)                                                                                    \
+      kIgemmWgmmaKind<Tf32ByTma>)                                                                                      \
     X(cgp_kernel_tf32x3_v13, Tf32x3ByTma, 37, "3xtf32-v13",                                                            \
       "3xtf32-v10 with each chunk's input window landed by TMA (W % 4 = 0)",                                           \
-      kIgemmWgmmaKind<kTmaWindows>)                                                                                    \
+      kIgemmWgmmaKind<Tf32x3ByTma>)                                                                                    \
     X(cgp_kernel_tf32_v15, Tf32RoundedWeights, 39, "tf32-v15",                                                         \
       "tf32-v13 with the weights rounded once a launch into the workspace (the blocks claim (channel block, chunk) " \
       "units as they arrive, then wait for all) and landed by one bulk copy a chunk in wgmma's B layout, read "      \
       "where they land: no weight copies or conversion in the chunk loop; the windows by TMA where W % 4 = 0, else " \
       "by cp.async (the heuristic passes it over where fewer than 16 tiles read each unit)",                           \
-      kIgemmWgmmaKind<kRoundedWeights>)                                                                                \
+      kIgemmWgmmaKind<Tf32RoundedWeights>)                                                                             \
     X(cgp_kernel_tf32x3_v15, Tf32x3RoundedWeights, 40, "3xtf32-v15",                                                   \
       "3xtf32-v13 with the weights split once a launch into the workspace and landed by one bulk copy a chunk; the " \
       "windows by TMA where W % 4 = 0, else by cp.async",                                                              \
-      kIgemmWgmmaKind<kRoundedWeights>)                                                                                \
+      kIgemmWgmmaKind<Tf32x3RoundedWeights>)                                                                           \
     X(cgp_kernel_tf32_v17, Tf32RoundedOverlapped, 42, "tf32-v17",                                                     \
       "tf32-v15 with chunk k + 1's wgmmas issued before chunk k's wait (two accumulator sets, three A buffers, "      \
       "one barrier a chunk): the tensor cores always have a chunk queued; the windows by TMA (W % 4 = 0)",             \
-      kIgemmWgmmaKind<kRoundedOverlapped>)
+      kIgemmWgmmaKind<Tf32RoundedOverlapped>)
 
 IMPLICIT_GEMM_WGMMA_VERSIONS(CGP_DEFINE_KERNEL_DESC)

@@ -33,8 +33,9 @@
  * onto the stage's mbarrier, 3 stages, and every thread waits on that mbarrier before
  * converting the window; the copies of every thread, their addresses and the proxy fence's wait for them are gone
  * (docs/perf-log.md, "TMA windows"). It refuses what TMA cannot read (W % 4 != 0, tensor_map.cuh), where
- * 3xtf32-v11 runs; 3xTF32's bigger stages leave Cin <= 56 on the 32-channel tiles. (Its tf32 twin, tf32-v12, left
- * the library: tf32-v16 below runs every shape it ran, and the H200's sample lost at most 0.2% without it.)
+ * 3xtf32-v11 runs; 3xTF32's bigger stages leave Cin <= 56 on the 16x16-pixel 32-channel tile (80 on the 8x8-pixel
+ * one). (Its tf32 twin, tf32-v12, left the library: tf32-v16 below runs every shape it ran, and the H200's sample
+ * lost at most 0.2% without it.)
  *
  * tf32-v16 (version 41) is the same TMA windows in tf32 with A from registers (wgmma's register-A form), its own
  * kernel (resident_fragment_wgmma_conv_gelu_mean): m64n64k8 with both operands from shared memory reads 4 KB a
@@ -51,6 +52,7 @@
 #include <stdint.h>
 
 #include <type_traits>
+#include <utility>
 
 #include "implicit_gemm_wgmma.cuh"
 #include "kernel_desc.cuh"
@@ -79,7 +81,7 @@ template <int P, class B, int kStaging> struct Resident {
     static constexpr size_t kStaticBytes = sizeof(double) * (B::kWarps * B::kBn + B::kBn) + sizeof(float) * B::kBn +
                                            16 + (kTma ? sizeof(uint64_t) * kStages * (kFragments ? 2 : 1) : 0);
     static constexpr size_t kAlignBytes = kTma ? 128 : 0; /* the dynamic memory aligned up to 128 bytes for TMA */
-    static size_t dynamic_bytes(int chunks)
+    static constexpr size_t dynamic_bytes(int chunks)
     {
         return kAlignBytes + sizeof(float) * (kFixedFloats + (size_t)chunks * kChunkBFloats);
     }
@@ -467,7 +469,8 @@ cudaError_t launch_blocks(const cgp_launch_args *a, const cgp_kernel_config *c, 
 
 /* The hooks (kernel_desc.cuh) of tf32-v11 and 3xtf32-v11 (input windows by cp.async), of 3xtf32-v12 (by TMA) and
  * of tf32-v16 (by TMA, A from registers) */
-template <int P, int kStaging> struct ResidentWgmmaVersion : NoStageSplit {
+template <int P, int kStagingOf> struct ResidentWgmmaVersion : NoStageSplit {
+    static constexpr int kStaging = kStagingOf;
     static constexpr cgp_precision precision = (cgp_precision)P;
     static constexpr bool kTma = kStaging != kCpAsyncWindows;
     static constexpr unsigned kPath0 = kStaging == kRegisterFragments ? CGP_PATH_RESIDENT_FRAGMENT_TILE0
@@ -525,14 +528,36 @@ using Tf32x3ByCpAsync = ResidentWgmmaVersion<kTf32x3, kCpAsyncWindows>;
 using Tf32x3ByTma = ResidentWgmmaVersion<kTf32x3, kTmaWindows>;
 using Tf32RegisterFragments = ResidentWgmmaVersion<kTf32, kRegisterFragments>;
 
-/* What a version of staging kStaging is: the weights resident, persistent, K whole; the windows by cp.async or by
- * TMA; tf32-v16's A from registers */
-template <int kStaging>
-constexpr Kind kResidentKind = kWgmmaImplicitGemmKind.staging(kStaging == kCpAsyncWindows ? CGP_STAGING_CP_ASYNC
-                                                                                          : CGP_STAGING_TMA)
-                                   .weights(CGP_WEIGHTS_RESIDENT)
-                                   .persistent()
-                                   .loop(kStaging == kRegisterFragments ? CGP_LOOP_A_IN_REGISTERS : CGP_LOOP_PLAIN);
+/* The shared memory a block of an H100 or H200 may have, for which a version's Cin limits are declared */
+constexpr size_t kResidentSmemBytes = 227 * 1024;
+
+/* The most input channels (whole chunks) whose resident weights fit tile I's block in kResidentSmemBytes */
+template <int P, int kStaging, int I> constexpr int most_cin()
+{
+    using R = Resident<P, TileBlocks<P, I>, kStaging>;
+    constexpr size_t kFixed = R::dynamic_bytes(0) + R::kStaticBytes;
+    return kFixed > kResidentSmemBytes
+               ? 0
+               : (int)((kResidentSmemBytes - kFixed) / (sizeof(float) * R::kChunkBFloats)) * kChunk;
+}
+/* The most over its tiles: the Cin a version runs (on a 32-channel tile, which choose takes for any Cout) */
+template <int P, int kStaging, int... I> constexpr int most_cin_of(std::integer_sequence<int, I...>)
+{
+    int most = 0;
+    ((most = most_cin<P, kStaging, I>() > most ? most_cin<P, kStaging, I>() : most), ...);
+    return most;
+}
+
+/* What version V (the hooks of a precision and staging) is: the weights resident, persistent, K whole; the windows by
+ * cp.async or by TMA; tf32-v16's A from registers; the Cin its weights allow in an H100's or H200's shared memory */
+template <class V>
+constexpr Kind kResidentKind =
+    kWgmmaImplicitGemmKind.staging(V::kStaging == kCpAsyncWindows ? CGP_STAGING_CP_ASYNC : CGP_STAGING_TMA)
+        .weights(CGP_WEIGHTS_RESIDENT)
+        .persistent()
+        .loop(V::kStaging == kRegisterFragments ? CGP_LOOP_A_IN_REGISTERS : CGP_LOOP_PLAIN)
+        .cin_max(most_cin_of<V::precision, V::kStaging>(std::make_integer_sequence<int, kTileCount>()))
+        .smem(kResidentSmemBytes);
 
 } // namespace
 
@@ -542,20 +567,20 @@ constexpr Kind kResidentKind = kWgmmaImplicitGemmKind.staging(kStaging == kCpAsy
       "tf32-v10 persistent with the weights resident: a block converts all its weights once (Cin <= 64 on every "      \
       "tile, up to 176 on the smaller ones), then streams its tiles' input chunks 4 ahead across tiles and "           \
       "publishes each image once; no K split (the heuristic passes it over where the blocks get few tiles)",           \
-      kResidentKind<kCpAsyncWindows>)                                                                                  \
+      kResidentKind<Tf32ByCpAsync>)                                                                                    \
     X(cgp_kernel_tf32x3_v11, Tf32x3ByCpAsync, 33, "3xtf32-v11",                                                        \
       "tf32-v11 with the 3xTF32 split (fp32-level accuracy): big and small weights resident (Cin <= 64 on the "        \
       "32-channel tiles, up to 88 on the smaller ones), 27 wgmmas a chunk, 3 chunks ahead, gelu_x2_fine",              \
-      kResidentKind<kCpAsyncWindows>)                                                                                  \
+      kResidentKind<Tf32x3ByCpAsync>)                                                                                  \
     X(cgp_kernel_tf32x3_v12, Tf32x3ByTma, 35, "3xtf32-v12",                                                            \
       "3xtf32-v11 with each input window landed by TMA, one box copy a chunk, 3 chunks ahead (W % 4 = 0; Cin <= 56 "   \
-      "on the 32-channel tiles, up to 88 on the smaller ones)",                                                        \
-      kResidentKind<kTmaWindows>)                                                                                      \
+      "on the 16x16-pixel 32-channel tile, up to 80 on the 8x8-pixel one)",                                           \
+      kResidentKind<Tf32x3ByTma>)                                                                                      \
     X(cgp_kernel_tf32_v16, Tf32RegisterFragments, 41, "tf32-v16",                                                     \
       "tf32-v11 with each input window landed by TMA and A from registers (wgmma's register-A form): each thread "     \
       "loads and rounds its fragments of the landed window, no window conversion or A buffers; a stage is released "  \
       "by an mbarrier arrival a warp, so the warpgroups run their chunks without a block barrier; 4 stages (W % 4 = "  \
       "0; Cin <= 64 on every tile, up to 176 on the smaller ones)",                                                    \
-      kResidentKind<kRegisterFragments>)
+      kResidentKind<Tf32RegisterFragments>)
 
 RESIDENT_WGMMA_VERSIONS(CGP_DEFINE_KERNEL_DESC)

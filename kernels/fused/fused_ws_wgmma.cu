@@ -386,15 +386,17 @@ struct WarpSpecialisedVersion : NoStageSplit {
         return input_tensor_map_unsupported(p, d) != NULL;
     }
 
+    /* the shared memory of its larger block */
+    static constexpr size_t kMostSmem =
+        largest({WsBlock<128, kWsRegisterA>::kSmemBytes + WsBlock<128, kWsRegisterA>::kStaticBytes,
+                 WsBlock<64, kWsRegisterA>::kSmemBytes + WsBlock<64, kWsRegisterA>::kStaticBytes});
+
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
         if (const char *why = wgmma_gpu_unsupported(d))
             return why;
-        constexpr size_t kNeed =
-            largest({WsBlock<128, kWsRegisterA>::kSmemBytes + WsBlock<128, kWsRegisterA>::kStaticBytes,
-                     WsBlock<64, kWsRegisterA>::kSmemBytes + WsBlock<64, kWsRegisterA>::kStaticBytes});
-        if (kNeed > d->smem_per_block_optin)
-            return kSharedMemoryNeed<kNeed>.text;
+        if (kMostSmem > d->smem_per_block_optin)
+            return kSharedMemoryNeed<kMostSmem>.text;
         const int bn = kWsChannels[ws_choose(p, d)];
         const ImplicitGemmGeometry geo = implicit_gemm_geometry(p, 8, 16, bn);
         const PersistentSchedule g = ws_schedule(p, d, bn);
@@ -442,7 +444,8 @@ constexpr Kind kWsKind = Kind(CGP_PIPE_WGMMA, CGP_ALGORITHM_IMPLICIT_GEMM)
                              .staging(CGP_STAGING_TMA_OR_CP_ASYNC)
                              .weights(CGP_WEIGHTS_ROUNDED_ONCE)
                              .persistent()
-                             .loop(CGP_LOOP_WARP_SPECIALISED);
+                             .loop(CGP_LOOP_WARP_SPECIALISED)
+                             .smem(WarpSpecialisedVersion::kMostSmem);
 
 } // namespace
 

@@ -11,8 +11,10 @@
  *   Kind(pipe, algorithm).tile(h, w, c)...        what the version is (cgp_kernel_kind, kernel_info.h), field by
  *       field, at compile time: .tile (one per tile it can take; .warp_tile: a warp's; .tiles: those of a list of
  *       the version's own), .warps, .staging, .weights, .k_split (.k_splits: a list of cluster sizes), .persistent,
- *       .loop, .history; a field not set keeps its default (cp.async staging, weights per tile, K whole, one tile a
- *       block, the plain loop); CGP_DEFINE_KERNEL_DESC checks the tiles (1 to CGP_KERNEL_TILES_MAX) and splits
+ *       .loop, .history; what it runs (cgp_kernel_limits): .needs_cc, .cin_only, .cout_only, .cin_max, .cout_max,
+ *       .pixels_per_cin, .smem; a field not set keeps its default (cp.async staging, weights per tile, K
+ *       whole, one tile a block, the plain loop; compute capability 9.0 for wgmma, 8.0 for mma.sync, no other limit);
+ *       CGP_DEFINE_KERNEL_DESC checks the tiles (1 to CGP_KERNEL_TILES_MAX) and splits
  *   CGP_DEFINE_KERNEL_DESC(symbol, Hooks, version, name, summary, kind)   defines the descriptor `symbol`
  *       (extern "C", as dispatch.cu declares it) = kernel_desc<Hooks>(version, name, summary, kind): the row
  *       macro of a file's X-macro table of its versions, TABLE(CGP_DEFINE_KERNEL_DESC)
@@ -43,6 +45,7 @@ struct Kind {
         k.weights = CGP_WEIGHTS_PER_TILE;
         k.schedule = CGP_SCHEDULE_TILE_PER_BLOCK;
         k.loop = CGP_LOOP_PLAIN;
+        k.limits.cc_major = pipe == CGP_PIPE_WGMMA ? 9 : pipe == CGP_PIPE_MMA_SYNC ? 8 : 0;
     }
     /* one more tile it can take: h x w pixels x c channels */
     constexpr Kind tile(int h, int w, int c) const
@@ -114,6 +117,50 @@ struct Kind {
     {
         Kind r = *this;
         r.k.loop = l;
+        return r;
+    }
+    /* its limits (kernel_info.h's cgp_kernel_limits), each field named */
+    constexpr Kind needs_cc(int major, int minor) const
+    {
+        Kind r = *this;
+        r.k.limits.cc_major = major;
+        r.k.limits.cc_minor = minor;
+        return r;
+    }
+    constexpr Kind cin_only(int n) const
+    {
+        Kind r = *this;
+        r.k.limits.cin_only = n;
+        return r;
+    }
+    constexpr Kind cout_only(int n) const
+    {
+        Kind r = *this;
+        r.k.limits.cout_only = n;
+        return r;
+    }
+    constexpr Kind cin_max(int n) const
+    {
+        Kind r = *this;
+        r.k.limits.cin_max = n;
+        return r;
+    }
+    constexpr Kind cout_max(int n) const
+    {
+        Kind r = *this;
+        r.k.limits.cout_max = n;
+        return r;
+    }
+    constexpr Kind pixels_per_cin(int n) const
+    {
+        Kind r = *this;
+        r.k.limits.pixels_per_cin = n;
+        return r;
+    }
+    constexpr Kind smem(size_t bytes) const
+    {
+        Kind r = *this;
+        r.k.limits.smem_bytes = (unsigned)bytes;
         return r;
     }
     constexpr Kind history() const

@@ -189,6 +189,21 @@ typedef struct cgp_kernel_tile {
 } cgp_kernel_tile;
 enum { CGP_KERNEL_TILES_MAX = 6 };
 
+/* The shapes and GPUs a version runs, declared where it is defined (kernel_desc.cuh's Kind) beside what it is: a
+ * field at 0 sets no limit. Its unsupported hook decides; tests/lib/expected_support.h derives from these, with its
+ * kind's pipe and staging, what a version must run, must refuse, or may do either with (tests/cpu/cpu_paths.c holds
+ * the hooks to it on a described H200, the GPU tests on the GPU), and cgp_kernel_limits_format says it in words.
+ * Beyond them every version refuses what 32-bit indices or the grid cannot address (far larger shapes). */
+typedef struct cgp_kernel_limits {
+    /* the least compute capability (a wgmma version: exactly 9.0, and a build with sm_90a code; a version staging by
+     * TMA alone: W % 4 = 0 and a driver with the tensor-map encoder) */
+    int cc_major, cc_minor;
+    int cin_only, cout_only; /* the one Cin, Cout it runs */
+    int cin_max, cout_max;   /* the most it runs (resident weights: the most whose weights fit a tile's block) */
+    int pixels_per_cin; /* k: it runs only k x Cin <= Hout x Wout (F(4x4)'s rounding error in the means) */
+    unsigned smem_bytes; /* the shared memory a block needs for every shape it runs (less: it may refuse some) */
+} cgp_kernel_limits;
+
 typedef struct cgp_kernel_kind {
     cgp_kernel_pipe pipe;
     cgp_kernel_algorithm algorithm;
@@ -209,7 +224,14 @@ typedef struct cgp_kernel_kind {
      * it may differ from the version after it in what no field here says (the GELU's form, the rounding, the code's
      * layout: its summary says what). Not written. */
     int history;
+    /* What it runs: its declared limits. Not written into the name. */
+    cgp_kernel_limits limits;
 } cgp_kernel_kind;
+
+/* Writes the limits of `kind` in words (its limits, pipe and staging: "compute capability 9.0 (sm_90a), Cin <= 8,
+ * Cout <= 64, 57 KiB of shared memory a block"; "any shape" where nothing limits it) into buf (cap bytes,
+ * NUL-terminated, cut where longer) and returns its length, as snprintf does */
+int cgp_kernel_limits_format(const cgp_kernel_kind *kind, char *buf, size_t cap);
 
 /* The bytes of the longest descriptive name with its terminating NUL, at most (tests/cpu/cpu_paths.c checks) */
 enum { CGP_KERNEL_KIND_NAME_MAX = 80 };
@@ -238,6 +260,9 @@ const char *cgp_kernel_summary(const cgp_kernel_desc *k);
  * table), e.g. "wgmma, 6 tiles, tma, w resident, persistent, A in regs" for tf32-v16; NULL for a descriptor not in
  * the table */
 const char *cgp_kernel_kind_name(const cgp_kernel_desc *k);
+
+/* What version k is and runs: its kind (with its limits) */
+const cgp_kernel_kind *cgp_kernel_kind_of(const cgp_kernel_desc *k);
 
 /* Version k's answers for problem p on device d (its hooks, kernel_api.h): NULL when it runs p, else why not; the
  * name of the path a launch of p takes, from its configuration (weights_misaligned: cgp_weights_misaligned of the

@@ -693,12 +693,13 @@ __global__ void __launch_bounds__(kThreads, C::blocks_per_sm)
 
 /* ---- host side ---- */
 
+/* The shared memory of the largest staging version C has, whichever a problem takes */
+template <class C> constexpr size_t kMostSmemBytes = smem_bytes<C, C::shifted_box ? kByTmaShifted : kByTma>();
+
 /* NULL when version C runs the problem, else why not */
 template <class C> const char *wgmma_unsupported(const cgp_problem *p, const cgp_device_info *d)
 {
-    /* the shared memory of the largest staging the version has, whichever this problem takes */
-    constexpr int kLargest = C::shifted_box ? kByTmaShifted : kByTma;
-    constexpr size_t kSmemBytes = smem_bytes<C, kLargest>();
+    constexpr size_t kSmemBytes = kMostSmemBytes<C>;
     if (const char *why = wgmma_gpu_unsupported(d))
         return why;
     if (p->cin > kCin)
@@ -854,14 +855,17 @@ template <class C> struct WgmmaVersion {
 
 /* What version C is (kernel_desc.cuh's Kind): tiles of C::rows x 64 pixels x 64 channels, one warpgroup a block, the
  * windows by TMA where it reads them (else cp.async), the weights staged once a block (transposed: the big ones as A
- * in registers), persistent */
+ * in registers), persistent; Cin <= 8, Cout <= 64 */
 template <class C>
 constexpr Kind kWgmmaKind = Kind(CGP_PIPE_WGMMA, CGP_ALGORITHM_IMPLICIT_GEMM)
                                 .tile(C::rows, kTileW, kN)
                                 .warps(kThreads / 32)
                                 .staging(CGP_STAGING_TMA_OR_CP_ASYNC)
                                 .weights(C::transposed ? CGP_WEIGHTS_REGISTERS : CGP_WEIGHTS_RESIDENT)
-                                .persistent();
+                                .persistent()
+                                .cin_max(kCin)
+                                .cout_max(kN)
+                                .smem(kMostSmemBytes<C>);
 
 } // namespace
 

@@ -148,6 +148,13 @@ __device__ __forceinline__ void publish_image(double *dsum, double *image_sums, 
 using WinogradKernel = void (*)(const float *, const float *, const float *, cgp_problem, PersistentSchedule,
                                ReduceArgs, unsigned *);
 
+/* What version V runs (kernel_info.h's cgp_kernel_limits): Cin = 8, Cout = 64, compute capability 8.0, its shared
+ * memory */
+template <class V> constexpr Kind winograd_limits(const Kind &k)
+{
+    return k.needs_cc(8, 0).cin_only(kCin).cout_only(kCout).smem(V::kSmemBytes);
+}
+
 /* How a version runs a problem (V::launch_for): the kernel, its shared memory, its path */
 struct WinogradLaunch {
     WinogradKernel kernel;
@@ -163,6 +170,8 @@ template <class V> struct WinogradVersion : NoStageSplit {
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
+        if (d->cc_major < 8)
+            return "needs a GPU of compute capability 8.0 or newer (cp.async)";
         if (d->smem_per_block_optin < V::kSmemBytes)
             return kSharedMemoryNeed<V::kSmemBytes>.text;
         if (p->cin != kCin || p->cout != kCout)

@@ -184,9 +184,16 @@ int main(void)
          * included): the TMA versions run the default problem, with their path, as on the H200 itself */
         const cli_result t = cli_run("kernels");
         const char *v12 = strstr(t.out, "fp32-v12   fp32");
-        const char *next = v12 ? strchr(v12, '\n') : NULL;
+        const char *limits = v12 ? strchr(v12, '\n') : NULL;
+        const char *runs = limits ? strchr(limits + 1, '\n') : NULL;
         TEST_EXPECT("cli kernels: a TMA version runs the default problem, with or without a device",
-                    t.exit_code == 0 && next && strncmp(next + 1, "      runs this shape: yes, path ", 33) == 0,
+                    t.exit_code == 0 && runs && strncmp(runs + 1, "      runs this shape: yes, path ", 33) == 0,
+                    "exit %d\n%.600s%s", t.exit_code, v12 ? v12 : t.out, t.err);
+        /* under each version the shapes and GPUs it runs, in words from its declared limits */
+        static const char v12_limits[] = "      runs: compute capability 8.0 or newer, 4 Cin <= Hout x Wout, ";
+        TEST_EXPECT("cli kernels: each version's declared limits under it",
+                    limits && strncmp(limits + 1, v12_limits, strlen(v12_limits)) == 0 &&
+                        strstr(t.out, "      runs: compute capability 9.0 (sm_90a), Cin <= 8, Cout <= 64, "),
                     "exit %d\n%.600s%s", t.exit_code, v12 ? v12 : t.out, t.err);
         /* the table's column of what each version is (its descriptive name, from its kind's fields) */
         static const char v12_kind[] =

@@ -6,6 +6,8 @@
  *   - the fixed shapes of tests/lib/path_shapes.h, which gpu_fused and sanitize_main run on the GPU, reach every
  *     (version, path) pair the sweep reaches: a pair no fixed shape reaches fails, named, as does a fixed shape its
  *     version refuses or one that adds no pair of its own;
+ *   - over the same sweep, each version's unsupported hook agrees with its declared limits
+ *     (tests/lib/expected_support.h: it runs every shape they say it must run and refuses every shape they exclude);
  *   - the heuristic picks, per precision on a few shapes, a version of that precision that runs the shape, with the
  *     lowest GPU time the cost model predicts among those that run it;
  *   - each version's kind (cgp_kernel_desc.kind) gives its descriptive name through cgp_kernel_kind_format and
@@ -21,11 +23,16 @@
 
 #include "cgp.h"
 #include "cost_model.h"
+#include "expected_support.h"
 #include "kernel_api.h"
 #include "kernel_select.h"
 #include "path_shapes.h"
 #include "roofline_model.h"
 #include "testlib.h"
+
+#ifndef CGP_WGMMA_BUILT
+#define CGP_WGMMA_BUILT 0 /* the Makefile sets 1 where it builds the wgmma kernels (SM=90, for sm_90a) */
+#endif
 
 enum { ID_SPACE = 2 * CGP_PATH_FLAG_WEIGHTS_4B }; /* every id, with and without the variant bit */
 
@@ -63,11 +70,30 @@ static int path_taken(const cgp_kernel_desc *k, const cgp_problem *p, int weight
     return (int)id;
 }
 
-/* The sweep: each version's reached ids into reached[version index * ID_SPACE + id] */
-static void sweep(const cgp_kernel_desc *const *table, int count, unsigned char *reached, int *unnamed)
+/* The first shape of the sweep where a version's unsupported hook disagrees with its declared limits, per version */
+typedef struct limits_breach {
+    char text[200];
+} limits_breach;
+
+/* Notes where version k's hook and its declared limits (expected_support.h) disagree on p, the first time */
+static void check_limits_on(const cgp_kernel_desc *k, const cgp_problem *p, limits_breach *breach)
+{
+    const int expected = test_expected_support(k, p, &h200, CGP_WGMMA_BUILT);
+    const char *why = k->unsupported(p, &h200);
+    if (breach->text[0] || expected == TEST_MAY_RUN || (expected == TEST_MUST_RUN) == (why == NULL))
+        return;
+    snprintf(breach->text, sizeof breach->text, "%s %lldx%lldx%lldx%lldx%lld %s%s%s",
+             why ? "refuses" : "runs", (long long)p->n, (long long)p->cin, (long long)p->cout, (long long)p->h,
+             (long long)p->w, p->pad ? "same" : "valid", why ? ": " : ", which its limits exclude", why ? why : "");
+}
+
+/* The sweep: each version's reached ids into reached[version index * ID_SPACE + id], and where its hook disagrees
+ * with its limits */
+static void sweep(const cgp_kernel_desc *const *table, int count, unsigned char *reached, int *unnamed,
+                  limits_breach *breaches)
 {
     static const int64_t ns[] = {1, 2, 4, 8, 16, 32, 128};
-    static const int64_t cins[] = {1, 3, 8, 16, 24, 36, 56, 64, 72, 88, 96, 128, 176, 256, 512};
+    static const int64_t cins[] = {1, 3, 8, 16, 24, 36, 56, 64, 72, 80, 88, 96, 128, 176, 184, 256, 512};
     static const int64_t couts[] = {1, 16, 32, 40, 64, 128, 256, 512};
     static const int64_t planes[][2] = {{3, 3},   {5, 5},   {8, 8},   {9, 9},    {12, 12},   {13, 11},   {16, 16},
                                         {17, 17}, {20, 24}, {24, 24}, {28, 28},  {32, 32},   {33, 33},   {37, 44},
@@ -83,6 +109,8 @@ static void sweep(const cgp_kernel_desc *const *table, int count, unsigned char 
                             const cgp_shape s = {ns[a], cins[b], couts[c], planes[e][0], planes[e][1]};
                             const cgp_problem p = problem_of(&s, (cgp_padding)pad);
                             for (int k = 0; k < count; ++k) {
+                                if (!misaligned)
+                                    check_limits_on(table[k], &p, &breaches[k]);
                                 const int id = path_taken(table[k], &p, misaligned);
                                 if (id > 0)
                                     reached[(size_t)k * ID_SPACE + (unsigned)id] = 1;
@@ -386,22 +414,40 @@ static void check_kinds(const cgp_kernel_desc *const *table, int count)
     }
 }
 
+/* Every version's unsupported hook agrees with its declared limits (kernel_info.h's cgp_kernel_limits) on every
+ * shape of the sweep on the described H200 */
+static void check_limits(const cgp_kernel_desc *const *table, int count, const limits_breach *breaches)
+{
+    for (int k = 0; k < count; ++k) {
+        char name[96], limits[256];
+        snprintf(name, sizeof name, "limits %s: its hook agrees with what it declares", table[k]->name);
+        cgp_kernel_limits_format(&table[k]->kind, limits, sizeof limits);
+        if (breaches[k].text[0])
+            TEST_FAIL(name, "%s (declared: %s)", breaches[k].text, limits);
+        else
+            test_report("PASS", name, "%s", limits);
+    }
+}
+
 int main(void)
 {
     int count = 0;
     const cgp_kernel_desc *const *table = cgp_kernel_table(&count);
     unsigned char *reached = calloc((size_t)count * ID_SPACE, 1);
     int *unnamed = calloc((size_t)count, sizeof *unnamed);
-    if (!reached || !unnamed) {
+    limits_breach *breaches = calloc((size_t)count, sizeof *breaches);
+    if (!reached || !unnamed || !breaches) {
         TEST_FAIL("cpu_paths", "out of host memory");
         return test_exit_code();
     }
-    sweep(table, count, reached, unnamed);
+    sweep(table, count, reached, unnamed, breaches);
     check_listed_paths(table, count, reached, unnamed);
+    check_limits(table, count, breaches);
     check_fixed_shapes(table, count, reached);
     check_selection(table, count);
     check_kinds(table, count);
     free(reached);
     free(unnamed);
+    free(breaches);
     return test_exit_code();
 }

@@ -1,23 +1,24 @@
 /*
- * gpu_fused.c - every fused kernel version, on every test shape, both paddings, both reductions,
- * against the fp64 GPU reference (itself checked against the CPU one in gpu_reference.c).
- * Fresh random inputs each run (seed printed), outputs poisoned with NaN before every run so an
- * unwritten element fails, det mode bit-identical over 3 runs, and the path the launch recorded
- * (kernels/fused/path_record.cuh) the one the version's `path` hook names. Bounds: tests/lib/tolerance.h (relative
- * L2 and max abs; tf32 against the reference of its tf32-rounded inputs; relative L2 also under the version's cap).
- * Which version takes which shape is the test's own rule (expected_support): a version that refuses a shape
- * it must run fails, one that accepts a shape it must refuse fails; an expected refusal is a case too:
- * cgp_plan_create must refuse it with the version's reason. Kernel 0 ("best") must be the version of its
- * precision that accepts the shape with the lowest GPU time the cost model predicts (host/lib/cost_model.h; the
- * first in the table that accepts it where the model has coefficients for none), and cgp_plan_kernel must name
- * it; a version that runs none of the shapes fails. tf32-v15 / 3xtf32-v15 also get their documented staging
- * checked on every shape they run (test_rounded_staging: TMA windows exactly where W % 4 = 0). Then every fixed shape
- * of tests/lib/path_shapes.h (one per (version, path) pair the hooks can choose on an H200, tests/cpu/cpu_paths.c)
- * on its version, with its weights 16-byte aligned or 4 bytes past, checked as above, its recorded path the hook's.
+ * gpu_fused.c - every fused kernel version, on every test shape, both paddings, both reductions, against the fp64 GPU
+ * reference (itself checked against the CPU one in gpu_reference.c). Fresh random inputs each run (seed printed),
+ * outputs poisoned with NaN before every run so an unwritten element fails, det mode bit-identical over 3 runs, and the
+ * path the launch recorded (kernels/fused/path_record.cuh) the one the version's configuration names. Bounds:
+ * tests/lib/tolerance.h (relative L2 and max abs; tf32 against the reference of its tf32-rounded inputs; relative L2
+ * also under the version's cap). Which version takes which shape comes from its declared limits
+ * (tests/lib/expected_support.h), not its number: a version that refuses a shape it must run fails, one that accepts a
+ * shape it must refuse fails; an expected refusal is a case too: cgp_plan_create must refuse it with the version's
+ * reason. Kernel 0 ("best") must be the version of its precision that accepts the shape with the lowest GPU time the
+ * cost model predicts (host/lib/cost_model.h; the first in the table that accepts it where the model has coefficients
+ * for none), and cgp_plan_kernel must name it; a version that runs none of the shapes fails. tf32-v15 / 3xtf32-v15 (by
+ * their kind) also get their documented staging checked on every shape they run (test_rounded_staging: TMA windows
+ * exactly where W % 4 = 0). Then every fixed shape of tests/lib/path_shapes.h (one per (version, path) pair the hooks
+ * can choose on an H200, tests/cpu/cpu_paths.c) on its version, with its weights 16-byte aligned or 4 bytes past,
+ * checked as above, its recorded path its configuration's.
  */
 #include <string.h>
 
 #include "cost_model.h"
+#include "expected_support.h"
 #include "gpulib.h"
 #include "kernel_api.h"
 #include "path_shapes.h"
@@ -26,9 +27,6 @@
 
 #ifndef CGP_WGMMA_BUILT
 #define CGP_WGMMA_BUILT 0 /* the Makefile sets 1 where it builds the wgmma kernels (SM=90, for sm_90a) */
-#endif
-#ifndef CGP_BUILD_SM
-#define CGP_BUILD_SM 0 /* the Makefile sets the SM the kernels were built for */
 #endif
 
 static const cgp_shape shapes[] = {
@@ -70,74 +68,17 @@ static const cgp_shape shapes[] = {
 
 static const char *precision_name(int p) { return p == 1 ? "tf32" : p == 2 ? "3xtf32" : "fp32"; }
 
-enum { MUST_REFUSE, MUST_RUN, MAY_RUN };
-
-/* What version must do with the shape, read from each version's documented limits: fp32-v1 and the mma.sync implicit
- * GEMMs (19, 29; compute capability 8.0 on) run every shape, and so do the wgmma implicit GEMMs (20, 30) on compute
- * capability 9.0 with a build for sm_90a, fp32-v10 (10) on compute capability 8.0 with the 65280 bytes of shared memory
- * a block its smallest 64-channel tile needs (every such GPU has them), and fp32-v11 (31) there with the 160272 bytes
- * its 64-channel tile needs; the wgmma implicit GEMMs with resident weights (32, 33) there every shape of Cin <= 64 (an
- * H100/H200's 227 KiB a block), none of Cin above 176 (tf32-v11's largest resident weights, on its smallest tile) or 88
- * (3xtf32-v11's), and so those with the input windows by TMA (35, and tf32-v16, 41, with A from registers) where W % 4
- * = 0, none where it is not, and the wgmma implicit GEMMs by TMA (36, 37) every shape of W % 4 = 0, none other, and
- * with rounded weights (39, 40) every shape (TMA windows or cp.async ones), tf32-v17 (42) every shape of W % 4 = 0,
- * none other, and tf32-v21 (46) every shape (TMA windows or its producer's cp.async ones); fp32-v12 (38) every shape of
- * 4 Cin <= Hout x Wout (its bound on F(4x4)'s error) on compute capability 8.0 or newer with the shared memory of its
- * tile (224928 bytes with the windows by TMA: compute capability 9.0, a build for sm_90 or newer, a driver with the TMA
- * encoder and W % 4 = 0; 218128 by cp.async), none other; fp32-v7 and v9 only Cin = 8 and Cout = 64, and they need up
- * to 215 KiB of shared memory a block (an H100/H200 has 227: elsewhere they may refuse); the wgmma versions for Cin <=
- * 8 (16, 18, 27, 28) only Cin <= 8 and Cout <= 64, on compute capability 9.0 with a build for sm_90a. */
-static int expected_support(int version, const cgp_shape *s, cgp_padding padding, const cgp_device_info *d)
-{
-    const int wgmma = (version >= 14 && version <= 18) || (version >= 23 && version <= 28);
-    if (version == 1)
-        return MUST_RUN;
-    if (version == 10) /* the FFMA implicit GEMM: any shape */
-        return d->cc_major >= 8 && d->smem_per_block_optin >= 65280 ? MUST_RUN : MUST_REFUSE;
-    if (version == 31) /* the Winograd GEMM: any shape */
-        return d->cc_major >= 8 && d->smem_per_block_optin >= 160272 ? MUST_RUN : MUST_REFUSE;
-    if (version == 38) { /* the F(4x4) Winograd GEMM */
-        const int64_t edge = padding == CGP_PADDING_SAME ? 0 : 2, pixels = (s->h - edge) * (s->w - edge);
-        const int tma = d->cc_major >= 9 && CGP_BUILD_SM >= 90 && d->tma_encoder && s->w % 4 == 0;
-        return d->cc_major >= 8 && d->smem_per_block_optin >= (tma ? 224928u : 218128u) && 4 * s->cin <= pixels
-                   ? MUST_RUN
-                   : MUST_REFUSE;
-    }
-    /* the wgmma implicit GEMMs that read the windows by TMA alone (W % 4 = 0) */
-    const int tma_only = version == 36 || version == 37 || version == 42;
-    if (version == 20 || version == 30 || version == 39 || version == 40 || version == 46 || tma_only)
-        return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && (!tma_only || s->w % 4 == 0)
-                   ? MUST_RUN
-                   : MUST_REFUSE;
-    if ((version >= 32 && version <= 35) || version == 41) { /* resident weights: Cin <= 64 on any tile, up to
-                                                                  * 176 / 88 on some */
-        const int tf32 = version % 2 == 0 || version == 41, tma = version >= 34;
-        if (!CGP_WGMMA_BUILT || d->cc_major != 9 || d->cc_minor != 0 || s->cin > (tf32 ? 176 : 88) ||
-            (tma && s->w % 4 != 0))
-            return MUST_REFUSE;
-        return s->cin <= 64 && d->smem_per_block_optin >= 227 * 1024 ? MUST_RUN : MAY_RUN;
-    }
-    if (version <= 9) {
-        if (s->cin != 8 || s->cout != 64)
-            return MUST_REFUSE;
-        return d->smem_per_block_optin >= 227 * 1024 ? MUST_RUN : MAY_RUN;
-    }
-    if (!wgmma)
-        return d->cc_major >= 8 ? MUST_RUN : MUST_REFUSE;
-    return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && s->cin <= 8 && s->cout <= 64 ? MUST_RUN
-                                                                                                  : MUST_REFUSE;
-}
-
 /* A version that refuses the shape: the refusal must be expected, and cgp_plan_create refuses it too,
  * naming the same reason. */
-static void test_refusal(const problem *pr, const cgp_kernel_desc *k, const char *why, const cgp_device_info *dev)
+static void test_refusal(const problem *pr, const cgp_problem *cp, const cgp_kernel_desc *k, const char *why,
+                         const cgp_device_info *dev)
 {
     const cgp_shape *s = &pr->p.shape;
     char name[200];
     snprintf(name, sizeof name, "fused v%d %s refuses %s %lldx%lldx%lldx%lldx%lld", k->version,
              precision_name(k->precision), pr->p.padding ? "same" : "valid", (long long)s->n, (long long)s->cin,
              (long long)s->cout, (long long)s->h, (long long)s->w);
-    if (expected_support(k->version, s, pr->p.padding, dev) == MUST_RUN)
+    if (test_expected_support(k, cp, dev, CGP_WGMMA_BUILT) == TEST_MUST_RUN)
         TEST_FAIL(name, "%s refuses a shape it must run: %s", k->name, why);
     else
         test_expect_refusal(name, s, pr->p.padding, k, why);
@@ -190,9 +131,17 @@ static void test_kernel_zero(const problem *pr, const cgp_problem *cp, const cgp
     }
 }
 
-/* tf32-v15 / 3xtf32-v15 (39, 40), read from their documented rule rather than from their hooks' code: the windows
- * land by TMA exactly where W % 4 = 0 (every test shape is small enough for TMA's other limits), which the path
- * names ("rounded weights, TMA ..."; test_version checks that the launch recorded that path). */
+/* The wgmma implicit GEMMs with the weights rounded once a launch and the windows by TMA or cp.async, the plain chunk
+ * loop (tf32-v15, 3xtf32-v15), by their kind */
+static int rounded_weights_staged_either_way(const cgp_kernel_desc *k)
+{
+    return k->kind.pipe == CGP_PIPE_WGMMA && k->kind.weights == CGP_WEIGHTS_ROUNDED_ONCE &&
+           k->kind.staging == CGP_STAGING_TMA_OR_CP_ASYNC && k->kind.loop == CGP_LOOP_PLAIN;
+}
+
+/* Those (rounded_weights_staged_either_way), read from their documented rule rather than from their hooks' code: the
+ * windows land by TMA exactly where W % 4 = 0 (every test shape is small enough for TMA's other limits), which the
+ * path names ("rounded weights, TMA ..."; test_version checks that the launch recorded that path). */
 static void test_rounded_staging(const problem *pr, const cgp_problem *cp, const cgp_kernel_desc *k,
                                  const cgp_device_info *dev)
 {
@@ -351,20 +300,21 @@ int main(void)
                 for (int k = 0; k < count; ++k) {
                     const char *why = table[k]->unsupported(&cp, &dev);
                     if (why) {
-                        test_refusal(&pr, table[k], why, &dev);
+                        test_refusal(&pr, &cp, table[k], why, &dev);
                         continue;
                     }
-                    if (expected_support(table[k]->version, &shapes[i], (cgp_padding)pad, &dev) == MUST_REFUSE) {
+                    if (test_expected_support(table[k], &cp, &dev, CGP_WGMMA_BUILT) == TEST_MUST_REFUSE) {
                         char name[160];
                         snprintf(name, sizeof name, "fused v%d %s accepts %lldx%lldx%lldx%lldx%lld", table[k]->version,
                                  precision_name(table[k]->precision), (long long)shapes[i].n,
                                  (long long)shapes[i].cin, (long long)shapes[i].cout, (long long)shapes[i].h,
                                  (long long)shapes[i].w);
-                        TEST_FAIL(name, "%s accepts a shape it must refuse (expected_support)", table[k]->name);
+                        TEST_FAIL(name, "%s accepts a shape its declared limits exclude (expected_support.h)",
+                                  table[k]->name);
                         continue;
                     }
                     ran[k]++;
-                    if (table[k]->version == 39 || table[k]->version == 40)
+                    if (rounded_weights_staged_either_way(table[k]))
                         test_rounded_staging(&pr, &cp, table[k], &dev);
                     for (int reduce = 0; reduce <= 1; ++reduce)
                         test_version(&pr, ref, ref_tf32, table[k]->version, table[k]->precision, reduce, y_host,

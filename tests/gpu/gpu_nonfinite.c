@@ -53,7 +53,8 @@ static void test_version(const problem *pr, const cgp_kernel_desc *k, int reduce
     if (st != CGP_SUCCESS) {
         TEST_FAIL(name, "%s: %s", cgp_status_string(st), cgp_last_error_detail());
     } else {
-        const int winograd = (k->version >= 7 && k->version <= 9) || k->version == 31 || k->version == 38;
+        const int winograd =
+            k->kind.algorithm == CGP_ALGORITHM_WINOGRAD_F2X2 || k->kind.algorithm == CGP_ALGORITHM_WINOGRAD_F4X4;
         const int mixes = k->precision != CGP_PRECISION_FP32 || winograd;
         int64_t bad = -1, finite = 0;
         for (int64_t i = 0; i < outputs && bad < 0; ++i) {

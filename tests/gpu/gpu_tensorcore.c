@@ -1,24 +1,19 @@
 /*
- * gpu_tensorcore.c - the tensor-core kernels (the wgmma versions for Cin <= 8, kernels/fused/fused_wgmma.cu and
- * kernels/fused/history/fused_wgmma.cu: tf32-v6 = version 16, tf32-v8 = 18, 3xtf32-v7 = 27, 3xtf32-v8 = 28; the
- * implicit GEMMs of any channel count, kernels/fused/fused_implicit_gemm.cu on mma.sync: tf32-v9 = 19,
- * 3xtf32-v9 = 29, and on wgmma, fused_implicit_gemm_wgmma.cu: tf32-v10 = 20, 3xtf32-v10 = 30, with resident weights,
- * fused_resident_wgmma.cu: tf32-v11 = 32, 3xtf32-v11 = 33, and with the input windows by TMA: 3xtf32-v12 = 35,
- * tf32-v13 = 36, 3xtf32-v13 = 37; with the weights rounded once a launch, tf32-v15 = 39, 3xtf32-v15 = 40; resident,
- * by TMA, with A from registers, tf32-v16 = 41; tf32-v15 with its chunks' wgmmas overlapped, tf32-v17 = 42; the
- * warp-specialised one, fused_ws_wgmma.cu: tf32-v21 = 46)
- * through the public API, both reductions, both paddings, on the default problem and on shapes that the wgmma
+ * gpu_tensorcore.c - every tensor-core version of the kernel table, tf32 and 3xtf32 (kernel_info.h's table, by
+ * precision: the wgmma versions for Cin <= 8, the implicit GEMMs on mma.sync and on wgmma, with resident or rounded
+ * weights, by cp.async or TMA, the warp-specialised one) through the public API, both reductions, both paddings, on
+ * the default problem and on shapes that the wgmma
  * versions for Cin <= 8 take (Cin <= 8, Cout <= 64) and shapes they refuse (more input or output channels), with
  * partial tiles, H or W = 3, many small images, and one output channel. Fresh random inputs (seed printed), y
  * poisoned with NaN before every run, det runs bit-identical over 3 runs, and every launch's recorded path
  * (kernels/fused/path_record.cuh: "fast" or "generic", "tma", "tma, shifted box" or "cp.async", the implicit
- * GEMMs' tile) the one the version's `path` hook names, so a version that ran another path than it says fails.
+ * GEMMs' tile) the one the version's configuration names, so a version that ran another path than it says fails.
  * Bounds:
  * tests/lib/tolerance.h (relative L2 and max abs, from an error model of each arithmetic; relative L2 also under
  * the version's cap, tests/lib/tolerance_caps.h).
- * Which version runs which shape is the test's own rule (version_runs): a version that should run a shape and
- * refuses it fails, and so does one that should refuse it and runs it; an expected refusal passes once per
- * shape and version as "PASS <case> refused: <the version's reason>".
+ * Which version runs which shape comes from its declared limits (version_runs, tests/lib/expected_support.h), never
+ * from its number: a version that should run a shape and refuses it fails, and so does one that should refuse it and
+ * runs it; an expected refusal passes once per shape and version as "PASS <case> refused: <the version's reason>".
  *   3xTF32: against the fp64 reference, the 3xtf32 model.
  *   TF32:   (1) on the inputs rounded to tf32 on the host exactly as cvt.rna rounds them, against the
  *           fp64 reference of those rounded inputs: what is left is fp32 accumulation and the GELU, so
@@ -28,9 +23,9 @@
  *   Kernel 0 ("best") passes the same checks on one shape (the version it resolves to is printed).
  *   The stage split (host/lib/plan_stages.h) of every version on the cases that ask for it: by the wgmma versions
  *   for Cin <= 8 (which have it on every shape they run, Cin < 8 too) each partial launch runs, writes every y
- *   (no NaN left) and records the path (tma, tma shifted box or cp.async) the version's hook names; by the implicit
- *   GEMMs (which have none) a partial launch is refused with CGP_ERROR_UNSUPPORTED. (All stages is cgp_plan_run's
- *   own launch, checked above.)
+ *   (no NaN left) and records the path (tma, tma shifted box or cp.async) the version's configuration names; by the
+ *   implicit GEMMs (which have none) a partial launch is refused with CGP_ERROR_UNSUPPORTED. (All stages is
+ *   cgp_plan_run's own launch, checked above.)
  * Without a GPU: one SKIP (a FAIL with CGP_TEST_REQUIRE_GPU=1).
  * Run: CGP_TEST_REQUIRE_GPU=1 make test CGP_TEST_FILTER=gpu_tensorcore   (or build/tests/gpu_tensorcore)
  */
@@ -39,16 +34,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expected_support.h"
 #include "gpulib.h"
 #include "problem.h"
 #include "tolerance.h"
 
 #include "plan_stages.h"
 
-static const int tf32_versions[] = {16, 18, 19, 20, 32, 36, 39, 41, 42, 46};
-static const int tf32x3_versions[] = {27, 28, 29, 30, 33, 35, 37, 40};
-#define VERSION_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
-#define MAX_TF32_VERSIONS 19 /* TF32 versions test_problem takes at once */
+#define MAX_TF32_VERSIONS 19 /* versions of one precision test_problem takes at once */
 #ifndef CGP_WGMMA_BUILT
 #define CGP_WGMMA_BUILT 0 /* the Makefile sets 1 where it builds the wgmma kernels (SM=90, for sm_90a) */
 #endif
@@ -80,41 +73,37 @@ static const shape_case cases[] = {
 
 static const char *precision_name(int precision) { return precision == CGP_PRECISION_TF32 ? "tf32" : "3xtf32"; }
 
-/* The wgmma versions for Cin <= 8 (16, 18, 27, 28): Cin <= 8 and Cout <= 64 only, every one with its stage
- * split */
-static int is_wgmma(int version)
+/* The versions of the table of a precision (every one this test covers), at most MAX_TF32_VERSIONS: their numbers
+ * into versions, their count returned */
+static int table_versions(int precision, int *versions)
 {
-    return version == 16 || version == 18 || version == 27 || version == 28;
+    int count = 0, n = 0;
+    const cgp_kernel_desc *const *table = cgp_kernel_table(&n);
+    for (int i = 0; i < n; ++i)
+        if (table[i]->precision == precision && count < MAX_TF32_VERSIONS)
+            versions[count++] = table[i]->version;
+    return count;
 }
 
-/* Whether version runs the shape: the mma.sync implicit GEMMs (19, 29) every shape on a GPU of compute capability
- * 8.0 or newer; the wgmma versions for Cin <= 8 (16, 18, 27, 28) Cin <= 8 and Cout <= 64 only, the wgmma
- * implicit GEMMs (20, 30) every shape and those with resident weights (32, 33) every shape of Cin <= 64 (every case
- * here), by TMA (35, and 41 with A from registers) those of W % 4 = 0, the wgmma implicit GEMMs by TMA (36, 37, 42)
- * every shape of W % 4 = 0, and tf32-v21 (46, TMA or cp.async windows) and those with rounded
- * weights (39, 40) every shape, on a GPU of compute capability 9.0
- * with a build for sm_90a.
- * Version 0 ("best") runs every shape. */
-static int version_runs(int version, const cgp_shape *s, const cgp_device_info *d)
+/* Whether version runs the problem, from what it declares (tests/lib/expected_support.h: every case here is one it
+ * must run or must refuse on an H100/H200); version 0 ("best") runs every shape */
+static int version_runs(int version, const problem *pr, const cgp_device_info *d)
 {
-    const int wgmma = is_wgmma(version);
     if (version == 0)
         return 1;
-    /* the wgmma implicit GEMMs that read the windows by TMA alone (W % 4 = 0) */
-    const int tma_only = version == 36 || version == 37 || version == 42;
-    if (version == 20 || version == 30 || version == 39 || version == 40 || version == 46 || tma_only)
-        return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && (!tma_only || s->w % 4 == 0);
-    if (version == 32 || version == 33 || version == 35 || version == 41)
-        return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && s->cin <= 64 &&
-               (version <= 33 || s->w % 4 == 0);
-    if (!wgmma)
-        return d->cc_major >= 8;
-    return CGP_WGMMA_BUILT && d->cc_major == 9 && d->cc_minor == 0 && s->cin <= 8 && s->cout <= 64;
+    const cgp_shape *s = &pr->p.shape;
+    const cgp_problem p = {s->n, s->cin, s->cout, s->h, s->w, pr->p.hout, pr->p.wout, (int)pr->p.padding};
+    const cgp_kernel_desc *k = cgp_kernel_find(version);
+    return k && test_expected_support(k, &p, d, CGP_WGMMA_BUILT) != TEST_MUST_REFUSE;
 }
 
-/* Whether version has a stage split (kernel_api.h): the wgmma versions for Cin <= 8, on every shape they run; the
- * implicit GEMMs refuse it on every shape */
-static int has_stage_split(int version) { return is_wgmma(version); }
+/* Whether version has a stage split (kernel_api.h: its launch_stages hook; the wgmma versions for Cin <= 8 on every
+ * shape they run, none for the implicit GEMMs) */
+static int has_stage_split(int version)
+{
+    const cgp_kernel_desc *k = cgp_kernel_find(version);
+    return k && k->launch_stages;
+}
 
 /* A version that must refuse the shape: cgp_plan_create says CGP_ERROR_UNSUPPORTED, with the reason. */
 static void test_refusal(const problem *pr, int precision, int version)
@@ -263,10 +252,10 @@ static void test_problem(problem *pr, const int *tf32_versions, int tf32_count, 
     }
     int tf32_runs[MAX_TF32_VERSIONS] = {0};
     for (int v = 0; v < tf32_count; ++v)
-        if (!(tf32_runs[v] = version_runs(tf32_versions[v], s, dev)))
+        if (!(tf32_runs[v] = version_runs(tf32_versions[v], pr, dev)))
             test_refusal(pr, CGP_PRECISION_TF32, tf32_versions[v]);
     for (int v = 0; v < tf32x3_count; ++v) {
-        if (!version_runs(tf32x3_versions[v], s, dev)) {
+        if (!version_runs(tf32x3_versions[v], pr, dev)) {
             test_refusal(pr, CGP_PRECISION_TF32X3, tf32x3_versions[v]);
             continue;
         }
@@ -379,6 +368,9 @@ int main(void)
         return test_exit_code();
     const uint64_t seed = test_seed("gpu_tensorcore");
     const cgp_device_info dev = test_device_info();
+    int tf32_versions[MAX_TF32_VERSIONS], tf32x3_versions[MAX_TF32_VERSIONS];
+    const int tf32_count = table_versions(CGP_PRECISION_TF32, tf32_versions);
+    const int tf32x3_count = table_versions(CGP_PRECISION_TF32X3, tf32x3_versions);
     const size_t count = sizeof cases / sizeof cases[0];
     for (size_t i = 0; i <= count; ++i) {
         /* the last round: kernel 0 ("best") on the partial-tiles shape */
@@ -407,14 +399,12 @@ int main(void)
             if (kernel_zero)
                 test_problem(&pr, best, 1, best, 1, &dev);
             else
-                test_problem(&pr, tf32_versions, VERSION_COUNT(tf32_versions), tf32x3_versions,
-                             VERSION_COUNT(tf32x3_versions), &dev);
+                test_problem(&pr, tf32_versions, tf32_count, tf32x3_versions, tf32x3_count, &dev);
             if (!kernel_zero && c->stage_split)
-                for (int v = 0; v < VERSION_COUNT(tf32_versions) + VERSION_COUNT(tf32x3_versions); ++v) {
-                    const int is_tf32 = v < VERSION_COUNT(tf32_versions);
-                    const int version =
-                        is_tf32 ? tf32_versions[v] : tf32x3_versions[v - VERSION_COUNT(tf32_versions)];
-                    if (version_runs(version, &c->shape, &dev)) /* test_problem checked the others' refusal */
+                for (int v = 0; v < tf32_count + tf32x3_count; ++v) {
+                    const int is_tf32 = v < tf32_count;
+                    const int version = is_tf32 ? tf32_versions[v] : tf32x3_versions[v - tf32_count];
+                    if (version_runs(version, &pr, &dev)) /* test_problem checked the others' refusal */
                         test_stage_split(&pr, is_tf32 ? CGP_PRECISION_TF32 : CGP_PRECISION_TF32X3, version,
                                          has_stage_split(version));
                 }

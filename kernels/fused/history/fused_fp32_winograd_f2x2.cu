@@ -186,7 +186,7 @@ struct WinogradF2x2SmemKernel {
 } // namespace
 
 /* what it is: Winograd F(2x2) on 16x16 x 64 tiles, the filters transformed once a block, persistent */
-constexpr Kind kF2x2Kind = Kind(CGP_PIPE_FFMA, CGP_ALGORITHM_WINOGRAD_F2X2)
+constexpr Kind kF2x2Kind = winograd_limits<WinogradF2x2SmemKernel>(Kind(CGP_PIPE_FFMA, CGP_ALGORITHM_WINOGRAD_F2X2))
                                .tile(kTile, kTile, kCout)
                                .weights(CGP_WEIGHTS_RESIDENT)
                                .persistent()

@@ -339,8 +339,9 @@ constexpr Kind kImplicitGemmKind = Kind(CGP_PIPE_MMA_SYNC, CGP_ALGORITHM_IMPLICI
       "place, a fresh accumulator every 3 taps (FADD into the sum), bias/GELU/mean in registers",                      \
       kImplicitGemmKind<kTf32>)                                                                                        \
     X(cgp_kernel_tf32x3_v9, ImplicitGemmVersion<kTf32x3>, 29, "3xtf32-v9",                                             \
-      "tf32-v9 with the 3xTF32 split (fp32-level accuracy): big and small planes split in place, 2-stage ring, "       \
-      "a fresh accumulator every tap (its 3 products), gelu_x2_fine",                                                  \
+      "implicit GEMM on mma.sync m16n8k8 with the 3xTF32 split (fp32-level accuracy) for any channel count: tiles "    \
+      "of 8x16 or 8x8 pixels x 64 or 32 channels (chosen per shape), big and small planes split in place in a "        \
+      "2-stage cp.async ring, a fresh accumulator every tap (its 3 products), gelu_x2_fine",                           \
       kImplicitGemmKind<kTf32x3>)
 
 IMPLICIT_GEMM_VERSIONS(CGP_DEFINE_KERNEL_DESC)

@@ -536,29 +536,37 @@ constexpr Kind kIgemmWgmmaKind =
       "wgmmas read the other; a chunk's taps chained in a fresh accumulator",                                          \
       kIgemmWgmmaKind<Tf32ByCpAsync>)                                                                                  \
     X(cgp_kernel_tf32x3_v10, Tf32x3ByCpAsync, 30, "3xtf32-v10",                                                        \
-      "tf32-v10 with the 3xTF32 split (fp32-level accuracy): big and small operand planes, 27 wgmmas a chunk, "        \
-      "the 18 corrections first, gelu_x2_fine",                                                                        \
+      "implicit GEMM on wgmma with the 3xTF32 split (fp32-level accuracy) for any channel count: 16x16, 8x16 or "      \
+      "8x8-pixel x 64 or 32-channel tiles, each chunk's window and weights landed 3 chunks ahead by cp.async and "     \
+      "split into big and small operand planes, 27 wgmmas a chunk (the 18 corrections first), gelu_x2_fine",           \
       kIgemmWgmmaKind<Tf32x3ByCpAsync>)                                                                                \
     X(cgp_kernel_tf32_v13, Tf32ByTma, 36, "tf32-v13",                                                                  \
-      "tf32-v10 with each chunk's input window landed by TMA (one box copy issued by one thread, completing on an "    \
-      "mbarrier; the weights by cp.async as before; W % 4 = 0)",                                                       \
+      "implicit GEMM on wgmma for any channel count: 16x16, 8x16 or 8x8-pixel x 64 or 32-channel tiles, each "         \
+      "chunk's input window landed by one TMA box copy (issued by one thread, completing on an mbarrier) and its "     \
+      "weights by cp.async, converted into one operand buffer while the wgmmas read the other",                        \
       kIgemmWgmmaKind<Tf32ByTma>)                                                                                      \
     X(cgp_kernel_tf32x3_v13, Tf32x3ByTma, 37, "3xtf32-v13",                                                            \
-      "3xtf32-v10 with each chunk's input window landed by TMA (W % 4 = 0)",                                           \
+      "implicit GEMM on wgmma with the 3xTF32 split (fp32-level accuracy): 16x16, 8x16 or 8x8-pixel x 64 or "          \
+      "32-channel tiles, each chunk's input window landed by one TMA box copy and its weights by cp.async, both "      \
+      "split into big and small planes, 27 wgmmas a chunk, gelu_x2_fine",                                              \
       kIgemmWgmmaKind<Tf32x3ByTma>)                                                                                    \
     X(cgp_kernel_tf32_v15, Tf32RoundedWeights, 39, "tf32-v15",                                                         \
-      "tf32-v13 with the weights rounded once a launch into the workspace (the blocks claim (channel block, chunk) " \
-      "units as they arrive, then wait for all) and landed by one bulk copy a chunk in wgmma's B layout, read "      \
-      "where they land: no weight copies or conversion in the chunk loop; the windows by TMA where W % 4 = 0, else " \
-      "by cp.async (the heuristic passes it over where fewer than 16 tiles read each unit)",                           \
+      "implicit GEMM on wgmma for any channel count: 16x16, 8x16 or 8x8-pixel x 64 or 32-channel tiles; the "          \
+      "weights rounded once a launch into the workspace in wgmma's B layout (the blocks claim (channel block, "        \
+      "chunk) units as they arrive, then wait for all), a chunk's landed by one bulk copy and read where they "        \
+      "land; the windows by TMA where W % 4 = 0, else by cp.async (the heuristic passes it over where fewer than "     \
+      "16 tiles read each unit)",                                                                                      \
       kIgemmWgmmaKind<Tf32RoundedWeights>)                                                                             \
     X(cgp_kernel_tf32x3_v15, Tf32x3RoundedWeights, 40, "3xtf32-v15",                                                   \
-      "3xtf32-v13 with the weights split once a launch into the workspace and landed by one bulk copy a chunk; the " \
-      "windows by TMA where W % 4 = 0, else by cp.async",                                                              \
+      "implicit GEMM on wgmma with the 3xTF32 split (fp32-level accuracy): 16x16, 8x16 or 8x8-pixel x 64 or "          \
+      "32-channel tiles; the weights split into big and small planes once a launch into the workspace, a chunk's "     \
+      "landed by one bulk copy; the windows by TMA where W % 4 = 0, else by cp.async; 27 wgmmas a chunk, "             \
+      "gelu_x2_fine",                                                                                                  \
       kIgemmWgmmaKind<Tf32x3RoundedWeights>)                                                                           \
     X(cgp_kernel_tf32_v17, Tf32RoundedOverlapped, 42, "tf32-v17",                                                     \
-      "tf32-v15 with chunk k + 1's wgmmas issued before chunk k's wait (two accumulator sets, three A buffers, "      \
-      "one barrier a chunk): the tensor cores always have a chunk queued; the windows by TMA (W % 4 = 0)",             \
+      "implicit GEMM on wgmma with an overlapped chunk loop: chunk k + 1's wgmmas issued before chunk k's wait "       \
+      "(two accumulator sets, three A buffers, one barrier a chunk), so the tensor cores always have a chunk "         \
+      "queued; the weights rounded once a launch, a chunk's landed by one bulk copy; the windows by TMA",              \
       kIgemmWgmmaKind<Tf32RoundedOverlapped>)
 
 IMPLICIT_GEMM_WGMMA_VERSIONS(CGP_DEFINE_KERNEL_DESC)

@@ -564,23 +564,26 @@ constexpr Kind kResidentKind =
 /* X(descriptor, hooks, version, name, summary, kind) for each version of this file */
 #define RESIDENT_WGMMA_VERSIONS(X)                                                                                     \
     X(cgp_kernel_tf32_v11, Tf32ByCpAsync, 32, "tf32-v11",                                                              \
-      "tf32-v10 persistent with the weights resident: a block converts all its weights once (Cin <= 64 on every "      \
-      "tile, up to 176 on the smaller ones), then streams its tiles' input chunks 4 ahead across tiles and "           \
-      "publishes each image once; no K split (the heuristic passes it over where the blocks get few tiles)",           \
+      "implicit GEMM on wgmma, persistent, the weights resident: a block converts all its weights into shared "        \
+      "memory once, then streams its tiles' input chunks 4 ahead by cp.async across tiles (16x16, 8x16 or "            \
+      "8x8-pixel x 64 or 32-channel tiles) and publishes each image once; no K split (the heuristic passes it over "   \
+      "where the blocks get few tiles)",                                                                               \
       kResidentKind<Tf32ByCpAsync>)                                                                                    \
     X(cgp_kernel_tf32x3_v11, Tf32x3ByCpAsync, 33, "3xtf32-v11",                                                        \
-      "tf32-v11 with the 3xTF32 split (fp32-level accuracy): big and small weights resident (Cin <= 64 on the "        \
-      "32-channel tiles, up to 88 on the smaller ones), 27 wgmmas a chunk, 3 chunks ahead, gelu_x2_fine",              \
+      "implicit GEMM on wgmma with the 3xTF32 split (fp32-level accuracy), persistent: big and small weights "         \
+      "resident in shared memory, the input chunks streamed 3 ahead by cp.async across tiles, 27 wgmmas a chunk, "     \
+      "gelu_x2_fine",                                                                                                  \
       kResidentKind<Tf32x3ByCpAsync>)                                                                                  \
     X(cgp_kernel_tf32x3_v12, Tf32x3ByTma, 35, "3xtf32-v12",                                                            \
-      "3xtf32-v11 with each input window landed by TMA, one box copy a chunk, 3 chunks ahead (W % 4 = 0; Cin <= 56 "   \
-      "on the 16x16-pixel 32-channel tile, up to 80 on the 8x8-pixel one)",                                           \
+      "implicit GEMM on wgmma with the 3xTF32 split (fp32-level accuracy), persistent: big and small weights "         \
+      "resident in shared memory, each input window landed by one TMA box copy a chunk, 3 chunks ahead, 27 wgmmas "    \
+      "a chunk, gelu_x2_fine",                                                                                         \
       kResidentKind<Tf32x3ByTma>)                                                                                      \
     X(cgp_kernel_tf32_v16, Tf32RegisterFragments, 41, "tf32-v16",                                                     \
-      "tf32-v11 with each input window landed by TMA and A from registers (wgmma's register-A form): each thread "     \
-      "loads and rounds its fragments of the landed window, no window conversion or A buffers; a stage is released "  \
-      "by an mbarrier arrival a warp, so the warpgroups run their chunks without a block barrier; 4 stages (W % 4 = "  \
-      "0; Cin <= 64 on every tile, up to 176 on the smaller ones)",                                                    \
+      "implicit GEMM on wgmma, persistent, the weights resident, A from registers (wgmma's register-A form): each "    \
+      "input window landed by TMA into a ring of 4 stages; each thread loads and rounds its A fragments straight "     \
+      "from the landed window (no conversion pass or A buffers) and a warp releases a stage by an mbarrier "           \
+      "arrival, so the warpgroups run their chunks without a block barrier",                                           \
       kResidentKind<Tf32RegisterFragments>)
 
 RESIDENT_WGMMA_VERSIONS(CGP_DEFINE_KERNEL_DESC)

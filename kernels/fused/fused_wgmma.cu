@@ -44,8 +44,8 @@ struct Tf32x3V8 : Tf32V8 {
     static constexpr bool wide_shifted_tile = false, transposed = true;
     static constexpr const char *summary =
         "Hopper wgmma with the 3xTF32 split (fp32-level accuracy): D = W X^T with the big weights in registers, 28 "
-        "wgmmas a row chained in one accumulator, 8-row tiles staged as tf32-v8's, gelu_x2_fine (Cin <= 8, Cout <= 64, "
-        "sm_90a)";
+        "wgmmas a row chained in one accumulator, 8-row x 64-column tiles by TMA (else cp.async), gelu_x2_fine "
+        "(Cin <= 8, Cout <= 64, sm_90a)";
 };
 
 } // namespace

@@ -14,7 +14,7 @@
  *     agrees with what its paths and hooks show (TMA, the algorithm, resident or rounded weights, the chunk loop, the
  *     K splits, the tiles, wgmma's compute capability, TMA's refusal of W % 4 != 0), the roofline model reads its pipe
  *     and algorithm from that name (host/plot/roofline_model.c), and the names tell the versions of a precision apart
- *     (history versions excepted among themselves).
+ *     (history versions excepted among themselves); each version's summary says what it is without naming another.
  * Linked with libcgp (the Makefile's rule), whose hooks are host code: nothing here touches CUDA.
  */
 #include <stdio.h>
@@ -386,6 +386,17 @@ static void check_kinds(const cgp_kernel_desc *const *table, int count)
             TEST_FAIL(name, "%s", why);
         else
             test_report("PASS", name, "\"%s\"", cgp_kernel_kind_name(table[i]));
+    }
+    /* a summary says what its version is, not which version it grew from (the lineage is docs/perf-log.md's) */
+    for (int i = 0; i < count; ++i) {
+        char name[96];
+        snprintf(name, sizeof name, "summary %s: what it is, naming no other version", table[i]->name);
+        const char *summary = cgp_kernel_summary(table[i]);
+        const char *other = strstr(summary, "tf32-v") ? strstr(summary, "tf32-v") : strstr(summary, "fp32-v");
+        if (other)
+            TEST_FAIL(name, "it names \"%.12s\": \"%s\"", other, summary);
+        else
+            test_report("PASS", name, "%zu characters", strlen(summary));
     }
     /* a version is told apart from the others of its precision by its name, but for the superseded ones, which may
      * differ from each other in what the fields do not say (the GELU's form, the rounding, the code) */

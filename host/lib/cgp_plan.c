@@ -11,6 +11,7 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,10 @@ typedef struct plan_state {
     cgp_options options;
     const cgp_kernel_desc *kernel;
     cgp_kernel_config config; /* the kernel's configuration for the problem, made once (kernel_api.h) */
+    /* cgp_kernel_prepare has raised the configured kernel's shared-memory limit: at the plan's first run, not at
+     * its creation, since that touches the kernel's module and may wait for the device (lazy loading), and a
+     * heuristic plan is made without waiting for the GPU (tests/gpu/gpu_select.c) */
+    atomic_int prepared;
     cgp_device_info device;
     int device_ordinal;
     size_t workspace_bytes;
@@ -327,10 +332,6 @@ static cgp_status plan_make(const plan_setup *s, const cgp_kernel_desc *kernel, 
     const size_t accum_bytes = (size_t)(s->problem.n * s->problem.cout) * sizeof(double);
     const size_t counter_bytes = (size_t)(s->problem.n + CGP_LAUNCH_WORDS) * sizeof(unsigned);
     cudaError_t err;
-    if ((err = cgp_kernel_prepare(&p->config)) != cudaSuccess) {
-        plan_free(p);
-        return fail_cuda("cgp_plan_create: raising the kernel's shared-memory limit", err);
-    }
     if ((err = cudaMalloc((void **)&p->accum, accum_bytes)) != cudaSuccess ||
         (err = cudaMalloc((void **)&p->counters, counter_bytes)) != cudaSuccess ||
         (err = cudaMalloc((void **)&p->path_record, sizeof *p->path_record)) != cudaSuccess ||
@@ -457,13 +458,11 @@ cgp_status cgp_plan_create_measured(cgp_plan **plan, const cgp_shape *shape, con
     cudaError_t err = cudaMemsetAsync(p->path_record, 0, sizeof *p->path_record, stream);
     if (err == cudaSuccess)
         err = cudaStreamSynchronize(stream);
-    if (err == cudaSuccess)
-        err = cgp_kernel_prepare(&p->config);
     if (err != cudaSuccess) {
         cgp_select_cache_release(&key);
         handle_state(handle, 1);
         plan_free(p);
-        return fail_cuda("cgp_plan_create_measured: clearing the path record, preparing the winner", err);
+        return fail_cuda("cgp_plan_create_measured: clearing the path record", err);
     }
     for (int i = 0; i < p->candidate_count; ++i)
         medians[i] = p->candidates[i].median_ms;
@@ -525,7 +524,7 @@ static cgp_status plan_launch(const char *caller, cgp_plan *handle, const float 
                               const float *bias, float *y, void *workspace, size_t workspace_bytes, int stages,
                               cudaStream_t stream)
 {
-    const plan_state *plan = handle_state(handle, 0);
+    plan_state *plan = handle_state(handle, 0);
     if (!plan)
         return fail(CGP_ERROR_INVALID_PLAN, "%s: not a live plan (never created, or destroyed)", caller);
     if (!x || !weight || !bias || !y)
@@ -547,6 +546,12 @@ static cgp_status plan_launch(const char *caller, cgp_plan *handle, const float 
     if (current != plan->device_ordinal)
         return fail(CGP_ERROR_CUDA, "%s: the plan was created on device %d, the current device is %d", caller,
                     plan->device_ordinal, current);
+    if (!atomic_load_explicit(&plan->prepared, memory_order_acquire)) { /* idempotent: concurrent first runs agree */
+        if ((err = cgp_kernel_prepare(&plan->config)) != cudaSuccess)
+            return fail(CGP_ERROR_CUDA, "%s: raising %s's shared-memory limit failed: %s: %s", caller,
+                        plan->kernel->name, cudaGetErrorName(err), cudaGetErrorString(err));
+        atomic_store_explicit(&plan->prepared, 1, memory_order_release);
+    }
     const cgp_launch_args args = launch_args(plan, x, weight, bias, y, workspace);
     if (stages == CGP_STAGE_ALL) {
         err = plan->kernel->launch(&args, &plan->config, &plan->device, stream);

@@ -122,45 +122,24 @@ struct Kind {
     /* its limits (kernel_info.h's cgp_kernel_limits), each field named */
     constexpr Kind needs_cc(int major, int minor) const
     {
-        Kind r = *this;
-        r.k.limits.cc_major = major;
-        r.k.limits.cc_minor = minor;
-        return r;
+        return limit(&cgp_kernel_limits::cc_major, major).limit(&cgp_kernel_limits::cc_minor, minor);
     }
-    constexpr Kind cin_only(int n) const
-    {
-        Kind r = *this;
-        r.k.limits.cin_only = n;
-        return r;
-    }
-    constexpr Kind cout_only(int n) const
-    {
-        Kind r = *this;
-        r.k.limits.cout_only = n;
-        return r;
-    }
-    constexpr Kind cin_max(int n) const
-    {
-        Kind r = *this;
-        r.k.limits.cin_max = n;
-        return r;
-    }
-    constexpr Kind cout_max(int n) const
-    {
-        Kind r = *this;
-        r.k.limits.cout_max = n;
-        return r;
-    }
-    constexpr Kind pixels_per_cin(int n) const
-    {
-        Kind r = *this;
-        r.k.limits.pixels_per_cin = n;
-        return r;
-    }
+    constexpr Kind cin_only(int n) const { return limit(&cgp_kernel_limits::cin_only, n); }
+    constexpr Kind cout_only(int n) const { return limit(&cgp_kernel_limits::cout_only, n); }
+    constexpr Kind cin_max(int n) const { return limit(&cgp_kernel_limits::cin_max, n); }
+    constexpr Kind cout_max(int n) const { return limit(&cgp_kernel_limits::cout_max, n); }
+    constexpr Kind pixels_per_cin(int n) const { return limit(&cgp_kernel_limits::pixels_per_cin, n); }
     constexpr Kind smem(size_t bytes) const
     {
         Kind r = *this;
         r.k.limits.smem_bytes = (unsigned)bytes;
+        return r;
+    }
+    /* a copy with one limit set */
+    constexpr Kind limit(int cgp_kernel_limits::*field, int value) const
+    {
+        Kind r = *this;
+        r.k.limits.*field = value;
         return r;
     }
     constexpr Kind history() const

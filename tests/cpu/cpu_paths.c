@@ -392,7 +392,9 @@ static void check_kinds(const cgp_kernel_desc *const *table, int count)
         char name[96];
         snprintf(name, sizeof name, "summary %s: what it is, naming no other version", table[i]->name);
         const char *summary = cgp_kernel_summary(table[i]);
-        const char *other = strstr(summary, "tf32-v") ? strstr(summary, "tf32-v") : strstr(summary, "fp32-v");
+        const char *other = strstr(summary, "tf32-v");
+        if (!other)
+            other = strstr(summary, "fp32-v");
         if (other)
             TEST_FAIL(name, "it names \"%.12s\": \"%s\"", other, summary);
         else

@@ -295,8 +295,7 @@ int main(void)
             if (test_problem_references(&pr, ref, ref_tf32, err, sizeof err) != 0) {
                 TEST_FAIL("gpu_fused reference", "%s", err);
             } else {
-                const cgp_problem cp = {shapes[i].n, shapes[i].cin, shapes[i].cout, shapes[i].h, shapes[i].w,
-                                        pr.p.hout, pr.p.wout, pad};
+                const cgp_problem cp = test_kernel_problem(&pr);
                 for (int k = 0; k < count; ++k) {
                     const char *why = table[k]->unsupported(&cp, &dev);
                     if (why) {

@@ -118,7 +118,7 @@ int main(void)
             int ref_nonfinite = 0;
             for (int64_t i = 0; i < s.n * s.cout; ++i)
                 ref_nonfinite += !isfinite(ref[0][i]);
-            const cgp_problem cp = {s.n, s.cin, s.cout, s.h, s.w, pr.p.hout, pr.p.wout, pad};
+            const cgp_problem cp = test_kernel_problem(&pr);
             for (int k = 0; k < count; ++k) {
                 const char *why = table[k]->unsupported(&cp, &dev);
                 if (why) {

@@ -118,7 +118,7 @@ static void test_shape(const cgp_shape *s, cgp_padding pad, int precision, uint6
     /* tf32 against its tf32-rounded operands (the exact error is TF32's), the others against the exact y */
     const test_arith arith = test_arith_of_precision(precision);
     const double *ref = arith == TEST_ARITH_TF32_ROUNDED ? rounded : exact;
-    const cgp_problem cp = {s->n, s->cin, s->cout, s->h, s->w, pr.p.hout, pr.p.wout, (int)pad};
+    const cgp_problem cp = test_kernel_problem(&pr);
     int count = 0;
     const cgp_kernel_desc *const *table = cgp_kernel_table(&count);
     for (int reduce = 0; reduce <= 1; ++reduce) {

@@ -91,8 +91,7 @@ static int version_runs(int version, const problem *pr, const cgp_device_info *d
 {
     if (version == 0)
         return 1;
-    const cgp_shape *s = &pr->p.shape;
-    const cgp_problem p = {s->n, s->cin, s->cout, s->h, s->w, pr->p.hout, pr->p.wout, (int)pr->p.padding};
+    const cgp_problem p = test_kernel_problem(pr);
     const cgp_kernel_desc *k = cgp_kernel_find(version);
     return k && test_expected_support(k, &p, d, CGP_WGMMA_BUILT) != TEST_MUST_REFUSE;
 }

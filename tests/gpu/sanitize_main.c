@@ -304,7 +304,7 @@ int main(int argc, char **argv)
         if (sanitize_problem(shape_name, &s, (cgp_padding)pad, &pr, &ref, &ref_tf32) != 0)
             continue;
         float *y = malloc(sizeof(float) * (size_t)(s.n * s.cout));
-        const cgp_problem cp = {s.n, s.cin, s.cout, s.h, s.w, pr.p.hout, pr.p.wout, pad};
+        const cgp_problem cp = test_kernel_problem(&pr);
         for (int k = 0; k < count && y; ++k) {
             if (table[k]->unsupported(&cp, &dev) || !version_selected(table[k]->version) ||
                 !run_is_mine(selected++))

@@ -1,8 +1,8 @@
 /*
- * gpulib.h - what GPU tests share: the "is there a usable GPU" check, running one plan on a problem
- * with poisoned output, the path its launch recorded held against the version's `path` hook, and the
- * references a kernel's y is compared with (the exact one, and for TF32 the one of x and w rounded to tf32
- * as the kernels round them).
+ * gpulib.h - what GPU tests share: the "is there a usable GPU" check, a problem as the kernels see it
+ * (test_kernel_problem), running one plan on a problem with poisoned output, the path its launch recorded held
+ * against the path of the version's configuration, and the references a kernel's y is compared with (the exact
+ * one, and for TF32 the one of x and w rounded to tf32 as the kernels round them).
  *
  * No GPU and a broken GPU are told apart: a machine without an NVIDIA device (no /dev/nvidia<N>, nothing
  * in /proc/driver/nvidia/gpus) skips the program's remaining cases with the reason (a FAIL with
@@ -38,6 +38,14 @@
             goto out;                                                                                      \
         }                                                                                                  \
     } while (0)
+
+/* The kernels' view (kernel_api.h's cgp_problem) of problem pr: its shape, output plane and padding */
+static inline cgp_problem test_kernel_problem(const problem *pr)
+{
+    const cgp_shape *s = &pr->p.shape;
+    const cgp_problem p = {s->n, s->cin, s->cout, s->h, s->w, pr->p.hout, pr->p.wout, (int)pr->p.padding};
+    return p;
+}
 
 /* 1 when CUDA can use a device. Else: no device on the machine (or one CUDA_VISIBLE_DEVICES hides) -> the program's
  * remaining cases skip with the reason; a device CUDA cannot use -> FAIL (sysinfo_no_device_reason, the wording the

@@ -12,6 +12,7 @@ t0=$SECONDS
 say() { echo "== $1 exit $2 ($((SECONDS - t0)) s)"; }
 left() { echo $((${K_BUDGET:-150} - SECONDS)); }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+compute-sanitizer --version | tail -1
 make -j16 all build/tests/gpu_fused build/tests/gpu_tensorcore build/sanitize_main > $L/build.log 2>&1; say build $?
 timeout -s KILL 30 build/cgp bench --zoo docs/experiments/ws_split_k_shapes.csv --precision tf32 --kernel 46 --baselines none --iters 20 --csv $L/split.csv > $L/split.log 2>&1; say split $?
 timeout -s KILL 20 ${BASE_CGP:-base/build/cgp} bench --zoo docs/experiments/ws_split_k_shapes.csv --precision tf32 --kernel 46 --baselines none --iters 20 --csv $L/base.csv > $L/base.log 2>&1; say base $?

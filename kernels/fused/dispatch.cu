@@ -8,7 +8,8 @@
  * "Retired versions", names the commit that has them). Beside the table, what the tools need
  * to ask a version about a plan's problem: the version by number and the current device's info; each version's
  * descriptive name, composed from its kind (cgp_kernel_kind_format); and the names of the paths a launch records
- * (cgp_path_id, with its variant bit CGP_PATH_FLAG_WEIGHTS_4B, and the recorded word).
+ * (cgp_path_id, with its variant bit CGP_PATH_FLAG_WEIGHTS_4B, and the recorded word), read from the runs of names
+ * each family composes from its own tiles and splits (path_names.cuh).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -235,141 +236,73 @@ extern "C" const char *cgp_kernel_kind_name(const cgp_kernel_desc *k)
     return NULL;
 }
 
-/* The names of the cgp_path_id values, by id */
-static constexpr const char *path_names[] = {
-    NULL,                                                                     /* CGP_PATH_NONE */
-    "generic",                                                                /* CGP_PATH_GENERIC */
-    NULL, NULL,                                                               /* 2, 3: retired (kernel_info.h) */
-    "winograd-f2x2",                                                          /* CGP_PATH_WINOGRAD_F2X2 */
-    "winograd-f4x4",                                                          /* CGP_PATH_WINOGRAD_F4X4 */
-    "tma",                                                                    /* CGP_PATH_TMA */
-    "cp.async",                                                               /* CGP_PATH_CP_ASYNC */
-    "8x16 px x 64 ch", "8x8 px x 64 ch", "8x16 px x 32 ch", "8x8 px x 32 ch", /* CGP_PATH_IGEMM_TILE0 + 0..3 */
-    "16x16 px x 64 ch", "8x16 px x 64 ch", "8x8 px x 64 ch",                  /* CGP_PATH_IGEMM_WGMMA_TILE0 + 0..2 */
-    "16x16 px x 32 ch", "8x16 px x 32 ch", "8x8 px x 32 ch",                  /* CGP_PATH_IGEMM_WGMMA_TILE0 + 3..5 */
-    /* CGP_PATH_FFMA_IGEMM_TILE0 + 0..17: the 6 tiles with K whole, then split over 2 and 8 blocks */
-    "ffma 16x16 px x 64 ch", "ffma 8x16 px x 64 ch", "ffma 8x8 px x 64 ch",
-    "ffma 8x16 px x 128 ch", "ffma 16x16 px x 32 ch", "ffma 8x8 px x 32 ch",
-    "ffma 16x16 px x 64 ch, K split 2", "ffma 8x16 px x 64 ch, K split 2", "ffma 8x8 px x 64 ch, K split 2",
-    "ffma 8x16 px x 128 ch, K split 2", "ffma 16x16 px x 32 ch, K split 2", "ffma 8x8 px x 32 ch, K split 2",
-    "ffma 16x16 px x 64 ch, K split 8", "ffma 8x16 px x 64 ch, K split 8", "ffma 8x8 px x 64 ch, K split 8",
-    "ffma 8x16 px x 128 ch, K split 8", "ffma 16x16 px x 32 ch, K split 8", "ffma 8x8 px x 32 ch, K split 8",
-    /* CGP_PATH_WINOGRAD_GEMM_TILE0 + 0..5: the 2 tiles with K whole, then split over 2 and 4 blocks */
-    "winograd 8x16 px x 64 ch", "winograd 16x16 px x 32 ch", "winograd 8x16 px x 64 ch, K split 2",
-    "winograd 16x16 px x 32 ch, K split 2", "winograd 8x16 px x 64 ch, K split 4",
-    "winograd 16x16 px x 32 ch, K split 4",
-    /* CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0 + 0..11: the wgmma implicit GEMMs' 6 tiles, K split over 2, then 4 blocks */
-    "16x16 px x 64 ch, K split 2", "8x16 px x 64 ch, K split 2", "8x8 px x 64 ch, K split 2",
-    "16x16 px x 32 ch, K split 2", "8x16 px x 32 ch, K split 2", "8x8 px x 32 ch, K split 2",
-    "16x16 px x 64 ch, K split 4", "8x16 px x 64 ch, K split 4", "8x8 px x 64 ch, K split 4",
-    "16x16 px x 32 ch, K split 4", "8x16 px x 32 ch, K split 4", "8x8 px x 32 ch, K split 4",
-    "tma, shifted box",              /* CGP_PATH_TMA_SHIFTED */
-    "winograd-f4x4, shifted window", /* CGP_PATH_WINOGRAD_F4X4_SHIFTED */
-    /* CGP_PATH_RESIDENT_TILE0 + 0..5 */
-    "resident 16x16 px x 64 ch", "resident 8x16 px x 64 ch", "resident 8x8 px x 64 ch",
-    "resident 16x16 px x 32 ch", "resident 8x16 px x 32 ch", "resident 8x8 px x 32 ch",
-    /* CGP_PATH_RESIDENT_TMA_TILE0 + 0..5 */
-    "resident TMA 16x16 px x 64 ch", "resident TMA 8x16 px x 64 ch", "resident TMA 8x8 px x 64 ch",
-    "resident TMA 16x16 px x 32 ch", "resident TMA 8x16 px x 32 ch", "resident TMA 8x8 px x 32 ch",
-    /* CGP_PATH_IGEMM_WGMMA_TMA_TILE0 + 0..5, then CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0 + 0..11 */
-    "TMA 16x16 px x 64 ch", "TMA 8x16 px x 64 ch", "TMA 8x8 px x 64 ch",
-    "TMA 16x16 px x 32 ch", "TMA 8x16 px x 32 ch", "TMA 8x8 px x 32 ch",
-    "TMA 16x16 px x 64 ch, K split 2", "TMA 8x16 px x 64 ch, K split 2", "TMA 8x8 px x 64 ch, K split 2",
-    "TMA 16x16 px x 32 ch, K split 2", "TMA 8x16 px x 32 ch, K split 2", "TMA 8x8 px x 32 ch, K split 2",
-    "TMA 16x16 px x 64 ch, K split 4", "TMA 8x16 px x 64 ch, K split 4", "TMA 8x8 px x 64 ch, K split 4",
-    "TMA 16x16 px x 32 ch, K split 4", "TMA 8x16 px x 32 ch, K split 4", "TMA 8x8 px x 32 ch, K split 4",
-    /* CGP_PATH_WINOGRAD_F4X4_GEMM_TILE0 + 0..2: K whole, then split over 2 and 4 blocks */
-    "TMA winograd-f4x4 16x32 px x 32 ch", "TMA winograd-f4x4 16x32 px x 32 ch, K split 2",
-    "TMA winograd-f4x4 16x32 px x 32 ch, K split 4",
-    /* CGP_PATH_IGEMM_WGMMA_ROUNDED_TILE0 + 0..5, CGP_PATH_IGEMM_WGMMA_ROUNDED_SPLIT_TILE0 + 0..11, then the same by
-     * TMA (CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_TILE0 + 0..5, CGP_PATH_IGEMM_WGMMA_ROUNDED_TMA_SPLIT_TILE0 + 0..11) */
-    "rounded weights, 16x16 px x 64 ch", "rounded weights, 8x16 px x 64 ch",
-    "rounded weights, 8x8 px x 64 ch", "rounded weights, 16x16 px x 32 ch",
-    "rounded weights, 8x16 px x 32 ch", "rounded weights, 8x8 px x 32 ch",
-    "rounded weights, 16x16 px x 64 ch, K split 2", "rounded weights, 8x16 px x 64 ch, K split 2",
-    "rounded weights, 8x8 px x 64 ch, K split 2", "rounded weights, 16x16 px x 32 ch, K split 2",
-    "rounded weights, 8x16 px x 32 ch, K split 2", "rounded weights, 8x8 px x 32 ch, K split 2",
-    "rounded weights, 16x16 px x 64 ch, K split 4", "rounded weights, 8x16 px x 64 ch, K split 4",
-    "rounded weights, 8x8 px x 64 ch, K split 4", "rounded weights, 16x16 px x 32 ch, K split 4",
-    "rounded weights, 8x16 px x 32 ch, K split 4", "rounded weights, 8x8 px x 32 ch, K split 4",
-    "rounded weights, TMA 16x16 px x 64 ch", "rounded weights, TMA 8x16 px x 64 ch",
-    "rounded weights, TMA 8x8 px x 64 ch", "rounded weights, TMA 16x16 px x 32 ch",
-    "rounded weights, TMA 8x16 px x 32 ch", "rounded weights, TMA 8x8 px x 32 ch",
-    "rounded weights, TMA 16x16 px x 64 ch, K split 2", "rounded weights, TMA 8x16 px x 64 ch, K split 2",
-    "rounded weights, TMA 8x8 px x 64 ch, K split 2", "rounded weights, TMA 16x16 px x 32 ch, K split 2",
-    "rounded weights, TMA 8x16 px x 32 ch, K split 2", "rounded weights, TMA 8x8 px x 32 ch, K split 2",
-    "rounded weights, TMA 16x16 px x 64 ch, K split 4", "rounded weights, TMA 8x16 px x 64 ch, K split 4",
-    "rounded weights, TMA 8x8 px x 64 ch, K split 4", "rounded weights, TMA 16x16 px x 32 ch, K split 4",
-    "rounded weights, TMA 8x16 px x 32 ch, K split 4", "rounded weights, TMA 8x8 px x 32 ch, K split 4",
-    /* CGP_PATH_RESIDENT_FRAGMENT_TILE0 + 0..5 */
-    "resident, A from registers, 16x16 px x 64 ch", "resident, A from registers, 8x16 px x 64 ch",
-    "resident, A from registers, 8x8 px x 64 ch", "resident, A from registers, 16x16 px x 32 ch",
-    "resident, A from registers, 8x16 px x 32 ch", "resident, A from registers, 8x8 px x 32 ch",
-    /* CGP_PATH_IGEMM_WGMMA_OVERLAPPED_TILE0 + 0..5, then CGP_PATH_IGEMM_WGMMA_OVERLAPPED_SPLIT_TILE0 + 0..11 */
-    "overlapped, TMA 16x16 px x 64 ch", "overlapped, TMA 8x16 px x 64 ch", "overlapped, TMA 8x8 px x 64 ch",
-    "overlapped, TMA 16x16 px x 32 ch", "overlapped, TMA 8x16 px x 32 ch", "overlapped, TMA 8x8 px x 32 ch",
-    "overlapped, TMA 16x16 px x 64 ch, K split 2", "overlapped, TMA 8x16 px x 64 ch, K split 2",
-    "overlapped, TMA 8x8 px x 64 ch, K split 2", "overlapped, TMA 16x16 px x 32 ch, K split 2",
-    "overlapped, TMA 8x16 px x 32 ch, K split 2", "overlapped, TMA 8x8 px x 32 ch, K split 2",
-    "overlapped, TMA 16x16 px x 64 ch, K split 4", "overlapped, TMA 8x16 px x 64 ch, K split 4",
-    "overlapped, TMA 8x8 px x 64 ch, K split 4", "overlapped, TMA 16x16 px x 32 ch, K split 4",
-    "overlapped, TMA 8x16 px x 32 ch, K split 4", "overlapped, TMA 8x8 px x 32 ch, K split 4",
-    /* CGP_PATH_WINOGRAD_F4X4_GEMM_CP_ASYNC_TILE0 + 0..2: K whole, then split over 2 and 4 blocks */
-    "cp.async, winograd-f4x4 16x32 px x 32 ch", "cp.async, winograd-f4x4 16x32 px x 32 ch, K split 2",
-    "cp.async, winograd-f4x4 16x32 px x 32 ch, K split 4",
-    /* CGP_PATH_WS_TILE0 + 0..5 */
-    NULL, NULL, /* CGP_PATH_WS_TILE0 + 0, + 1: retired (kernel_info.h) */
-    "warp-specialised, register A, TMA window, 8x16 px x 128 ch",
-    "warp-specialised, register A, TMA window, 8x16 px x 64 ch",
-    "warp-specialised, register A, cp.async window, 8x16 px x 128 ch",
-    "warp-specialised, register A, cp.async window, 8x16 px x 64 ch",
-};
-static_assert(sizeof path_names / sizeof path_names[0] == CGP_PATH_COUNT, "a name for every cgp_path_id");
+/* X(symbol) for every family's run of path names (path_names.cuh: each composed from the family's own tiles and
+ * splits where its kernels record them), in the order of their first ids; ids 2 and 3 and CGP_PATH_WS_TILE0 + 0, + 1
+ * are retired (kernel_info.h) and named by none */
+#define PATH_NAME_RANGES(X)                                                                                            \
+    X(cgp_paths_generic)                                                                                               \
+    X(cgp_paths_winograd_f2x2)                                                                                         \
+    X(cgp_paths_winograd_f4x4)                                                                                         \
+    X(cgp_paths_wgmma_staging)                                                                                         \
+    X(cgp_paths_igemm)                                                                                                 \
+    X(cgp_paths_igemm_wgmma)                                                                                           \
+    X(cgp_paths_ffma_igemm)                                                                                            \
+    X(cgp_paths_winograd_gemm)                                                                                         \
+    X(cgp_paths_igemm_wgmma_split)                                                                                     \
+    X(cgp_paths_wgmma_shifted)                                                                                         \
+    X(cgp_paths_winograd_f4x4_shifted)                                                                                 \
+    X(cgp_paths_resident)                                                                                              \
+    X(cgp_paths_resident_tma)                                                                                          \
+    X(cgp_paths_igemm_wgmma_tma)                                                                                       \
+    X(cgp_paths_igemm_wgmma_tma_split)                                                                                 \
+    X(cgp_paths_winograd_f4x4_gemm_tma)                                                                                \
+    X(cgp_paths_igemm_wgmma_rounded)                                                                                   \
+    X(cgp_paths_igemm_wgmma_rounded_split)                                                                             \
+    X(cgp_paths_igemm_wgmma_rounded_tma)                                                                               \
+    X(cgp_paths_igemm_wgmma_rounded_tma_split)                                                                         \
+    X(cgp_paths_resident_fragment)                                                                                     \
+    X(cgp_paths_igemm_wgmma_overlapped)                                                                                \
+    X(cgp_paths_igemm_wgmma_overlapped_split)                                                                          \
+    X(cgp_paths_winograd_f4x4_gemm_cp_async)                                                                           \
+    X(cgp_paths_ws)                                                                                                    \
+    X(cgp_paths_ws_copied)
 
-constexpr bool path_names_fit()
+#define DECLARE_PATH_NAMES(symbol) extern "C" const cgp_path_names symbol;
+#define LIST_PATH_NAMES(symbol) &symbol,
+PATH_NAME_RANGES(DECLARE_PATH_NAMES)
+static const cgp_path_names *const path_name_ranges[] = {PATH_NAME_RANGES(LIST_PATH_NAMES)};
+
+extern "C" const cgp_path_names *const *cgp_path_name_ranges(int *count)
 {
-    for (const char *name : path_names) {
-        int length = 0;
-        while (name && name[length])
-            ++length;
-        if (length >= CGP_PATH_NAME_MAX)
-            return false;
-    }
-    return true;
+    *count = (int)(sizeof path_name_ranges / sizeof path_name_ranges[0]);
+    return path_name_ranges;
 }
-static_assert(path_names_fit(), "every path name below CGP_PATH_NAME_MAX bytes with its NUL");
 
-/* The names of the ids with CGP_PATH_FLAG_WEIGHTS_4B: path_names[id] + ", 4-byte weights", made at compile time */
-struct PathName {
-    char text[CGP_PATH_NAME_MAX];
-};
+/* The name of id (no variant bit), or NULL: none, a retired id or past the last */
+static const char *base_path_name(unsigned id)
+{
+    for (const cgp_path_names *r : path_name_ranges)
+        if (id >= r->first && id - r->first < (unsigned)r->count && id < CGP_PATH_COUNT)
+            return r->text[id - r->first];
+    return NULL;
+}
+
+/* The names of the ids with CGP_PATH_FLAG_WEIGHTS_4B: the name + ", 4-byte weights" (path_names.cuh checked that
+ * each fits CGP_PATH_NAME_MAX), made once, at the first call */
 struct FlaggedNames {
-    PathName of[CGP_PATH_COUNT];
+    char of[CGP_PATH_COUNT][CGP_PATH_NAME_MAX];
 };
-constexpr FlaggedNames weights_4b_names()
+static const FlaggedNames &weights_4b_names()
 {
-    constexpr char kSuffix[] = ", 4-byte weights";
-    FlaggedNames all{};
-    for (int id = 1; id < CGP_PATH_COUNT; ++id) {
-        if (!path_names[id]) /* a retired id */
-            continue;
-        int at = 0;
-        for (const char *c = path_names[id]; *c; ++c)
-            all.of[id].text[at++] = *c;
-        for (int i = 0; kSuffix[i]; ++i)
-            all.of[id].text[at++] = kSuffix[i];
-    }
-    return all;
+    static const FlaggedNames names = [] {
+        FlaggedNames all{};
+        for (unsigned id = 1; id < CGP_PATH_COUNT; ++id)
+            if (const char *name = base_path_name(id))
+                snprintf(all.of[id], sizeof all.of[id], "%s, 4-byte weights", name);
+        return all;
+    }();
+    return names;
 }
-constexpr bool weights_4b_names_fit()
-{
-    for (const char *name : path_names)
-        if (name && sizeof ", 4-byte weights" + __builtin_strlen(name) > CGP_PATH_NAME_MAX)
-            return false;
-    return true;
-}
-static_assert(weights_4b_names_fit(), "every name with its variant below CGP_PATH_NAME_MAX bytes with its NUL");
-static constexpr FlaggedNames weights_4b = weights_4b_names();
 
 extern "C" const char *cgp_path_name(unsigned id)
 {
@@ -379,9 +312,10 @@ extern "C" const char *cgp_path_name(unsigned id)
         id &= 0xffffu;
     }
     const unsigned base = id & ~(unsigned)CGP_PATH_FLAG_WEIGHTS_4B;
-    if (base >= CGP_PATH_COUNT || !path_names[base]) /* none, a retired id or past the last */
+    const char *name = base_path_name(base);
+    if (!name)
         return NULL;
-    return id & CGP_PATH_FLAG_WEIGHTS_4B ? weights_4b.of[base].text : path_names[base];
+    return id & CGP_PATH_FLAG_WEIGHTS_4B ? weights_4b_names().of[base] : name;
 }
 
 extern "C" cudaError_t cgp_device_info_of(int ordinal, cgp_device_info *d)

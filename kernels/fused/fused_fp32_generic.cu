@@ -12,6 +12,7 @@
 #include "gelu.cuh"
 #include "kernel_api.h"
 #include "kernel_desc.cuh"
+#include "path_names.cuh"
 #include "path_record.cuh"
 #include "reduction.cuh"
 
@@ -147,6 +148,9 @@ struct GenericVersion : NoStageSplit {
 };
 
 } // namespace
+
+/* Its path's name (path_names.cuh) */
+CGP_DEFINE_PATH_NAMES(cgp_paths_generic, CGP_PATH_GENERIC, path_name_list("generic"))
 
 CGP_DEFINE_KERNEL_DESC(cgp_kernel_fp32_v1, GenericVersion, 1, "fp32-v1",
                        "generic: 16x16 pixel tile x 8 channels per block, one pixel per thread, any shape",

@@ -32,6 +32,7 @@
 #include "kernel_api.h"
 #include "kernel_desc.cuh"
 #include "reduction.cuh"
+#include "path_names.cuh"
 #include "tile_loader.cuh"
 #include "winograd.cuh"
 #include "winograd_f4x4.cuh"
@@ -211,6 +212,11 @@ struct WinogradF4x4Kernel {
 };
 
 } // namespace
+
+/* Its paths' names (path_names.cuh): the window from the tile's column, then shifted 4 columns left */
+CGP_DEFINE_PATH_NAMES(cgp_paths_winograd_f4x4, CGP_PATH_WINOGRAD_F4X4, path_name_list("winograd-f4x4"))
+CGP_DEFINE_PATH_NAMES(cgp_paths_winograd_f4x4_shifted, CGP_PATH_WINOGRAD_F4X4_SHIFTED,
+                      path_name_list("winograd-f4x4, shifted window"))
 
 CGP_DEFINE_KERNEL_DESC(cgp_kernel_fp32_v9, WinogradVersion<WinogradF4x4Kernel>, 9, "fp32-v9",
                        "Winograd F(4x4,3x3) in fp32 FFMA, all after the input transform in registers: one 4x4 "

@@ -26,6 +26,7 @@
 #include "fused_tf32_device.cuh"
 #include "implicit_gemm.cuh"
 #include "kernel_desc.cuh"
+#include "path_names.cuh"
 
 namespace {
 
@@ -330,6 +331,11 @@ constexpr Kind kImplicitGemmKind = Kind(CGP_PIPE_MMA_SYNC, CGP_ALGORITHM_IMPLICI
                                        .smem(max_smem_bytes<P>());
 
 } // namespace
+
+/* Its paths' names (path_names.cuh), from its tiles */
+CGP_DEFINE_PATH_NAMES(cgp_paths_igemm, CGP_PATH_IGEMM_TILE0,
+                      tile_path_names("", kTileShapes, [](TileShape t) { return PathTileName{t.th, t.tw, t.bn}; },
+                                      {1}))
 
 /* X(descriptor, hooks, version, name, summary, kind) for each version of this file */
 #define IMPLICIT_GEMM_VERSIONS(X)                                                                                      \

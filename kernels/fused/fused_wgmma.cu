@@ -20,6 +20,7 @@
  * 3xtf32-v10, fused_implicit_gemm_wgmma.cu). The versions they replaced are in history/fused_wgmma.cu.
  */
 #include "wgmma_conv.cuh"
+#include "path_names.cuh"
 
 namespace {
 
@@ -49,6 +50,11 @@ struct Tf32x3V8 : Tf32V8 {
 };
 
 } // namespace
+
+/* The names of the paths of wgmma_conv.cuh's versions, here and in history/fused_wgmma.cu (path_names.cuh): the
+ * input tiles by TMA or cp.async, then by TMA from 4 columns left of the tile */
+CGP_DEFINE_PATH_NAMES(cgp_paths_wgmma_staging, CGP_PATH_TMA, path_name_list("tma", "cp.async"))
+CGP_DEFINE_PATH_NAMES(cgp_paths_wgmma_shifted, CGP_PATH_TMA_SHIFTED, path_name_list("tma, shifted box"))
 
 /* X(descriptor, hooks, version, name, summary, kind) for each version of this file */
 #define WGMMA_VERSIONS(X)                                                                                              \

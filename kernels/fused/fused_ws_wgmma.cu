@@ -36,6 +36,7 @@
 
 #include "implicit_gemm_wgmma.cuh"
 #include "kernel_desc.cuh"
+#include "path_names.cuh"
 #include "tile_loader.cuh"
 
 namespace {
@@ -448,6 +449,14 @@ constexpr Kind kWsKind = Kind(CGP_PIPE_WGMMA, CGP_ALGORITHM_IMPLICIT_GEMM)
                              .smem(WarpSpecialisedVersion::kMostSmem);
 
 } // namespace
+
+/* Its paths' names (path_names.cuh), from kWsChannels: its tiles with the window by TMA, then by cp.async */
+constexpr PathTileName ws_path_tile(int bn) { return {8, 16, bn}; }
+CGP_DEFINE_PATH_NAMES(cgp_paths_ws, CGP_PATH_WS_TILE0 + 2u * kWsRegisterA,
+                      tile_path_names("warp-specialised, register A, TMA window, ", kWsChannels, ws_path_tile, {1}))
+CGP_DEFINE_PATH_NAMES(cgp_paths_ws_copied, CGP_PATH_WS_TILE0 + 2u * kWsRegisterACopied,
+                      tile_path_names("warp-specialised, register A, cp.async window, ", kWsChannels, ws_path_tile,
+                                      {1}))
 
 /* X(descriptor, hooks, version, name, summary, kind) for each version of this file */
 #define WS_WGMMA_VERSIONS(X)                                                                                           \

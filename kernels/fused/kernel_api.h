@@ -78,6 +78,17 @@ struct cgp_kernel_desc {
                                  cudaStream_t s, int stages);
 };
 
+/* The names of a run of path ids: first, first + 1, ..., first + count - 1 (text[i] names first + i), composed by
+ * the family whose kernels record them (path_names.cuh); dispatch.cu's cgp_path_name reads every family's */
+typedef struct cgp_path_names {
+    unsigned first;
+    int count;
+    const char (*text)[CGP_PATH_NAME_MAX];
+} cgp_path_names;
+
+/* Every family's run of path names, count of them (tests/cpu/cpu_paths.c holds them inside the ids and apart) */
+const cgp_path_names *const *cgp_path_name_ranges(int *count);
+
 /* configure's answer of version k for p on d (c zeroed first); call only where k->unsupported(p, d) is NULL */
 void cgp_kernel_configure(const cgp_kernel_desc *k, const cgp_problem *p, const cgp_device_info *d,
                           cgp_kernel_config *c);

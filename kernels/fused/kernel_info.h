@@ -39,7 +39,9 @@ typedef struct cgp_device_info {
 #define CGP_DEVICE_INFO_H200 {132, 9, 0, 232448, 1}
 
 /* The paths a launch can take inside a version, numbered for the launch to record (cgp_launch_args.path_record);
- * cgp_path_name gives each the name cgp_kernel_path returns. 0: nothing recorded. */
+ * cgp_path_name gives each the name cgp_kernel_path returns, which the family whose kernels record the id composes
+ * from its own tiles and splits (path_names.cuh; the names quoted below are what it composes). 0: nothing
+ * recorded. */
 enum cgp_path_id {
     CGP_PATH_NONE = 0,
     CGP_PATH_GENERIC, /* "generic": fp32-v1 */
@@ -120,7 +122,8 @@ enum cgp_path_id {
  * copies them 16 bytes at a time otherwise; named as the path + ", 4-byte weights" */
 enum { CGP_PATH_FLAG_WEIGHTS_4B = 0x100 };
 
-/* The bytes of the longest path name with its terminating NUL, at most (dispatch.cu checks every name) */
+/* The bytes of the longest path name with its terminating NUL, at most (path_names.cuh checks every name, with its
+ * 4-byte-weights variant, where its family composes it) */
 enum { CGP_PATH_NAME_MAX = 80 };
 
 /* The name of path `id` (a cgp_path_id, with CGP_PATH_FLAG_WEIGHTS_4B where set: exactly what cgp_kernel_path of a

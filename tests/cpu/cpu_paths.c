@@ -10,6 +10,7 @@
  *     (tests/lib/expected_support.h: it runs every shape they say it must run and refuses every shape they exclude);
  *   - the heuristic picks, per precision on a few shapes, a version of that precision that runs the shape, with the
  *     lowest GPU time the cost model predicts among those that run it;
+ *   - every family's run of path names (path_names.cuh) lies inside the ids, apart from the others;
  *   - each version's kind (cgp_kernel_desc.kind) gives its descriptive name through cgp_kernel_kind_format and
  *     agrees with what its paths and hooks show (TMA, the algorithm, resident or rounded weights, the chunk loop, the
  *     K splits, the tiles, wgmma's compute capability, TMA's refusal of W % 4 != 0), the roofline model reads its pipe
@@ -442,6 +443,31 @@ static void check_limits(const cgp_kernel_desc *const *table, int count, const l
     }
 }
 
+/* The families' runs of path names (path_names.cuh): each inside the ids (1 to CGP_PATH_COUNT - 1) and apart from the
+ * others, none naming a retired id (2, 3, CGP_PATH_WS_TILE0 + 0, + 1), every name non-empty */
+static void check_path_name_ranges(void)
+{
+    const char *name = "path names: each family's run inside the ids, apart from the others, naming no retired id";
+    int count = 0;
+    const cgp_path_names *const *ranges = cgp_path_name_ranges(&count);
+    unsigned char named[CGP_PATH_COUNT] = {0};
+    named[2] = named[3] = named[CGP_PATH_WS_TILE0] = named[CGP_PATH_WS_TILE0 + 1] = 1; /* retired: may not be named */
+    int covered = 0;
+    for (int r = 0; r < count; ++r)
+        for (int i = 0; i < ranges[r]->count; ++i) {
+            const unsigned id = ranges[r]->first + (unsigned)i;
+            if (id == 0 || id >= CGP_PATH_COUNT || named[id] || !ranges[r]->text[i][0]) {
+                TEST_FAIL(name, "run %d names id %u: outside the ids, named twice, retired or empty", r, id);
+                return;
+            }
+            named[id] = 1;
+            ++covered;
+        }
+    char passed[160];
+    snprintf(passed, sizeof passed, "%s: %d runs, %d ids named", name, count, covered);
+    TEST_PASS(passed);
+}
+
 int main(void)
 {
     int count = 0;
@@ -459,6 +485,7 @@ int main(void)
     check_fixed_shapes(table, count, reached);
     check_selection(table, count);
     check_kinds(table, count);
+    check_path_name_ranges();
     free(reached);
     free(unnamed);
     free(breaches);

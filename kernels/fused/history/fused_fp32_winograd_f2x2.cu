@@ -20,6 +20,7 @@
 #include "kernel_api.h"
 #include "kernel_desc.cuh"
 #include "reduction.cuh"
+#include "path_names.cuh"
 #include "tile_loader.cuh"
 #include "winograd.cuh"
 #include "winograd_f2x2.cuh"
@@ -184,6 +185,9 @@ struct WinogradF2x2SmemKernel {
 };
 
 } // namespace
+
+/* Its path's name (path_names.cuh) */
+CGP_DEFINE_PATH_NAMES(cgp_paths_winograd_f2x2, CGP_PATH_WINOGRAD_F2X2, path_name_list("winograd-f2x2"))
 
 /* what it is: Winograd F(2x2) on 16x16 x 64 tiles, the filters transformed once a block, persistent */
 constexpr Kind kF2x2Kind = winograd_limits<WinogradF2x2SmemKernel>(Kind(CGP_PIPE_FFMA, CGP_ALGORITHM_WINOGRAD_F2X2))

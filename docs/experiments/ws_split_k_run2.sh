@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ws_split_k_run2.sh - the next run (not yet run): ws_split_k_dev.patch, the first run's patch with its mends (every
 # consumer thread arrives for its own accesses, 24 clusters of 4 on 132 SMs, the skip in a loop of its own and in
-# the split kernels alone), applied on 87c21a1 or its successor: the library, gpu_fused and gpu_tensorcore, tf32-v21
+# the split kernels alone), applied on 249b85f or later: the library, gpu_fused and gpu_tensorcore, tf32-v21
 # on ws_split_k_shapes.csv against the library without the patch (BASE_CGP), racecheck on version 46. Then
 # `CGP_TEST_REQUIRE_GPU=1 make test` and `make sanitize` before it lands.
 # Run from the repository root with OUT set: K_BUDGET=150 OUT=/tmp/out bash docs/experiments/ws_split_k_run2.sh

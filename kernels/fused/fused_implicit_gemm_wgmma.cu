@@ -51,7 +51,6 @@
 
 #include "implicit_gemm_wgmma.cuh"
 #include "kernel_desc.cuh"
-#include "path_names.cuh"
 
 namespace {
 
@@ -530,10 +529,9 @@ constexpr Kind kIgemmWgmmaKind =
 
 /* The names of the paths of the wgmma implicit GEMMs (path_names.cuh), from kTileShapes: each staging's tiles with K
  * whole, then split over 2 and 4 blocks (igemm_wgmma_path's ids) */
-constexpr PathTileName wgmma_path_tile(TileShape t) { return {8 * t.wy, 8 * t.wx, t.bn}; }
-#define WGMMA_PATH_NAMES(symbol, first, split_first, prefix)                                                          \
-    CGP_DEFINE_PATH_NAMES(symbol, first, tile_path_names(prefix, kTileShapes, wgmma_path_tile, {1}))                  \
-    CGP_DEFINE_PATH_NAMES(symbol##_split, split_first, tile_path_names(prefix, kTileShapes, wgmma_path_tile, {2, 4}))
+#define WGMMA_PATH_NAMES(symbol, first, split_first, prefix)                                                           \
+    CGP_DEFINE_PATH_NAMES(symbol, first, tile_path_names(prefix, kTileShapes, path_tile_of, {1}))                      \
+    CGP_DEFINE_PATH_NAMES(symbol##_split, split_first, tile_path_names(prefix, kTileShapes, path_tile_of, {2, 4}))
 WGMMA_PATH_NAMES(cgp_paths_igemm_wgmma, CGP_PATH_IGEMM_WGMMA_TILE0, CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0, "")
 WGMMA_PATH_NAMES(cgp_paths_igemm_wgmma_tma, CGP_PATH_IGEMM_WGMMA_TMA_TILE0, CGP_PATH_IGEMM_WGMMA_TMA_SPLIT_TILE0,
                  "TMA ")

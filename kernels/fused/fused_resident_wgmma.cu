@@ -56,7 +56,6 @@
 
 #include "implicit_gemm_wgmma.cuh"
 #include "kernel_desc.cuh"
-#include "path_names.cuh"
 #include "tile_loader.cuh"
 
 namespace {
@@ -563,13 +562,12 @@ constexpr Kind kResidentKind =
 } // namespace
 
 /* Its paths' names (path_names.cuh), from kTileShapes: the input windows by cp.async, by TMA, and A from registers */
-constexpr PathTileName resident_path_tile(TileShape t) { return {8 * t.wy, 8 * t.wx, t.bn}; }
 CGP_DEFINE_PATH_NAMES(cgp_paths_resident, CGP_PATH_RESIDENT_TILE0,
-                      tile_path_names("resident ", kTileShapes, resident_path_tile, {1}))
+                      tile_path_names("resident ", kTileShapes, path_tile_of, {1}))
 CGP_DEFINE_PATH_NAMES(cgp_paths_resident_tma, CGP_PATH_RESIDENT_TMA_TILE0,
-                      tile_path_names("resident TMA ", kTileShapes, resident_path_tile, {1}))
+                      tile_path_names("resident TMA ", kTileShapes, path_tile_of, {1}))
 CGP_DEFINE_PATH_NAMES(cgp_paths_resident_fragment, CGP_PATH_RESIDENT_FRAGMENT_TILE0,
-                      tile_path_names("resident, A from registers, ", kTileShapes, resident_path_tile, {1}))
+                      tile_path_names("resident, A from registers, ", kTileShapes, path_tile_of, {1}))
 
 /* X(descriptor, hooks, version, name, summary, kind) for each version of this file */
 #define RESIDENT_WGMMA_VERSIONS(X)                                                                                     \

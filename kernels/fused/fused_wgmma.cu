@@ -19,8 +19,8 @@
  * and refuse anything else, with the reason; version 0 ("best") then takes the implicit GEMMs (tf32-v10 /
  * 3xtf32-v10, fused_implicit_gemm_wgmma.cu). The versions they replaced are in history/fused_wgmma.cu.
  */
-#include "wgmma_conv.cuh"
 #include "path_names.cuh"
+#include "wgmma_conv.cuh"
 
 namespace {
 

@@ -18,7 +18,8 @@
  *                    blocks claim them first (tf32-v15, 3xtf32-v15), and the wait until all are
  *   issue_chunk      the 9 (3xTF32: 27) wgmmas of a chunk, each tap's A the window moved by the tap
  *                    (issue_chunk_fragments: tf32-v16's, A from the registers load_fragments filled)
- *   kTileShapes      the tiles both versions choose from, in the order of their path ids
+ *   kTileShapes      the tiles both versions choose from, in the order of their path ids; path_tile_of, one as its
+ *                    paths name it (each file composes its paths' names from kTileShapes: path_names.cuh)
  *   igemm_wgmma_path the path id of a tile, split, staging and weight width (the launch records it, configure
  *                    names it); igemm_wgmma_path0 the first id of a staging
  *   TileBlocks, with_tile_blocks    the Blocks of tile i, at compile time and (one switch for every hook that
@@ -33,6 +34,7 @@
 
 #include "fused_tf32_device.cuh"
 #include "implicit_gemm.cuh"
+#include "path_names.cuh"
 #include "tensor_map.cuh"
 #include "tile_loader.cuh"
 #include "wgmma_ops.cuh"
@@ -443,6 +445,8 @@ struct TileShape {
     int wy, wx, bn;
 };
 constexpr TileShape kTileShapes[] = {{2, 2, 64}, {1, 2, 64}, {1, 1, 64}, {2, 2, 32}, {1, 2, 32}, {1, 1, 32}};
+/* A tile as its paths name it (path_names.cuh): 8 x 8 pixels a warpgroup */
+constexpr PathTileName path_tile_of(TileShape t) { return {8 * t.wy, 8 * t.wx, t.bn}; }
 constexpr int kTileCount = (int)(sizeof kTileShapes / sizeof kTileShapes[0]);
 using TileIndices = std::make_index_sequence<kTileCount>;
 

@@ -443,11 +443,12 @@ static void check_limits(const cgp_kernel_desc *const *table, int count, const l
     }
 }
 
-/* The families' runs of path names (path_names.cuh): each inside the ids (1 to CGP_PATH_COUNT - 1) and apart from the
- * others, none naming a retired id (2, 3, CGP_PATH_WS_TILE0 + 0, + 1), every name non-empty */
+/* The families' runs of path names (path_names.cuh) against kernel_info.h's ids: each run inside the ids (1 to
+ * CGP_PATH_COUNT - 1) and apart from the others, none naming a retired id (2, 3, CGP_PATH_WS_TILE0 + 0, + 1), every
+ * name non-empty, and every other id in a run */
 static void check_path_name_ranges(void)
 {
-    const char *name = "path names: each family's run inside the ids, apart from the others, naming no retired id";
+    const char *name = "path names: the families' runs cover the ids but the retired, each once";
     int count = 0;
     const cgp_path_names *const *ranges = cgp_path_name_ranges(&count);
     unsigned char named[CGP_PATH_COUNT] = {0};
@@ -462,6 +463,11 @@ static void check_path_name_ranges(void)
             }
             named[id] = 1;
             ++covered;
+        }
+    for (unsigned id = 1; id < CGP_PATH_COUNT; ++id)
+        if (!named[id]) {
+            TEST_FAIL(name, "id %u, below CGP_PATH_COUNT and not retired, is in no family's run", id);
+            return;
         }
     char passed[160];
     snprintf(passed, sizeof passed, "%s: %d runs, %d ids named", name, count, covered);
@@ -479,13 +485,13 @@ int main(void)
         TEST_FAIL("cpu_paths", "out of host memory");
         return test_exit_code();
     }
+    check_path_name_ranges(); /* first: the checks after it ask every path of every version its name */
     sweep(table, count, reached, unnamed, breaches);
     check_listed_paths(table, count, reached, unnamed);
     check_limits(table, count, breaches);
     check_fixed_shapes(table, count, reached);
     check_selection(table, count);
     check_kinds(table, count);
-    check_path_name_ranges();
     free(reached);
     free(unnamed);
     free(breaches);

@@ -442,9 +442,7 @@ constexpr Kind kFfmaImplicitGemmKind =
 } // namespace
 
 /* Its paths' names (path_names.cuh), from its tiles and K splits */
-CGP_DEFINE_PATH_NAMES(cgp_paths_ffma_igemm, CGP_PATH_FFMA_IGEMM_TILE0,
-                      tile_path_names("ffma ", kTileShapes, [](TileShape t) { return PathTileName{t.th, t.tw, t.bn}; },
-                                      kSplits))
+CGP_DEFINE_PATH_NAMES(cgp_paths_ffma_igemm, CGP_PATH_FFMA_IGEMM_TILE0, tile_path_names("ffma ", kTileShapes, kSplits))
 
 CGP_DEFINE_KERNEL_DESC(cgp_kernel_fp32_v10, FfmaImplicitGemmVersion, 10, "fp32-v10",
                        "implicit GEMM in FFMA for any channel count: tiles of 16x16, 8x16 or 8x8 pixels x 128, 64 or "

@@ -626,13 +626,12 @@ constexpr Kind kWinogradGemmKind =
 
 /* Their paths' names (path_names.cuh), from each version's tiles and the K splits: fp32-v11's, then fp32-v12's with
  * its windows by TMA and by cp.async */
-constexpr PathTileName winograd_path_tile(WinogradTileShape t) { return {t.th, t.tw, t.bn}; }
 CGP_DEFINE_PATH_NAMES(cgp_paths_winograd_gemm, F2x2Gemm::kCopyPath0,
-                      tile_path_names("winograd ", F2x2Gemm::kShapes, winograd_path_tile, kSplits))
+                      tile_path_names("winograd ", F2x2Gemm::kShapes, kSplits))
 CGP_DEFINE_PATH_NAMES(cgp_paths_winograd_f4x4_gemm_tma, F4x4Gemm::kTmaPath0,
-                      tile_path_names("TMA winograd-f4x4 ", F4x4Gemm::kShapes, winograd_path_tile, kSplits))
+                      tile_path_names("TMA winograd-f4x4 ", F4x4Gemm::kShapes, kSplits))
 CGP_DEFINE_PATH_NAMES(cgp_paths_winograd_f4x4_gemm_cp_async, F4x4Gemm::kCopyPath0,
-                      tile_path_names("cp.async, winograd-f4x4 ", F4x4Gemm::kShapes, winograd_path_tile, kSplits))
+                      tile_path_names("cp.async, winograd-f4x4 ", F4x4Gemm::kShapes, kSplits))
 
 CGP_DEFINE_KERNEL_DESC(cgp_kernel_fp32_v11, WinogradGemmVersion<F2x2Gemm>, 31, "fp32-v11",
                        "Winograd F(2x2,3x3) as 16 FFMA GEMMs for any channel count: tiles of 8x16 or 16x16 pixels x "

@@ -333,9 +333,7 @@ constexpr Kind kImplicitGemmKind = Kind(CGP_PIPE_MMA_SYNC, CGP_ALGORITHM_IMPLICI
 } // namespace
 
 /* Its paths' names (path_names.cuh), from its tiles */
-CGP_DEFINE_PATH_NAMES(cgp_paths_igemm, CGP_PATH_IGEMM_TILE0,
-                      tile_path_names("", kTileShapes, [](TileShape t) { return PathTileName{t.th, t.tw, t.bn}; },
-                                      {1}))
+CGP_DEFINE_PATH_NAMES(cgp_paths_igemm, CGP_PATH_IGEMM_TILE0, tile_path_names("", kTileShapes, {1}))
 
 /* X(descriptor, hooks, version, name, summary, kind) for each version of this file */
 #define IMPLICIT_GEMM_VERSIONS(X)                                                                                      \

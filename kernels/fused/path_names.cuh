@@ -3,9 +3,9 @@
  * tiles and K splits (library layer), so that a tile added to a family's list names its paths with it.
  *
  *   PathTileName                      a tile as its paths name it: TH x TW pixels x BN channels
- *   tile_path_names(prefix, tiles, of, splits)   the names of the family's tiles (of: one as its paths name it) x
- *                                     splits, split-major (the order of a family's ids): prefix + "THxTW px x BN ch",
- *                                     then ", K split S" where S > 1
+ *   tile_path_names(prefix, tiles, [of,] splits)   the names of the family's tiles (of: one as its paths name it;
+ *                                     without it, its th, tw and bn fields) x splits, split-major (the order of a
+ *                                     family's ids): prefix + "THxTW px x BN ch", then ", K split S" where S > 1
  *   path_name_list(names...)          paths of no tile
  *   CGP_DEFINE_PATH_NAMES(symbol, first, names)   defines the range extern "C" cgp_path_names `symbol`: ids first,
  *                                     first + 1, ... named by `names` (dispatch.cu's cgp_path_name reads every range
@@ -74,6 +74,16 @@ constexpr PathNames<(int)T * S> tile_path_names(const char *prefix, const Tile (
             }
         }
     return names;
+}
+
+/* The same for tiles that have th, tw and bn fields, named as they are */
+struct TileFields {
+    template <class Tile> constexpr PathTileName operator()(const Tile &t) const { return {t.th, t.tw, t.bn}; }
+};
+template <int S, class Tile, size_t T>
+constexpr PathNames<(int)T * S> tile_path_names(const char *prefix, const Tile (&tiles)[T], const int (&splits)[S])
+{
+    return tile_path_names(prefix, tiles, TileFields(), splits);
 }
 
 /* Paths of no tile, named in the order of their ids */

@@ -6,12 +6,15 @@
 __global__ void __launch_bounds__(384, 1) probe(float *x) { extern __shared__ float s[]; if (x) x[threadIdx.x] = s[threadIdx.x]; }
 int main(int argc, char **argv)
 {
-    int sms = 0; cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    int sms = 0;
+    const cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    if (err) { printf("no device: %s\n", cudaGetErrorString(err)); return 1; }
     for (int a = 1; a < argc; ++a) {
         const int smem = atoi(argv[a]);
         cudaError_t e = cudaFuncSetAttribute(probe, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+        if (!e)
+            e = cudaFuncSetAttribute(probe, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
         if (e) { printf("smem %d: %s\n", smem, cudaGetErrorString(e)); continue; }
-        cudaFuncSetAttribute(probe, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
         for (int c = 1; c <= 16; c *= 2) {
             cudaLaunchConfig_t cfg = {};
             cfg.gridDim = dim3(c * sms, 1, 1); cfg.blockDim = dim3(384, 1, 1); cfg.dynamicSmemBytes = smem;

@@ -287,8 +287,8 @@ static const char *base_path_name(unsigned id)
     return NULL;
 }
 
-/* The names of the ids with CGP_PATH_FLAG_WEIGHTS_4B: the name + ", 4-byte weights" (path_names.cuh checked that
- * each fits CGP_PATH_NAME_MAX), made once, at the first call */
+/* The names of the ids with CGP_PATH_FLAG_WEIGHTS_4B: the name + CGP_PATH_WEIGHTS_4B_SUFFIX (path_names.cuh checked
+ * that each fits CGP_PATH_NAME_MAX), made once, at the first call */
 struct FlaggedNames {
     char of[CGP_PATH_COUNT][CGP_PATH_NAME_MAX];
 };
@@ -298,7 +298,7 @@ static const FlaggedNames &weights_4b_names()
         FlaggedNames all{};
         for (unsigned id = 1; id < CGP_PATH_COUNT; ++id)
             if (const char *name = base_path_name(id))
-                snprintf(all.of[id], sizeof all.of[id], "%s, 4-byte weights", name);
+                snprintf(all.of[id], sizeof all.of[id], "%s" CGP_PATH_WEIGHTS_4B_SUFFIX, name);
         return all;
     }();
     return names;

@@ -119,8 +119,9 @@ enum cgp_path_id {
 
 /* A variant bit of a path id: the launch copied the weights 4 bytes at a time and tested every chunk's channels
  * against Cin (Cin not a multiple of 8, or weights not 16-byte aligned: cgp_weights_misaligned), where its version
- * copies them 16 bytes at a time otherwise; named as the path + ", 4-byte weights" */
+ * copies them 16 bytes at a time otherwise; named as the path + CGP_PATH_WEIGHTS_4B_SUFFIX */
 enum { CGP_PATH_FLAG_WEIGHTS_4B = 0x100 };
+#define CGP_PATH_WEIGHTS_4B_SUFFIX ", 4-byte weights"
 
 /* The bytes of the longest path name with its terminating NUL, at most (path_names.cuh checks every name, with its
  * 4-byte-weights variant, where its family composes it) */

@@ -96,14 +96,14 @@ template <class... Names> constexpr PathNames<(int)sizeof...(Names)> path_name_l
     return names;
 }
 
-/* Whether every name, with ", 4-byte weights" after it and the NUL, fits CGP_PATH_NAME_MAX */
+/* Whether every name, with CGP_PATH_WEIGHTS_4B_SUFFIX after it and the NUL, fits CGP_PATH_NAME_MAX */
 template <int N> constexpr bool path_names_fit(const PathNames<N> &names)
 {
     for (int i = 0; i < N; ++i) {
         int length = 0;
         while (names.text[i][length])
             ++length;
-        if (length + (int)sizeof ", 4-byte weights" > CGP_PATH_NAME_MAX)
+        if (length + (int)sizeof CGP_PATH_WEIGHTS_4B_SUFFIX > CGP_PATH_NAME_MAX)
             return false;
     }
     return true;

@@ -6,7 +6,7 @@
 # 87c21a1's); gpu_fused and gpu_tensorcore; `CGP_SANITIZE_KERNELS=46 make sanitize` (memcheck, racecheck, synccheck,
 # initcheck); the other gpu_* suites; max_active_clusters_dev.cu (how many clusters of 2 and 4 the GPU holds);
 # ncu on four shapes: each while the time budget T (seconds) allows; where racecheck still reports hazards, first
-# ws_split_k_release_dev.patch in its place (release arrivals) with its sanitize, suites and bench. If the suites and
+# ws_split_k_release_dev.patch over it (release arrivals) with its sanitize, suites and bench. If the suites and
 # sanitize pass and no unsplit shape is slower, the patch lands after `CGP_TEST_REQUIRE_GPU=1 make test`.
 # Run from the repository root with OUT set: T=540 BASE_CGP=base/build/cgp OUT=/tmp/out bash docs/experiments/ws_split_k_run2.sh
 set -u
@@ -28,10 +28,10 @@ CGP_SANITIZE_KERNELS=46 timeout $(( $(left) - 30 )) make sanitize > $L/sanitize.
 tail -14 $L/sanitize.log
 cp build/sanitize.log $L/sanitize_full.log 2>/dev/null; gzip $L/sanitize_full.log
 pack
-# racecheck still reporting hazards: the same patch with release arrivals (ws_split_k_release_dev.patch: every
-# thread's arrival a release at cluster scope, no fence), its build, sanitize, suites and bench
+# racecheck still reporting hazards: release arrivals over the patch (ws_split_k_release_dev.patch, applied after it:
+# every thread's arrival a release at cluster scope, no fence), its build, sanitize, suites and bench
 if zcat $L/sanitize_full.log.gz 2>/dev/null | grep -qE "RACECHECK SUMMARY: [1-9]" && [ $(left) -gt 150 ]; then
-  git apply -R docs/experiments/ws_split_k_dev.patch && git apply docs/experiments/ws_split_k_release_dev.patch; say release_patch $?
+  git apply docs/experiments/ws_split_k_release_dev.patch; say release_patch $?
   make -j16 build/cgp build/sanitize_main build/tests/gpu_fused build/tests/gpu_tensorcore > $L/build_release.log 2>&1; say build_release $?
   CGP_SANITIZE_KERNELS=46 timeout $(( $(left) - 60 )) make sanitize > $L/sanitize_release.log 2>&1; say sanitize_release $?
   tail -12 $L/sanitize_release.log; cp build/sanitize.log $L/sanitize_release_full.log 2>/dev/null; gzip $L/sanitize_release_full.log

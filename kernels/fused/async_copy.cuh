@@ -26,6 +26,12 @@
  *                         copy reading what generic stores wrote: on the storing side before the release, on the
  *                         copying side after the acquire)
  *   load_acquire_gpu      a 32-bit load with acquire semantics at GPU scope (the wait for other blocks' stores)
+ *   cluster_shared_address, fence_cluster, mbarrier_arrive_cluster, mbarrier_wait_cluster, load_cluster_f4,
+ *   cluster_sync          a thread-block cluster's distributed shared memory (compute capability 9.0): the address
+ *                         of a shared variable in the block of a given rank, the fence that releases at cluster
+ *                         scope, a relaxed arrival on that block's mbarrier after it, the wait for a phase that
+ *                         blocks of the cluster arrived on (acquire at cluster scope), 16 bytes read from any
+ *                         block's shared memory, and the barrier of every thread of the cluster
  *
  * Every wrapper tells the compiler it touches memory ("memory" clobber): the copies write shared memory behind
  * its back, so no load or store may move across them. Another thread's copies are visible only after a barrier
@@ -162,6 +168,55 @@ __device__ __forceinline__ unsigned load_acquire_gpu(const unsigned *p)
     unsigned v;
     asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     return v;
+}
+
+__device__ __forceinline__ uint32_t cluster_shared_address(uint32_t local, uint32_t rank)
+{
+    uint32_t remote = 0;
+    SM90_ASM("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(rank));
+    return remote;
+}
+
+/* This thread's accesses before it, and those a barrier ordered before them, ordered before its later ones at cluster
+ * scope (the release of the relaxed arrivals after it: one fence for all of them) */
+__device__ __forceinline__ void fence_cluster() { SM90_ASM("fence.acq_rel.cluster;" ::: "memory"); }
+
+/* One arrival of this phase on the mbarrier at `local` in the cluster's block `rank`, relaxed: ordered after this
+ * thread's accesses by a fence_cluster before it */
+__device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t local, uint32_t rank)
+{
+    SM90_ASM("mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [%0];" ::"r"(cluster_shared_address(local, rank))
+             : "memory");
+}
+
+/* The wait for the phase of parity `parity` of this block's mbarrier bar, which blocks of the cluster arrive on
+ * (acquire at cluster scope: their accesses before their arrivals happen before this thread's after it) */
+__device__ __forceinline__ void mbarrier_wait_cluster(uint32_t bar, uint32_t parity)
+{
+    uint32_t done = 0;
+    while (!done)
+        SM90_ASM("{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+                 "selp.u32 %0, 1, 0, p;\n}"
+                 : "=r"(done)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+}
+
+/* 16 bytes at a shared::cluster address (cluster_shared_address), 16-byte aligned */
+__device__ __forceinline__ float4 load_cluster_f4(uint32_t address)
+{
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    SM90_ASM("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+             : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+             : "r"(address)
+             : "memory");
+    return v;
+}
+
+/* The barrier of every thread of the cluster (release, then acquire, at cluster scope) */
+__device__ __forceinline__ void cluster_sync()
+{
+    SM90_ASM("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
 
 #endif

@@ -1,12 +1,12 @@
 /*
  * fused_ws_wgmma.cu - the warp-specialised wgmma implicit GEMM (library layer), issue 39's family: tf32-v21 (version
- * 46), one kernel template over the staging of the input windows (WsStaging: TMA, or the producer's cp.async). Its
- * siblings left the family: tf32-v19 (44), the weights rounded by the producer a chunk at a time, measured about 2x
- * slower on every shape; tf32-v20 (45), A staged by the producer in wgmma's layout with two chains overlapped,
- * the measured best on a few shapes by at most 3.6% (docs/perf-log.md, "tf32-v19, v20 and v21: the first
- * measurement" and "Retired versions"). tf32-v16 (fused_resident_wgmma.cu) holds every tile's weights resident, so
- * it runs only Cin <= 64, and its four warpgroups each stage, round and multiply their own share, 64 channels wide;
- * here the roles are split:
+ * 46), one kernel template over its channels, the staging of the input windows (WsStaging: TMA, or the producer's
+ * cp.async) and the K split. Its siblings left the family: tf32-v19 (44), the weights rounded by the producer a chunk
+ * at a time, measured about 2x slower on every shape; tf32-v20 (45), A staged by the producer in wgmma's layout with
+ * two chains overlapped, the measured best on a few shapes by at most 3.6% (docs/perf-log.md, "tf32-v19, v20 and
+ * v21: the first measurement" and "Retired versions"). tf32-v16 (fused_resident_wgmma.cu) holds every tile's weights
+ * resident, so it runs only Cin <= 64, and its four warpgroups each stage, round and multiply their own share, 64
+ * channels wide; here the roles are split:
  *
  *   block         3 warpgroups, 384 threads, one block an SM. Warpgroup 0 is the producer (setmaxnreg down), warpgroups
  *                 1 and 2 the consumers (setmaxnreg up): consumer c computes the 8 x 8 pixel block at column 8 c of an
@@ -22,15 +22,21 @@
  *                 (tf32-v16's), issue the chunk's 9 m64nBNk8 wgmmas into a fresh chain, wait for it, release the
  *                 stage once they are done, add the chain into the running sum (FADD: the tensor cores' truncating
  *                 accumulation never runs past a chunk) (ws_consume).
- *   schedule      persistent: X blocks x the channel blocks (X = the SMs over the channel blocks), block (x, cb)
- *                 takes the contiguous tiles [x T / X, (x + 1) T / X) of all T tiles (tile_loader.cuh's schedule).
+ *   schedule      persistent: X clusters x the channel blocks (X = the clusters the GPU holds over the channel
+ *                 blocks), cluster (x, cb) takes the contiguous tiles [x T / X, (x + 1) T / X) of all T tiles
+ *                 (tile_loader.cuh's schedule).
+ *   K split       where the tiles cannot fill the GPU (deep layers on small images; ws_choose), a cluster of 2 or 4
+ *                 blocks along z: each block takes a consecutive share of every tile's chunks, and at the tile's
+ *                 end the blocks exchange their partial sums through distributed shared memory
+ *                 (ws_exchange_partials): each adds the blocks' partials of its share of the channels in rank
+ *                 order, so the sums are the same whichever block finishes them, and finishes that share.
  *   epilogue      after a tile's last chunk, the consumers alone (ws_finish_tile): bias, GELU, masked sums per
  *                 channel in each lane, added over the warp's lanes into the warp's double slot of each channel; at
  *                 the block's last tile of an image the 8 consumer warps' slots are added in warp order and published
  *                 once (reduction.cuh on the consumers' ThreadRange, their own named barrier): deterministic, or
  *                 atomic. The producer runs on, kStages pairs ahead.
- * No K split. tf32 only. It runs on an sm_90 GPU with a build for sm_90a (SM=90) and refuses other GPUs and builds
- * with the reason.
+ * tf32 only. It runs on an sm_90 GPU with a build for sm_90a (SM=90) and refuses other GPUs and builds with the
+ * reason.
  */
 #include <stdint.h>
 
@@ -68,11 +74,14 @@ template <class Win> struct WsBoxCopies {
     static constexpr int kThreads = kWarpgroupThreads;
 };
 
-/* The block of BN output channels: the consumers' tile (Blocks: 1 x 2 warpgroups, 8 x 16 pixels) and the shared
- * memory, from a 128-byte boundary: kStages stages, each [the input window (FragmentWindow)][B, rounded once a
- * launch]; the window lands by TMA (or the producer's cp.async), B by one bulk copy, and the consumers load their A
- * fragments from the window. */
-template <int BN, int kStaging> struct WsBlock {
+/* The block of BN output channels, one of a cluster of kSplit that split K (1: K whole): the consumers' tile (Blocks:
+ * 1 x 2 warpgroups, 8 x 16 pixels) and the shared memory, from a 128-byte boundary: kStages stages, each [the input
+ * window (FragmentWindow)][B, rounded once a launch], then with K split the consumers' partial sums of a tile (every
+ * consumer thread's BN / 2 accumulators, [float4 of the thread][thread]: a warp's 16-byte stores and loads
+ * contiguous); the window lands by TMA (or the producer's cp.async), B by one bulk copy, and the consumers load their
+ * A fragments from the window. */
+template <int BN, int kStaging, int kSplit = 1> struct WsBlock {
+    static constexpr int kWindowStaging = kStaging;
     static constexpr bool kCopiedWindow = copied_window(kStaging);
     using Tile = Blocks<kTf32, 1, 2, BN>;
     using Win = FragmentWindow<Tile>;
@@ -81,6 +90,13 @@ template <int BN, int kStaging> struct WsBlock {
         static constexpr int kThreads = kWsThreads;
     };
     static constexpr int kBn = BN, kTh = Tile::kTh, kTw = Tile::kTw, kConsumerWarps = 8;
+    static_assert(kSplit == 1 || kSplit == 2 || (kSplit == 4 && BN == 128),
+                  "a block's share of the channels 32 wide at least (warp_channel_sums)");
+    static constexpr int kSplitBlocks = kSplit;
+    static constexpr int kConsumerThreads = 2 * kWarpgroupThreads;
+    /* the partial sums of a tile (K split): the accumulators' float4s of a consumer thread */
+    static constexpr int kQuads = BN / 8;
+    static constexpr int kPartialFloats = kSplit > 1 ? 4 * kQuads * kConsumerThreads : 0;
     /* the registers a thread after setmaxnreg: the producer's few (its cp.async copies keep a window position's offset
      * each: 96), the consumers' accumulators (one chain and the fragments); the three warpgroups within the block's
      * 65536 / 384 = 168 a thread at launch */
@@ -91,10 +107,11 @@ template <int BN, int kStaging> struct WsBlock {
     static constexpr int kStageFloats = kAFloats + Tile::kBFloats;
     static constexpr size_t kAlignBytes = 128;
     /* the kernel's static shared memory: the warps' and the block's sums, the bias, the mbarriers (4 stages at
-     * most), the reduction's word */
+     * most, and the partial sums' two), the reduction's word */
     static constexpr size_t kStaticBytes = sizeof(double) * (kConsumerWarps * BN + BN) + sizeof(float) * BN +
-                                           sizeof(uint64_t) * (2 * 4) + 16;
-    static constexpr int kFit = (int)((kBlockSmem - kStaticBytes - kAlignBytes) / sizeof(float) / kStageFloats);
+                                           sizeof(uint64_t) * (2 * 4 + 2) + 16;
+    static constexpr int kFit = (int)((kBlockSmem - kStaticBytes - kAlignBytes - sizeof(float) * kPartialFloats) /
+                                      sizeof(float) / kStageFloats);
     static constexpr int kStages = kFit < 4 ? kFit : 4;
     /* a stage's `landed` arrivals a phase: thread 0's expect and each producer warp's, and with the window by
      * cp.async each producer thread's once its copies landed */
@@ -104,7 +121,8 @@ template <int BN, int kStaging> struct WsBlock {
      * are shared-memory writes compute-sanitizer's racecheck tracks, and it does not see a warp's reads ordered
      * before lane 0's arrival (it reported each as a hazard; docs/perf-log.md, "tf32-v21 for every W") */
     static constexpr unsigned kReleasedArrivals = kConsumerWarps * (kCopiedWindow ? 32u : 1u);
-    static constexpr size_t kSmemBytes = kAlignBytes + sizeof(float) * (size_t)kStages * kStageFloats;
+    static constexpr size_t kSmemBytes =
+        kAlignBytes + sizeof(float) * ((size_t)kStages * kStageFloats + (size_t)kPartialFloats);
     static_assert(kStages >= 2, "two stages at least: one filling while the consumers read the other");
     static_assert(kStageFloats % 32 == 0, "stages 128 bytes apart");
 };
@@ -116,6 +134,11 @@ template <class W> struct WsShared {
     uint64_t *landed;   /* stage s is filled (a phase a pair) */
     uint64_t *released; /* every consumer warp is done with stage s (a phase a pair) */
     float *stages;
+    /* K split: this block's partial sums of its tile (after the stages), and the mbarriers of their exchange, a phase
+     * a tile: `partials_landed` (every block of the cluster has stored its partials of the tile), `partials_read`
+     * (every block has read its share of this block's) */
+    float *partials;
+    uint64_t *partials_landed, *partials_read;
 };
 
 /* The producer warpgroup: per (tile, chunk) pair k of the block, in order, fills stage k % kStages once the consumers
@@ -125,7 +148,8 @@ template <class W> struct WsShared {
  * are fenced (5 arrivals; with the cp.async window each thread's once its copies landed too). */
 template <class W>
 __device__ __forceinline__ void ws_produce(const IgemmParams &p, const PersistentSchedule &g, const CUtensorMap &map,
-                                           const WsShared<W> &sh, int64_t t_begin, int total)
+                                           const WsShared<W> &sh, int64_t t_begin, int total, int chunk_begin,
+                                           int chunk_end)
 {
     using Win = typename W::Win;
     constexpr bool kCopiedWindow = W::kCopiedWindow;
@@ -133,7 +157,7 @@ __device__ __forceinline__ void ws_produce(const IgemmParams &p, const Persisten
     constexpr uint32_t kBBytes = 4u * W::Tile::kBFloats;
     const int chunks = p.chunks, lane = threadIdx.x % 32;
     TileCursor at(g, t_begin, kTh, kTw); /* pair k's tile and chunk */
-    int chunk = 0;
+    int chunk = chunk_begin;
     /* the window by cp.async: each thread's box positions in the image of pair k's tile (box column c at image column
      * box_x + c, as TMA reads it), worked out once a tile */
     struct NoCopies {};
@@ -167,44 +191,103 @@ __device__ __forceinline__ void ws_produce(const IgemmParams &p, const Persisten
         __syncwarp();
         if (lane == 0)
             mbarrier_arrive(landed);
-        if (++chunk == chunks) {
-            chunk = 0;
+        if (++chunk == chunk_end) {
+            chunk = chunk_begin;
             at.next(p, kTh, kTw);
             aim_copies();
         }
     }
 }
 
-/* The epilogue of the tile at `at`, whose sum acc holds, by the consumers (tf32-v16's finish_tile on their named
+/* K split: the cluster's sum of the tile's accumulators over the share of the channels this block (rank r of the
+ * cluster) finishes, [r BN / kSplit, (r + 1) BN / kSplit): each consumer thread stores its partial sums (acc: the
+ * block's chunks) into the block's shared memory once every block read the last tile's, and arrives on every
+ * block's `partials_landed`; then it adds its accumulators of the share from the kSplit blocks in rank order
+ * (distributed shared memory; a fixed order, so det is bit-identical run to run), and arrives on every block's
+ * `partials_read`. Every thread arrives for its own accesses (a release each; compute-sanitizer's racecheck does not
+ * see one thread's arrival order the others' accesses, ordered before it by a named barrier: it reported each remote
+ * read of the first version as a hazard). tile_no: the block's tiles before this one (the mbarriers' phase). */
+template <class W>
+__device__ __forceinline__ void ws_exchange_partials(const float (&acc)[W::kBn / 2], const WsShared<W> &sh,
+                                                     int tile_no, float (&share)[W::kBn / 2 / W::kSplitBlocks])
+{
+    constexpr int kSplit = W::kSplitBlocks, kQuads = W::kQuads, kShareQuads = kQuads / kSplit;
+    constexpr int kThreads = W::kConsumerThreads;
+    const int t = (int)Consumers::rank(), rank = (int)blockIdx.z; /* the cluster's rank: grid z is the cluster */
+    const uint32_t partials = shared_address(sh.partials), landed = shared_address(sh.partials_landed),
+                   read = shared_address(sh.partials_read);
+    if (tile_no > 0) /* every block has read this block's partials of the last tile */
+        mbarrier_wait_cluster(read, (uint32_t)(tile_no - 1) & 1u);
+    float4 *mine = reinterpret_cast<float4 *>(sh.partials);
+#pragma unroll
+    for (int q = 0; q < kQuads; ++q)
+        mine[q * kThreads + t] = make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
+    fence_cluster(); /* release: the thread's stores, before its arrivals */
+    for (int b = 0; b < kSplit; ++b)
+        mbarrier_arrive_cluster(landed, (uint32_t)b);
+    mbarrier_wait_cluster(landed, (uint32_t)tile_no & 1u);
+    for (int b = 0; b < kSplit; ++b) {
+        const uint32_t theirs = cluster_shared_address(partials, (uint32_t)b);
+#pragma unroll
+        for (int q = 0; q < kShareQuads; ++q) {
+            const float4 v = load_cluster_f4(theirs + 16u * (uint32_t)((rank * kShareQuads + q) * kThreads + t));
+            const float4 sum = b == 0 ? v
+                                      : make_float4(share[4 * q] + v.x, share[4 * q + 1] + v.y, share[4 * q + 2] + v.z,
+                                                    share[4 * q + 3] + v.w);
+            share[4 * q] = sum.x;
+            share[4 * q + 1] = sum.y;
+            share[4 * q + 2] = sum.z;
+            share[4 * q + 3] = sum.w;
+        }
+    }
+    fence_cluster(); /* release: the thread's reads, before its arrivals */
+    for (int b = 0; b < kSplit; ++b)
+        mbarrier_arrive_cluster(read, (uint32_t)b);
+}
+
+/* The epilogue of the tile at `at`, whose sum acc holds (with K split, this block's chunks' part: the cluster's sum
+ * of its share of the channels first, ws_exchange_partials), by the consumers (tf32-v16's finish_tile on their named
  * barrier): bias, GELU and masked sums per channel in each lane, added over the warp's lanes into the warp's double
  * slot of each channel; at the block's last tile of an image the 8 consumer warps' slots are added in warp order and
  * published once (reduction.cuh's persistent slots), each warp zeroing its own again. acc is zeroed, at and tile move
  * to the next tile. */
 template <class W>
 __device__ __forceinline__ void ws_finish_tile(const IgemmParams &p, const PersistentSchedule &g,
-                                               float (&acc)[W::kBn / 2], TileCursor &at, int64_t &tile, int64_t t_end,
-                                               int64_t c0, const WsShared<W> &sh)
+                                               float (&acc)[W::kBn / 2], TileCursor &at, int64_t &tile, int64_t t_begin,
+                                               int64_t t_end, int64_t c0, const WsShared<W> &sh)
 {
-    constexpr int kBn = W::kBn;
+    constexpr int kBn = W::kBn, kSplit = W::kSplitBlocks, kShare = kBn / kSplit;
     const int cw = (int)Consumers::rank() / 32, wc = cw / 4, lane = threadIdx.x % 32, group = lane / 4, n = at.n;
-    float sum[kBn / 8][2];
-    lane_gelu_sums<kTf32, W::kTw>(
-        p, reinterpret_cast<const float(&)[1][kBn / 8][4]>(acc),
-        [&](int, int h) { return tile_pixel<typename W::Tile>(wc, 16 * (cw % 4) + group + 8 * h); }, /* m64 row */
-        at.oy0, at.ox0, [&](int c) { return sh.bias[c]; }, sum);
+    const int first = kSplit > 1 ? (int)blockIdx.z * kShare : 0; /* the block's share of the channels */
+    float sum[kShare / 8][2];
+    const auto gelu_sums = [&](const float(&v)[kShare / 2]) {
+        lane_gelu_sums<kTf32, W::kTw>(
+            p, reinterpret_cast<const float(&)[1][kShare / 8][4]>(v),
+            [&](int, int h) { return tile_pixel<typename W::Tile>(wc, 16 * (cw % 4) + group + 8 * h); }, /* m64 row */
+            at.oy0, at.ox0, [&](int c) { return sh.bias[first + c]; }, sum);
+    };
+    if constexpr (kSplit > 1) {
+        float share[kShare / 2];
+        ws_exchange_partials<W>(acc, sh, (int)(tile - t_begin), share);
+        gelu_sums(share);
+    } else {
+        gelu_sums(acc);
+    }
     zero_fill(acc);
-    warp_channel_sums(sum, [&](int c, float channel_sum) { sh.warp_sums[cw * kBn + c] += (double)channel_sum; });
+    warp_channel_sums(sum,
+                      [&](int c, float channel_sum) { sh.warp_sums[cw * kBn + first + c] += (double)channel_sum; });
     ++tile;
     at.next(p, W::kTh, W::kTw);
     if (tile == t_end || at.n != n) { /* the block's last tile of image n */
-        sum_slots<kBn, W::kConsumerWarps, kBn, Consumers>([&](int c) { return &sh.warp_sums[c]; }, sh.block_sums);
-        for (int c = lane; c < kBn; c += 32) /* sum_slots' last barrier: every slot is read */
-            sh.warp_sums[cw * kBn + c] = 0.0;
+        sum_slots<kShare, W::kConsumerWarps, kBn, Consumers>([&](int c) { return &sh.warp_sums[first + c]; },
+                                                            sh.block_sums);
+        for (int c = lane; c < kShare; c += 32) /* sum_slots' last barrier: every slot is read */
+            sh.warp_sums[cw * kBn + first + c] = 0.0;
         __syncwarp();
         ImageSlots slots = persistent_image_slots(g, n);
-        slots.arrivals *= gridDim.y; /* every channel block publishes */
-        publish_image_sums<Consumers>(p.red, n, c0, (int)(p.cout - c0 < kBn ? p.cout - c0 : kBn), sh.block_sums,
-                                      slots);
+        slots.arrivals *= gridDim.y * kSplit; /* every channel block publishes, each block of a cluster its share */
+        const int64_t c_first = c0 + first;
+        publish_image_sums<Consumers>(p.red, n, c_first, slice_channels(p, c_first, kShare), sh.block_sums, slots);
     }
 }
 
@@ -213,7 +296,7 @@ __device__ __forceinline__ void ws_finish_tile(const IgemmParams &p, const Persi
  * fragments loaded from the stage's window, the stage released once the chunk's wgmmas are done. */
 template <class W>
 __device__ __forceinline__ void ws_consume(const IgemmParams &p, const PersistentSchedule &g, const WsShared<W> &sh,
-                                           int64_t c0, int64_t t_begin, int64_t t_end)
+                                           int64_t c0, int64_t t_begin, int64_t t_end, int chunk_begin, int chunk_end)
 {
     using Win = typename W::Win;
     using Tile = typename W::Tile;
@@ -246,90 +329,152 @@ __device__ __forceinline__ void ws_consume(const IgemmParams &p, const Persisten
     float acc[kBn / 2], part[kBn / 2];
     zero_fill(acc);
     TileCursor at(g, t_begin, W::kTh, W::kTw);
-    const int chunks = p.chunks;
     int k = 0; /* the block's pair */
     for (int64_t tile = t_begin; tile < t_end;) {
-        for (int c = 0; c < chunks; ++c, ++k) {
-            wait_landed(k);
-            uint32_t a[kTaps][4];
-            load_fragments<Win>(sh.stages + k % kStages * W::kStageFloats + fragments, a);
-            wgmma_fence();
-            issue_chunk_fragments<Tile>(a, stage_base + (uint32_t)(k % kStages) * kStageBytes + 4u * W::kAFloats,
-                                        part);
-            wgmma_commit();
-            wgmma_wait<0>();
-            release(k);
-            add_chain(acc, part);
+        /* with K split (the small images), the warpgroup's 8 x 8 pixel block right of the image (an image 8 or fewer
+         * columns wide, or the last column of tiles of one 1 to 8 columns past a multiple of 16): it multiplies
+         * nothing, so the other warpgroup's wgmmas have the tensor cores to themselves, and its sums stay zero (the
+         * epilogue masks its pixels); a loop of its own, and none in the unsplit kernels, whose chunk loop stays as
+         * it was (the first run's skip inside the loop cost the unsplit shapes up to 11%) */
+        if (W::kSplitBlocks > 1 && at.ox0 + 8 * wc >= p.wout) {
+            for (int c = chunk_begin; c < chunk_end; ++c, ++k) {
+                wait_landed(k);
+                release(k);
+            }
+        } else {
+            for (int c = chunk_begin; c < chunk_end; ++c, ++k) {
+                wait_landed(k);
+                uint32_t a[kTaps][4];
+                load_fragments<Win>(sh.stages + k % kStages * W::kStageFloats + fragments, a);
+                wgmma_fence();
+                issue_chunk_fragments<Tile>(a, stage_base + (uint32_t)(k % kStages) * kStageBytes + 4u * W::kAFloats,
+                                            part);
+                wgmma_commit();
+                wgmma_wait<0>();
+                release(k);
+                add_chain(acc, part);
+            }
         }
-        ws_finish_tile<W>(p, g, acc, at, tile, t_end, c0, sh);
+        ws_finish_tile<W>(p, g, acc, at, tile, t_begin, t_end, c0, sh);
     }
 }
 
-template <int BN, int kStaging>
+/* The path id a kernel records: its tile and staging (CGP_PATH_WS_TILE0 + 2 x staging + tile), and with K split
+ * over kSplit blocks (CGP_PATH_WS_SPLIT_TILE0 + 3 x (staging - 1) + 128 channels split 2, 4, 64 channels split 2) */
+__host__ __device__ constexpr unsigned ws_path(int bn, int staging, int split)
+{
+    return split == 1 ? CGP_PATH_WS_TILE0 + 2u * (unsigned)staging + (bn == 128 ? 0u : 1u)
+                      : CGP_PATH_WS_SPLIT_TILE0 + 3u * (unsigned)(staging - 1) +
+                            (bn == 128 ? (split == 2 ? 0u : 1u) : 2u);
+}
+
+template <int BN, int kStaging, int kSplit>
 __global__ void __launch_bounds__(kWsThreads, 1)
     ws_wgmma_conv_gelu_mean(const IgemmParams p, const PersistentSchedule g, const __grid_constant__ CUtensorMap map)
 {
-    using W = WsBlock<BN, kStaging>;
+    using W = WsBlock<BN, kStaging, kSplit>;
     constexpr int kStages = W::kStages;
     __shared__ double warp_sums[W::kConsumerWarps * BN];
     __shared__ double block_sums[BN];
     __shared__ float bias[BN];
-    __shared__ uint64_t landed[kStages], released[kStages];
+    __shared__ uint64_t landed[kStages], released[kStages], partials_landed, partials_read;
     float *smem = reinterpret_cast<float *>(dynamic_smem());
     smem += (W::kAlignBytes - shared_address(smem) % W::kAlignBytes) % W::kAlignBytes / sizeof(float);
-    const WsShared<W> sh{warp_sums, block_sums, bias, landed, released, smem};
+    const WsShared<W> sh{warp_sums, block_sums, bias,   landed, released, smem, smem + kStages * W::kStageFloats,
+                         &partials_landed, &partials_read};
     const int64_t c0 = (int64_t)blockIdx.y * BN;
     const int64_t t_begin = persistent_tile_begin(g), t_end = persistent_tile_end(g);
-    record_path(p.path_record, CGP_PATH_WS_TILE0 + 2u * kStaging + (BN == 128 ? 0u : 1u));
+    /* the block's chunks: a cluster of kSplit along z shares each tile's chunks in rank order */
+    const int chunk_begin = kSplit > 1 ? (int)((int64_t)blockIdx.z * p.chunks / kSplit) : 0;
+    const int chunk_end = kSplit > 1 ? (int)(((int64_t)blockIdx.z + 1) * p.chunks / kSplit) : p.chunks;
+    record_path(p.path_record, ws_path(BN, kStaging, kSplit));
     if (threadIdx.x == 0) {
 #pragma unroll
         for (int s = 0; s < kStages; ++s) {
             mbarrier_init<W::kLandedArrivals>(shared_address(&landed[s]));
             mbarrier_init<W::kReleasedArrivals>(shared_address(&released[s]));
         }
+        if constexpr (kSplit > 1) { /* an arrival a phase from each consumer thread of the cluster */
+            mbarrier_init<kSplit * W::kConsumerThreads>(shared_address(&partials_landed));
+            mbarrier_init<kSplit * W::kConsumerThreads>(shared_address(&partials_read));
+        }
     }
     round_weights_once<kTf32, typename W::Rounding>(p); /* ends with a barrier of the block */
-    __syncthreads(); /* the mbarriers, before any thread waits on them; after this the warpgroups never meet */
+    if constexpr (kSplit > 1)
+        cluster_sync(); /* every block's mbarriers, before another block arrives on them */
+    else
+        __syncthreads(); /* the mbarriers, before any thread waits on them; after this the warpgroups never meet */
     if (threadIdx.x < kWarpgroupThreads) {
         setmaxnreg_dec<W::kProducerRegisters>();
-        ws_produce<W>(p, g, map, sh, t_begin, (int)(t_end - t_begin) * p.chunks);
+        ws_produce<W>(p, g, map, sh, t_begin, (int)(t_end - t_begin) * (chunk_end - chunk_begin), chunk_begin,
+                      chunk_end);
     } else {
         setmaxnreg_inc<W::kConsumerRegisters>();
-        ws_consume<W>(p, g, sh, c0, t_begin, t_end);
+        ws_consume<W>(p, g, sh, c0, t_begin, t_end, chunk_begin, chunk_end);
     }
+    /* K split: no block leaves while another may still read its partials or arrive on its mbarriers. A barrier of
+     * the cluster's every thread, not the consumers' wait on partials_read: that wait orders the reads as well, but
+     * compute-sanitizer's racecheck reported each last remote read as a read of a block that may have exited (the
+     * H100 run of 2026-12-07; the CUDA guide's cluster.sync before exit) */
+    if constexpr (kSplit > 1)
+        cluster_sync();
 }
 
 /* ---- host ---- */
 
 /* The channel blocks of BN (128 or 64), in the order of the path ids */
 constexpr int kWsChannels[] = {128, 64};
+/* The clusters K may be split over (1: K whole): 2 or 4 blocks at 128 channels, 2 at 64 (a block's share of the
+ * channels 32 wide at least) */
+constexpr int kWsSplits[] = {1, 2, 4};
+constexpr bool ws_split_offered(int bn, int split) { return split == 1 || split == 2 || (split == 4 && bn == 128); }
 
-/* The persistent schedule of BN output channels a block: X blocks along x, at least 1, at most the tiles */
-PersistentSchedule ws_schedule(const cgp_problem *p, const cgp_device_info *d, int bn)
+/* The clusters of `split` blocks the GPU runs at once, one block an SM, as estimated: all its SMs' worth for
+ * clusters of 1 and 2; three quarters of it for clusters of 4, which must sit in one GPC each (the H200 ran 24
+ * clusters of 4 of these blocks at once and 32 in two waves; docs/perf-log.md, "tf32-v21's K split over a cluster").
+ * The grid is persistent: a cluster past the estimate runs later, correctly, but the launch takes twice as long. */
+int64_t ws_clusters(const cgp_device_info *d, int split)
+{
+    const int64_t sms = d->sm_count > 0 ? d->sm_count : 1;
+    const int64_t clusters = split > 2 ? sms / split * 3 / 4 : sms / split;
+    return clusters > 1 ? clusters : 1;
+}
+
+/* The persistent schedule of BN output channels a block and K split over `split` blocks: X clusters along x, at
+ * least 1, at most the tiles, each cluster taking the same tiles */
+PersistentSchedule ws_schedule(const cgp_problem *p, const cgp_device_info *d, int bn, int split)
 {
     const ImplicitGemmGeometry geo = implicit_gemm_geometry(p, 8, 16, bn);
     PersistentSchedule g;
     g.tiles_x = geo.tiles_x;
     g.tiles_per_image = geo.tiles_per_image;
     g.total_tiles = p->n * geo.tiles_per_image;
-    const int64_t sms = d->sm_count > 0 ? d->sm_count : 1;
-    const int64_t x = sms / geo.channel_blocks > 1 ? sms / geo.channel_blocks : 1;
+    const int64_t clusters = ws_clusters(d, split);
+    const int64_t x = clusters / geo.channel_blocks > 1 ? clusters / geo.channel_blocks : 1;
     g.blocks = (int)(x < g.total_tiles ? x : g.total_tiles);
     return g;
 }
 
-/* The index in kWsChannels of least estimated time: the tiles of the busiest block x its channels and a fixed
- * price a tile (the fragments, the chain's add, the epilogue: about 48 channels' worth) */
-int ws_choose(const cgp_problem *p, const cgp_device_info *d)
+/* The (index in kWsChannels, K split) of least estimated time: the tiles of the busiest block (its tiles x the waves
+ * of clusters where the channel blocks alone are more than the GPU holds) x its chunks' share x
+ * (its channels and a fixed price a chunk: the fragments and the chain's add, about 48 channels' worth), and with K
+ * split the exchange of a tile's partial sums (5 chunks' worth: each block's stores, two cluster-wide mbarrier
+ * phases, the reads of the share from every block; the H200 put it at about 3 on 24x320->192 12x12, but at 3 the
+ * H100 split 16x256->256 16x16 over 2 blocks of 128 channels, 21% slower than 4 unsplit blocks of 64, and 14x14 2%
+ * slower; docs/perf-log.md). A split needs 2 chunks a block at least. */
+TileSplit ws_choose(const cgp_problem *p, const cgp_device_info *d)
 {
-    static const int kOneSplit[] = {1};
-    return least_cost(0, 2, kOneSplit, [&](int i, int) {
-               const int bn = kWsChannels[i];
-               const PersistentSchedule g = ws_schedule(p, d, bn);
-               const int64_t blocks = (int64_t)g.blocks * ceil_div(p->cout, bn);
-               const double busiest = (double)ceil_div(g.total_tiles * ceil_div(p->cout, bn), blocks);
-               return busiest * (bn + 48);
-           }).tile;
+    const int64_t chunks = ceil_div(p->cin, kChunk);
+    return least_cost(0, 2, kWsSplits, [&](int i, int split) {
+        const int bn = kWsChannels[i];
+        if (!ws_split_offered(bn, split) || (split > 1 && chunks < 2 * split))
+            return -1.0;
+        const PersistentSchedule g = ws_schedule(p, d, bn, split);
+        const int64_t clusters = (int64_t)g.blocks * ceil_div(p->cout, bn); /* more than the GPU holds: waves */
+        const double busiest = (double)(ceil_div(g.total_tiles, g.blocks) * ceil_div(clusters, ws_clusters(d, split)));
+        const double exchange = split > 1 ? 5.0 : 0.0;
+        return busiest * ((double)ceil_div(chunks, split) + exchange) * (bn + 48);
+    });
 }
 
 /* The workspace: the det slots, then (from a 128-byte boundary) the
@@ -343,54 +488,78 @@ size_t ws_rounded_bytes(const cgp_problem *p, int bn)
     return sizeof(float) * (size_t)(ceil_div(p->cout, bn) * ceil_div(p->cin, kChunk)) * (size_t)(kTaps * 2 * bn * 4);
 }
 
-/* The kernel of BN channels a block staged by kStaging: no raw weights are copied (round_weights_once reads them 4
- * bytes at a time), so one kernel for any Cin and any weight pointer; its shared memory and path */
-template <int BN, int kStaging> void ws_configure(cgp_kernel_config *c, unsigned path)
+/* The kernel of BN channels a block staged by kStaging, K split over kSplit blocks: no raw weights are copied
+ * (round_weights_once reads them 4 bytes at a time), so one kernel for any Cin and any weight pointer; its shared
+ * memory and path */
+template <int BN, int kStaging, int kSplit> void ws_configure(cgp_kernel_config *c)
 {
-    configured(c, reinterpret_cast<const void *>(&ws_wgmma_conv_gelu_mean<BN, kStaging>),
-               WsBlock<BN, kStaging>::kSmemBytes, path);
+    configured(c, reinterpret_cast<const void *>(&ws_wgmma_conv_gelu_mean<BN, kStaging, kSplit>),
+               WsBlock<BN, kStaging, kSplit>::kSmemBytes, ws_path(BN, kStaging, kSplit));
 }
 
-/* Launches the configured kernel of BN channels a block staged by kStaging */
-template <int BN, int kStaging>
+/* Launches the configured kernel of BN channels a block staged by kStaging, K split over kSplit blocks (a cluster
+ * along z) */
+template <int BN, int kStaging, int kSplit>
 cudaError_t ws_launch(const cgp_launch_args *a, const cgp_kernel_config *c, const cgp_device_info *d,
                       cudaStream_t stream)
 {
-    using W = WsBlock<BN, kStaging>;
+    using W = WsBlock<BN, kStaging, kSplit>;
     const ImplicitGemmGeometry geo = implicit_gemm_geometry(&a->p, W::kTh, W::kTw, BN);
-    PersistentSchedule g = ws_schedule(&a->p, d, BN);
+    PersistentSchedule g = ws_schedule(&a->p, d, BN, kSplit);
     IgemmParams p = implicit_gemm_params(a, geo);
     p.rounded_w = reinterpret_cast<float *>(static_cast<char *>(a->workspace) + ws_rounded_offset(&a->p, g));
     CUtensorMap map;
     if (!tma_window_map<typename W::Tile, !W::kCopiedWindow, typename W::Win>(&map, a))
         return cudaErrorInvalidValue;
     void *args[] = {&p, &g, &map};
-    /* cudaLaunchKernel reports this launch's status only, not an error the caller left behind */
-    return cudaLaunchKernel(c->kernel[0], dim3((unsigned)g.blocks, (unsigned)geo.channel_blocks), dim3(kWsThreads),
-                            args, c->smem_bytes, stream);
+    return launch_clusters_along_z(c->kernel[0], dim3((unsigned)g.blocks, (unsigned)geo.channel_blocks, kSplit),
+                                   kWsThreads, c->smem_bytes, stream, args);
+}
+
+/* The configuration's kernel, at compile time: f(TypeTag<WsBlock<BN, staging, split>>) for c's tile, staging and
+ * split (configure and launch alike) */
+template <class F> auto with_ws_block(const cgp_kernel_config *c, F f)
+{
+    const auto of_staging = [&](auto staging) {
+        constexpr int kStaging = decltype(staging)::value;
+        if (kWsChannels[c->tile] == 64) /* split 1 or 2 (ws_split_offered) */
+            return c->split == 1 ? f(TypeTag<WsBlock<64, kStaging, 1>>()) : f(TypeTag<WsBlock<64, kStaging, 2>>());
+        return c->split == 1   ? f(TypeTag<WsBlock<128, kStaging, 1>>())
+               : c->split == 2 ? f(TypeTag<WsBlock<128, kStaging, 2>>())
+                               : f(TypeTag<WsBlock<128, kStaging, 4>>());
+    };
+    return c->staging == kWsRegisterACopied ? of_staging(std::integral_constant<int, kWsRegisterACopied>())
+                                            : of_staging(std::integral_constant<int, kWsRegisterA>());
 }
 
 /* The hooks (kernel_desc.cuh) of tf32-v21: its windows by TMA where TMA reads them and by the producer's cp.async
- * elsewhere (W % 4 != 0, no tensor-map encoder), 4 paths: its 2 tiles by TMA, then by cp.async */
+ * elsewhere (W % 4 != 0, no tensor-map encoder), 10 paths: its 2 tiles by TMA, then by cp.async, then with K split
+ * (128 channels over 2 and 4 blocks, 64 over 2) by TMA, then by cp.async */
 struct WarpSpecialisedVersion : NoStageSplit {
     static constexpr cgp_precision precision = CGP_PRECISION_TF32;
-    static constexpr unsigned kPath0 = CGP_PATH_WS_TILE0 + 2u * kWsRegisterA;
-    static constexpr auto kPaths = path_run<4>(kPath0);
-    static_assert(kWsRegisterACopied == kWsRegisterA + 1, "the cp.async paths after the TMA ones");
+    static constexpr auto kPaths = path_run<4>(ws_path(128, kWsRegisterA, 1)) + path_run<6>(CGP_PATH_WS_SPLIT_TILE0);
+    static_assert(kWsRegisterACopied == kWsRegisterA + 1 &&
+                      ws_path(64, kWsRegisterACopied, 1) == CGP_PATH_WS_TILE0 + 5 &&
+                      ws_path(64, kWsRegisterACopied, 2) == CGP_PATH_WS_SPLIT_TILE0 + 5,
+                  "the cp.async paths after the TMA ones, the split paths after both");
 
-    static_assert(WsBlock<128, kWsRegisterACopied>::kSmemBytes == WsBlock<128, kWsRegisterA>::kSmemBytes &&
-                      WsBlock<64, kWsRegisterACopied>::kSmemBytes == WsBlock<64, kWsRegisterA>::kSmemBytes,
+    template <int BN, int kSplit>
+    static constexpr bool kSameSmem =
+        WsBlock<BN, kWsRegisterACopied, kSplit>::kSmemBytes == WsBlock<BN, kWsRegisterA, kSplit>::kSmemBytes;
+    static_assert(kSameSmem<128, 1> && kSameSmem<64, 1> && kSameSmem<128, 2> && kSameSmem<128, 4> && kSameSmem<64, 2>,
                   "the cp.async windows land where the TMA boxes do: the same shared memory");
+
+    template <int BN, int kSplit>
+    static constexpr size_t kBlockBytes =
+        WsBlock<BN, kWsRegisterA, kSplit>::kSmemBytes + WsBlock<BN, kWsRegisterA, kSplit>::kStaticBytes;
+    /* the shared memory of its largest block */
+    static constexpr size_t kMostSmem = largest({kBlockBytes<128, 1>, kBlockBytes<64, 1>, kBlockBytes<128, 2>,
+                                                 kBlockBytes<128, 4>, kBlockBytes<64, 2>});
 
     static bool copied(const cgp_problem *p, const cgp_device_info *d)
     {
         return input_tensor_map_unsupported(p, d) != NULL;
     }
-
-    /* the shared memory of its larger block */
-    static constexpr size_t kMostSmem =
-        largest({WsBlock<128, kWsRegisterA>::kSmemBytes + WsBlock<128, kWsRegisterA>::kStaticBytes,
-                 WsBlock<64, kWsRegisterA>::kSmemBytes + WsBlock<64, kWsRegisterA>::kStaticBytes});
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {
@@ -398,9 +567,10 @@ struct WarpSpecialisedVersion : NoStageSplit {
             return why;
         if (kMostSmem > d->smem_per_block_optin)
             return kSharedMemoryNeed<kMostSmem>.text;
-        const int bn = kWsChannels[ws_choose(p, d)];
+        const TileSplit choice = ws_choose(p, d);
+        const int bn = kWsChannels[choice.tile];
         const ImplicitGemmGeometry geo = implicit_gemm_geometry(p, 8, 16, bn);
-        const PersistentSchedule g = ws_schedule(p, d, bn);
+        const PersistentSchedule g = ws_schedule(p, d, bn, choice.split);
         if (ceil_div(g.total_tiles, g.blocks) * ceil_div(p->cin, kChunk) > INT32_MAX)
             return "more than 2^31-1 (tile, chunk) pairs a block";
         if (p->h > INT32_MAX - 64 || p->w > INT32_MAX - 64)
@@ -414,25 +584,25 @@ struct WarpSpecialisedVersion : NoStageSplit {
 
     static void configure(const cgp_problem *p, const cgp_device_info *d, cgp_kernel_config *c)
     {
-        c->tile = ws_choose(p, d);
+        const TileSplit choice = ws_choose(p, d);
+        c->tile = choice.tile;
+        c->split = choice.split;
         c->staging = copied(p, d) ? kWsRegisterACopied : kWsRegisterA;
         const int bn = kWsChannels[c->tile];
-        c->workspace_bytes = ws_rounded_offset(p, ws_schedule(p, d, bn)) + ws_rounded_bytes(p, bn);
-        const unsigned path = kPath0 + (c->staging == kWsRegisterACopied ? 2u : 0u) + (unsigned)c->tile;
-        if (c->staging == kWsRegisterACopied)
-            return bn == 128 ? ws_configure<128, kWsRegisterACopied>(c, path)
-                             : ws_configure<64, kWsRegisterACopied>(c, path);
-        return bn == 128 ? ws_configure<128, kWsRegisterA>(c, path) : ws_configure<64, kWsRegisterA>(c, path);
+        c->workspace_bytes = ws_rounded_offset(p, ws_schedule(p, d, bn, c->split)) + ws_rounded_bytes(p, bn);
+        with_ws_block(c, [&](auto tag) {
+            using W = typename decltype(tag)::Type;
+            ws_configure<W::kBn, W::kWindowStaging, W::kSplitBlocks>(c);
+        });
     }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_kernel_config *c, const cgp_device_info *d,
                               cudaStream_t stream)
     {
-        const bool wide = kWsChannels[c->tile] == 128;
-        if (c->staging == kWsRegisterACopied)
-            return wide ? ws_launch<128, kWsRegisterACopied>(a, c, d, stream)
-                        : ws_launch<64, kWsRegisterACopied>(a, c, d, stream);
-        return wide ? ws_launch<128, kWsRegisterA>(a, c, d, stream) : ws_launch<64, kWsRegisterA>(a, c, d, stream);
+        return with_ws_block(c, [&](auto tag) {
+            using W = typename decltype(tag)::Type;
+            return ws_launch<W::kBn, W::kWindowStaging, W::kSplitBlocks>(a, c, d, stream);
+        });
     }
 };
 
@@ -444,19 +614,28 @@ constexpr Kind kWsKind = Kind(CGP_PIPE_WGMMA, CGP_ALGORITHM_IMPLICIT_GEMM)
                              .warps(kWsThreads / 32)
                              .staging(CGP_STAGING_TMA_OR_CP_ASYNC)
                              .weights(CGP_WEIGHTS_ROUNDED_ONCE)
+                             .k_splits(kWsSplits)
                              .persistent()
                              .loop(CGP_LOOP_WARP_SPECIALISED)
                              .smem(WarpSpecialisedVersion::kMostSmem);
 
 } // namespace
 
-/* Its paths' names (path_names.cuh), from kWsChannels: its tiles with the window by TMA, then by cp.async */
+/* Its paths' names (path_names.cuh), from kWsChannels and the splits ws_split_offered takes, in ws_path's order:
+ * its tiles with the window by TMA, then by cp.async; then with K split, by TMA, then by cp.async: 128 channels
+ * split over 2 and 4 blocks, 64 channels over 2 */
 constexpr PathTileName ws_path_tile(int bn) { return {8, 16, bn}; }
-CGP_DEFINE_PATH_NAMES(cgp_paths_ws, CGP_PATH_WS_TILE0 + 2u * kWsRegisterA,
-                      tile_path_names("warp-specialised, register A, TMA window, ", kWsChannels, ws_path_tile, {1}))
-CGP_DEFINE_PATH_NAMES(cgp_paths_ws_copied, CGP_PATH_WS_TILE0 + 2u * kWsRegisterACopied,
-                      tile_path_names("warp-specialised, register A, cp.async window, ", kWsChannels, ws_path_tile,
-                                      {1}))
+constexpr int kWsWide[] = {kWsChannels[0]}, kWsNarrow[] = {kWsChannels[1]};
+static_assert(ws_split_offered(kWsWide[0], 4) && !ws_split_offered(kWsNarrow[0], 4), "the split paths' order");
+#define WS_PATH_NAMES(symbol, staging, window)                                                                        \
+    CGP_DEFINE_PATH_NAMES(symbol, ws_path(128, staging, 1),                                                           \
+                          tile_path_names("warp-specialised, register A, " window, kWsChannels, ws_path_tile, {1}))   \
+    CGP_DEFINE_PATH_NAMES(symbol##_split_wide, ws_path(128, staging, 2),                                              \
+                          tile_path_names("warp-specialised, register A, " window, kWsWide, ws_path_tile, {2, 4}))    \
+    CGP_DEFINE_PATH_NAMES(symbol##_split_narrow, ws_path(64, staging, 2),                                             \
+                          tile_path_names("warp-specialised, register A, " window, kWsNarrow, ws_path_tile, {2}))
+WS_PATH_NAMES(cgp_paths_ws, kWsRegisterA, "TMA window, ")
+WS_PATH_NAMES(cgp_paths_ws_copied, kWsRegisterACopied, "cp.async window, ")
 
 /* X(descriptor, hooks, version, name, summary, kind) for each version of this file */
 #define WS_WGMMA_VERSIONS(X)                                                                                           \
@@ -464,7 +643,8 @@ CGP_DEFINE_PATH_NAMES(cgp_paths_ws_copied, CGP_PATH_WS_TILE0 + 2u * kWsRegisterA
       "warp-specialised: a producer warpgroup lands each chunk's window (TMA; where TMA cannot read it, its threads' " \
       "cp.async) and weights (rounded once a launch; one bulk copy) into a stage of an mbarrier ring of up to 4, "     \
       "while two consumer warpgroups load their A fragments from the window and multiply (m64n128 or m64n64), one "    \
-      "chain a chunk; persistent, any Cin, any W",                                                                     \
+      "chain a chunk; persistent; K split over a cluster of 2 or 4 blocks where the tiles cannot fill the GPU, the "  \
+      "partial sums added through distributed shared memory; any Cin, any W",                                         \
       kWsKind)
 
 WS_WGMMA_VERSIONS(CGP_DEFINE_KERNEL_DESC)

@@ -636,16 +636,14 @@ constexpr size_t largest(std::initializer_list<size_t> sizes)
     return most;
 }
 
-/* Launches kernel(p) (one IgemmParams argument; kernel(p, *map) where map is given) on the grid (image, tile) x
- * channel block x split of g, blocks of `threads` with `smem_bytes` of dynamic shared memory (the limit the plan's
- * cgp_kernel_prepare raised), the `split` blocks along z a thread-block cluster (a K split; no cluster where split
- * is 1). Reports this launch's status only, not an error the caller left behind. */
-inline cudaError_t launch_implicit_gemm(const void *kernel, IgemmParams p, const ImplicitGemmGeometry &g, int64_t n,
-                                        int split, int threads, size_t smem_bytes, cudaStream_t stream,
-                                        const CUtensorMap *map = nullptr)
+/* Launches kernel(args) on `grid`, blocks of `threads` with `smem_bytes` of dynamic shared memory (the limit the
+ * plan's cgp_kernel_prepare raised), the grid.z blocks along z a thread-block cluster (a K split; no cluster where
+ * grid.z is 1). Reports this launch's status only, not an error the caller left behind. */
+inline cudaError_t launch_clusters_along_z(const void *kernel, dim3 grid, int threads, size_t smem_bytes,
+                                           cudaStream_t stream, void **args)
 {
     cudaLaunchConfig_t config = {};
-    config.gridDim = dim3((unsigned)(n * g.tiles_per_image), (unsigned)g.channel_blocks, (unsigned)split);
+    config.gridDim = grid;
     config.blockDim = dim3((unsigned)threads);
     config.dynamicSmemBytes = smem_bytes;
     config.stream = stream;
@@ -653,11 +651,22 @@ inline cudaError_t launch_implicit_gemm(const void *kernel, IgemmParams p, const
     cluster.id = cudaLaunchAttributeClusterDimension;
     cluster.val.clusterDim.x = 1;
     cluster.val.clusterDim.y = 1;
-    cluster.val.clusterDim.z = (unsigned)split;
+    cluster.val.clusterDim.z = grid.z;
     config.attrs = &cluster;
-    config.numAttrs = split > 1 ? 1 : 0;
+    config.numAttrs = grid.z > 1 ? 1 : 0;
+    return cudaLaunchKernelExC(&config, kernel, args);
+}
+
+/* Launches kernel(p) (one IgemmParams argument; kernel(p, *map) where map is given) on the grid (image, tile) x
+ * channel block x split of g (launch_clusters_along_z: the `split` blocks along z a cluster) */
+inline cudaError_t launch_implicit_gemm(const void *kernel, IgemmParams p, const ImplicitGemmGeometry &g, int64_t n,
+                                        int split, int threads, size_t smem_bytes, cudaStream_t stream,
+                                        const CUtensorMap *map = nullptr)
+{
     void *argv[] = {&p, const_cast<CUtensorMap *>(map)}; /* the map: the kernels that land their windows by TMA */
-    return cudaLaunchKernelExC(&config, kernel, argv);
+    return launch_clusters_along_z(kernel,
+                                   dim3((unsigned)(n * g.tiles_per_image), (unsigned)g.channel_blocks, (unsigned)split),
+                                   threads, smem_bytes, stream, argv);
 }
 
 /* Whole chunks and weights by 16-byte copies (StageCopies' kWhole) where Cin allows and the weights are 16-byte

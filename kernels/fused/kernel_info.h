@@ -114,7 +114,11 @@ enum cgp_path_id {
      * "warp-specialised, register A, cp.async window, 8x16 px x 128 ch", ...); + 0, + 1 were the retired tf32-v20's
      * (A staged by the producer): the numbers stay taken */
     CGP_PATH_WS_TILE0 = CGP_PATH_WINOGRAD_F4X4_GEMM_CP_ASYNC_TILE0 + 3,
-    CGP_PATH_COUNT = CGP_PATH_WS_TILE0 + 6 /* one past the last id */
+    /* the same with K split over a cluster: CGP_PATH_WS_SPLIT_TILE0 + 0, + 1, + 2 with the window by TMA (128
+     * channels split over 2 blocks, over 4, 64 channels over 2: "warp-specialised, register A, TMA window, 8x16 px x
+     * 128 ch, K split 2", ...), + 3, + 4, + 5 the same with the window by cp.async */
+    CGP_PATH_WS_SPLIT_TILE0 = CGP_PATH_WS_TILE0 + 6,
+    CGP_PATH_COUNT = CGP_PATH_WS_SPLIT_TILE0 + 6 /* one past the last id */
 };
 
 /* A variant bit of a path id: the launch copied the weights 4 bytes at a time and tested every chunk's channels
@@ -125,7 +129,7 @@ enum { CGP_PATH_FLAG_WEIGHTS_4B = 0x100 };
 
 /* The bytes of the longest path name with its terminating NUL, at most (path_names.cuh checks every name, with its
  * 4-byte-weights variant, where its family composes it) */
-enum { CGP_PATH_NAME_MAX = 80 };
+enum { CGP_PATH_NAME_MAX = 96 };
 
 /* The name of path `id` (a cgp_path_id, with CGP_PATH_FLAG_WEIGHTS_4B where set: exactly what cgp_kernel_path of a
  * version taking it returns), or of the word a launch's blocks recorded (path_record.cuh: each ORs in its id in the
@@ -238,7 +242,7 @@ typedef struct cgp_kernel_kind {
 int cgp_kernel_limits_format(const cgp_kernel_kind *kind, char *buf, size_t cap);
 
 /* The bytes of the longest descriptive name with its terminating NUL, at most (tests/cpu/cpu_paths.c checks) */
-enum { CGP_KERNEL_KIND_NAME_MAX = 80 };
+enum { CGP_KERNEL_KIND_NAME_MAX = 96 };
 
 /* Writes the descriptive name of `kind` into buf (cap bytes, NUL-terminated, cut where it is longer) and returns its
  * length, as snprintf does; the one composer of the names */

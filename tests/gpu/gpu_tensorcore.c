@@ -4,7 +4,8 @@
  * weights, by cp.async or TMA, the warp-specialised one) through the public API, both reductions, both paddings, on
  * the default problem and on shapes that the wgmma
  * versions for Cin <= 8 take (Cin <= 8, Cout <= 64) and shapes they refuse (more input or output channels), with
- * partial tiles, H or W = 3, many small images, and one output channel. Fresh random inputs (seed printed), y
+ * partial tiles, H or W = 3, many small images, one output channel, and deep layers on small images (where the
+ * warp-specialised version splits K over a cluster). Fresh random inputs (seed printed), y
  * poisoned with NaN before every run, det runs bit-identical over 3 runs, and every launch's recorded path
  * (kernels/fused/path_record.cuh: "fast" or "generic", "tma", "tma, shifted box" or "cp.async", the implicit
  * GEMMs' tile) the one the version's configuration names, so a version that ran another path than it says fails.
@@ -69,6 +70,10 @@ static const shape_case cases[] = {
     {{16, 16, 1, 12, 33}, "Cin 16, one output channel", 0},
     {{2, 3, 70, 70, 70}, "70 channels, >= 4096 pixels", 0},
     {{200, 1, 7, 6, 6}, "many small images", 0},
+    {{40, 512, 128, 16, 16}, "deep layer, small images: K split over clusters, tiles a block", 0},
+    {{40, 512, 128, 14, 14}, "the same, W not a multiple of 4", 0},
+    {{6, 96, 200, 9, 9}, "K split, a block's share of the channels past Cout", 0},
+    {{12, 768, 256, 7, 7}, "K split, 7x7: a warpgroup's pixels all right of the image", 0},
 };
 
 static const char *precision_name(int precision) { return precision == CGP_PRECISION_TF32 ? "tf32" : "3xtf32"; }

@@ -204,9 +204,10 @@ __device__ __forceinline__ void ws_produce(const IgemmParams &p, const Persisten
  * block's chunks) into the block's shared memory once every block read the last tile's, and arrives on every
  * block's `partials_landed`; then it adds its accumulators of the share from the kSplit blocks in rank order
  * (distributed shared memory; a fixed order, so det is bit-identical run to run), and arrives on every block's
- * `partials_read`. Every thread arrives for its own accesses (a release each; compute-sanitizer's racecheck does not
- * see one thread's arrival order the others' accesses, ordered before it by a named barrier: it reported each remote
- * read of the first version as a hazard). tile_no: the block's tiles before this one (the mbarriers' phase). */
+ * `partials_read`. Every thread arrives for its own accesses (its fence.acq_rel.cluster, then relaxed arrivals;
+ * compute-sanitizer's racecheck does not see one thread's arrival order the others' accesses, ordered before it by a
+ * named barrier: it reported each remote read of the first version as a hazard). tile_no: the block's tiles before
+ * this one (the mbarriers' phase). */
 template <class W>
 __device__ __forceinline__ void ws_exchange_partials(const float (&acc)[W::kBn / 2], const WsShared<W> &sh,
                                                      int tile_no, float (&share)[W::kBn / 2 / W::kSplitBlocks])
@@ -431,7 +432,8 @@ constexpr bool ws_split_offered(int bn, int split) { return split == 1 || split 
 
 /* The clusters of `split` blocks the GPU runs at once, one block an SM, as estimated: all its SMs' worth for
  * clusters of 1 and 2; three quarters of it for clusters of 4, which must sit in one GPC each (the H200 ran 24
- * clusters of 4 of these blocks at once and 32 in two waves; docs/perf-log.md, "tf32-v21's K split over a cluster").
+ * clusters of 4 of these blocks at once and 32 in two waves; cudaOccupancyMaxActiveClusters on an H100 says 30;
+ * docs/perf-log.md, "tf32-v21's K split over a cluster").
  * The grid is persistent: a cluster past the estimate runs later, correctly, but the launch takes twice as long. */
 int64_t ws_clusters(const cgp_device_info *d, int split)
 {

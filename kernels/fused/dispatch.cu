@@ -269,7 +269,10 @@ extern "C" const char *cgp_kernel_kind_name(const cgp_kernel_desc *k)
     X(cgp_paths_ws_split_wide)                                                                                         \
     X(cgp_paths_ws_split_narrow)                                                                                       \
     X(cgp_paths_ws_copied_split_wide)                                                                                  \
-    X(cgp_paths_ws_copied_split_narrow)
+    X(cgp_paths_ws_copied_split_narrow)                                                                                \
+    X(cgp_paths_ws_paired)                                                                                             \
+    X(cgp_paths_ws_paired_split_wide)                                                                                  \
+    X(cgp_paths_ws_paired_split_narrow)
 
 #define DECLARE_PATH_NAMES(symbol) extern "C" const cgp_path_names symbol;
 #define LIST_PATH_NAMES(symbol) &symbol,

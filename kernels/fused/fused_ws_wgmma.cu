@@ -25,6 +25,12 @@
  *   schedule      persistent: X clusters x the channel blocks (X = the clusters the GPU holds over the channel
  *                 blocks), cluster (x, cb) takes the contiguous tiles [x T / X, (x + 1) T / X) of all T tiles
  *                 (tile_loader.cuh's schedule).
+ *   two images    where the output is at most 8 columns wide (ws_pairable) and it costs less (ws_choose), a tile holds
+ *                 two images side by side, consumer c's 8 x 8 pixel block image 2 u + c of the schedule's unit u (a
+ *                 pair of images): the producer's cp.async copies fill the window's columns from 8 + lead on from the
+ *                 second image (the column both blocks read is zero padding for both), so the fragments and the
+ *                 wgmmas are the one-image tile's, and the epilogue masks and sums each block as its image's;
+ *                 7 x 7 images fill 98 of a tile's 128 pixels, not 49.
  *   K split       where the tiles cannot fill the GPU (deep layers on small images; ws_choose), a cluster of 2 or 4
  *                 blocks along z: each block takes a consecutive share of every tile's chunks, and at the tile's
  *                 end the blocks exchange their partial sums through distributed shared memory
@@ -57,14 +63,17 @@ constexpr int kLaunchRegisters = 65536 / kWsThreads / 8 * 8;
 using Consumers = ThreadRange<kWarpgroupThreads, 2 * kWarpgroupThreads, 2>;
 
 /* How the input window reaches the stage, from which each consumer thread loads its A fragments into registers: by
- * TMA or, where TMA cannot read it (W % 4 != 0), by the producer threads' cp.async copies in the TMA box's layout.
- * The values number the paths (CGP_PATH_WS_TILE0 + 2 x staging + tile); 0 was tf32-v20's A staged by the producer,
- * whose path ids stay taken (kernel_info.h). */
+ * TMA or, where TMA cannot read it (W % 4 != 0), by the producer threads' cp.async copies in the TMA box's layout;
+ * or, for images at most 8 output columns wide, two images side by side (ws_pairable), by cp.async: the consumers'
+ * 8 x 8 pixel blocks each an image's, so that a tile holds twice the pixels. The values number the paths
+ * (ws_path); 0 was tf32-v20's A staged by the producer, whose path ids stay taken (kernel_info.h). */
 enum WsStaging {
-    kWsRegisterA = 1,      /* the window by TMA */
-    kWsRegisterACopied = 2 /* where TMA cannot read the window: the window by cp.async */
+    kWsRegisterA = 1,       /* the window by TMA */
+    kWsRegisterACopied = 2, /* where TMA cannot read the window: the window by cp.async */
+    kWsPairedImages = 3     /* two images a tile, the window by cp.async */
 };
-constexpr bool copied_window(int staging) { return staging == kWsRegisterACopied; }
+__host__ __device__ constexpr bool copied_window(int staging) { return staging != kWsRegisterA; }
+__host__ __device__ constexpr bool paired_images(int staging) { return staging == kWsPairedImages; }
 
 /* The producer's cp.async copies of window Win (where TMA cannot read it; WindowPositionCopies): every
  * position of the TMA box's channel plane (Win's layout, the rows and columns no fragment reads included), image
@@ -82,7 +91,10 @@ template <class Win> struct WsBoxCopies {
  * A fragments from the window. */
 template <int BN, int kStaging, int kSplit = 1> struct WsBlock {
     static constexpr int kWindowStaging = kStaging;
-    static constexpr bool kCopiedWindow = copied_window(kStaging);
+    static constexpr bool kCopiedWindow = copied_window(kStaging), kPaired = paired_images(kStaging);
+    /* the images of a tile, each one consumer's 8 x 8 pixel block where two (the block's sums then a share of the
+     * channels an image) */
+    static constexpr int kTileImages = kPaired ? 2 : 1;
     using Tile = Blocks<kTf32, 1, 2, BN>;
     using Win = FragmentWindow<Tile>;
     /* the block's view for round_weights_once: B's layout, rounded by all its threads */
@@ -106,10 +118,10 @@ template <int BN, int kStaging, int kSplit = 1> struct WsBlock {
     static constexpr int kAFloats = Win::kInFloats; /* a stage's first part, the window */
     static constexpr int kStageFloats = kAFloats + Tile::kBFloats;
     static constexpr size_t kAlignBytes = 128;
-    /* the kernel's static shared memory: the warps' and the block's sums, the bias, the mbarriers (4 stages at
-     * most, and the partial sums' two), the reduction's word */
-    static constexpr size_t kStaticBytes = sizeof(double) * (kConsumerWarps * BN + BN) + sizeof(float) * BN +
-                                           sizeof(uint64_t) * (2 * 4 + 2) + 16;
+    /* the kernel's static shared memory: the warps' and the block's sums (of each image of a tile), the bias, the
+     * mbarriers (4 stages at most, and the partial sums' two), the reduction's word */
+    static constexpr size_t kStaticBytes = sizeof(double) * (kConsumerWarps * BN + kTileImages * BN) +
+                                           sizeof(float) * BN + sizeof(uint64_t) * (2 * 4 + 2) + 16;
     static constexpr int kFit = (int)((kBlockSmem - kStaticBytes - kAlignBytes - sizeof(float) * kPartialFloats) /
                                       sizeof(float) / kStageFloats);
     static constexpr int kStages = kFit < 4 ? kFit : 4;
@@ -129,7 +141,8 @@ template <int BN, int kStaging, int kSplit = 1> struct WsBlock {
 
 /* The block's shared state: the consumers' sums and bias, the stages' mbarriers, the dynamic memory's parts */
 template <class W> struct WsShared {
-    double *warp_sums, *block_sums; /* [consumer warp][channel]: the image's tiles so far; the block's totals */
+    double *warp_sums, *block_sums; /* [consumer warp][channel]: the image's tiles so far; the block's totals (of
+                                     * each image of a tile) */
     float *bias;                    /* of the block's channels, 0 past Cout */
     uint64_t *landed;   /* stage s is filled (a phase a pair) */
     uint64_t *released; /* every consumer warp is done with stage s (a phase a pair) */
@@ -142,14 +155,16 @@ template <class W> struct WsShared {
 };
 
 /* The producer warpgroup: per (tile, chunk) pair k of the block, in order, fills stage k % kStages once the consumers
- * released it (pair k - kStages): pair k's window by TMA (or by every producer thread's cp.async) and its rounded
- * weights by one bulk copy, straight into the stage; it arrives on the stage's `landed` mbarrier, a phase a pair:
- * thread 0's expect (the bytes of its asynchronous copies into the stage), then each producer warp once its stores
- * are fenced (5 arrivals; with the cp.async window each thread's once its copies landed too). */
+ * released it (pair k - kStages): pair k's window by TMA (or by every producer thread's cp.async; two images side by
+ * side where W::kPaired, the second from window column 8 + lead on, zeros where the tile's second image is past the
+ * batch's `images`) and its rounded weights by one bulk copy, straight into the stage; it arrives on the stage's
+ * `landed` mbarrier, a phase a pair: thread 0's expect (the bytes of its asynchronous copies into the stage), then
+ * each producer warp once its stores are fenced (5 arrivals; with the cp.async window each thread's once its copies
+ * landed too). */
 template <class W>
 __device__ __forceinline__ void ws_produce(const IgemmParams &p, const PersistentSchedule &g, const CUtensorMap &map,
                                            const WsShared<W> &sh, int64_t t_begin, int total, int chunk_begin,
-                                           int chunk_end)
+                                           int chunk_end, int images)
 {
     using Win = typename W::Win;
     constexpr bool kCopiedWindow = W::kCopiedWindow;
@@ -162,8 +177,12 @@ __device__ __forceinline__ void ws_produce(const IgemmParams &p, const Persisten
      * box_x + c, as TMA reads it), worked out once a tile */
     struct NoCopies {};
     std::conditional_t<kCopiedWindow, WindowPositionCopies<WsBoxCopies<Win>, false>, NoCopies> copies;
+    const int64_t image_floats = p.cin * p.h * p.wd;
     auto aim_copies = [&] {
-        if constexpr (kCopiedWindow)
+        if constexpr (W::kPaired)
+            copies.init_pair(p, at.oy0, Win::box_x(at.ox0, p.pad) + p.pad, 8 + Win::lead(p.pad),
+                             2 * at.n + 1 < images, (int)image_floats);
+        else if constexpr (kCopiedWindow)
             copies.init(p, at.oy0, Win::box_x(at.ox0, p.pad) + p.pad);
     };
     aim_copies();
@@ -184,7 +203,7 @@ __device__ __forceinline__ void ws_produce(const IgemmParams &p, const Persisten
                       landed);
         }
         if constexpr (kCopiedWindow) { /* the window by every producer thread, landed: its arrival */
-            copies.issue(p, p.x + at.n * p.cin * p.h * p.wd, chunk, shared_address(stage_at));
+            copies.issue(p, p.x + (int64_t)W::kTileImages * at.n * image_floats, chunk, shared_address(stage_at));
             cp_async_arrive_on(landed);
         }
         fence_proxy_async(); /* the stage's stores, for the consumers' wgmmas (async proxy) */
@@ -246,25 +265,42 @@ __device__ __forceinline__ void ws_exchange_partials(const float (&acc)[W::kBn /
         mbarrier_arrive_cluster(read, (uint32_t)b);
 }
 
+/* The slots of image j of the tile's unit (the image, or with W::kPaired the pair of images) `unit`: the persistent
+ * schedule's, over its units, each image of a tile its own bank of them (ws_rounded_offset), and an arrival from every
+ * channel block and every block of a cluster */
+template <class W> __device__ __forceinline__ ImageSlots ws_image_slots(const PersistentSchedule &g, int64_t unit, int j)
+{
+    ImageSlots s = persistent_image_slots(g, unit);
+    const int64_t bank = (int64_t)gridDim.x + g.total_tiles / g.tiles_per_image;
+    s.slot += j * bank;
+    s.first += j * bank;
+    s.arrivals *= gridDim.y * W::kSplitBlocks;
+    return s;
+}
+
 /* The epilogue of the tile at `at`, whose sum acc holds (with K split, this block's chunks' part: the cluster's sum
  * of its share of the channels first, ws_exchange_partials), by the consumers (tf32-v16's finish_tile on their named
  * barrier): bias, GELU and masked sums per channel in each lane, added over the warp's lanes into the warp's double
  * slot of each channel; at the block's last tile of an image the 8 consumer warps' slots are added in warp order and
- * published once (reduction.cuh's persistent slots), each warp zeroing its own again. acc is zeroed, at and tile move
- * to the next tile. */
+ * published once (reduction.cuh's persistent slots), each warp zeroing its own again. With two images a tile
+ * (W::kPaired) a consumer warpgroup's pixels are its image's 8 x 8 from column 0, and at the block's last tile of the
+ * pair each image's 4 warps' slots are added and published, the second's where it is in the batch (`images`). acc
+ * is zeroed, at and tile move to the next tile. */
 template <class W>
 __device__ __forceinline__ void ws_finish_tile(const IgemmParams &p, const PersistentSchedule &g,
                                                float (&acc)[W::kBn / 2], TileCursor &at, int64_t &tile, int64_t t_begin,
-                                               int64_t t_end, int64_t c0, const WsShared<W> &sh)
+                                               int64_t t_end, int64_t c0, const WsShared<W> &sh, int images)
 {
-    constexpr int kBn = W::kBn, kSplit = W::kSplitBlocks, kShare = kBn / kSplit;
+    constexpr int kBn = W::kBn, kSplit = W::kSplitBlocks, kShare = kBn / kSplit, kImages = W::kTileImages;
+    constexpr int kImageWarps = W::kConsumerWarps / kImages; /* the consumer warps of an image */
     const int cw = (int)Consumers::rank() / 32, wc = cw / 4, lane = threadIdx.x % 32, group = lane / 4, n = at.n;
     const int first = kSplit > 1 ? (int)blockIdx.z * kShare : 0; /* the block's share of the channels */
+    const int block_column = W::kPaired ? 0 : wc; /* the warpgroup's 8 x 8 pixel block in its image's tile */
     float sum[kShare / 8][2];
     const auto gelu_sums = [&](const float(&v)[kShare / 2]) {
         lane_gelu_sums<kTf32, W::kTw>(
             p, reinterpret_cast<const float(&)[1][kShare / 8][4]>(v),
-            [&](int, int h) { return tile_pixel<typename W::Tile>(wc, 16 * (cw % 4) + group + 8 * h); }, /* m64 row */
+            [&](int, int h) { return tile_pixel<typename W::Tile>(block_column, 16 * (cw % 4) + group + 8 * h); },
             at.oy0, at.ox0, [&](int c) { return sh.bias[first + c]; }, sum);
     };
     if constexpr (kSplit > 1) {
@@ -279,16 +315,17 @@ __device__ __forceinline__ void ws_finish_tile(const IgemmParams &p, const Persi
                       [&](int c, float channel_sum) { sh.warp_sums[cw * kBn + first + c] += (double)channel_sum; });
     ++tile;
     at.next(p, W::kTh, W::kTw);
-    if (tile == t_end || at.n != n) { /* the block's last tile of image n */
-        sum_slots<kShare, W::kConsumerWarps, kBn, Consumers>([&](int c) { return &sh.warp_sums[first + c]; },
-                                                            sh.block_sums);
+    if (tile == t_end || at.n != n) { /* the block's last tile of image (pair) n */
+        /* block_sums[j kShare + c]: image j's channel c, its warps' slots in warp order */
+        sum_slots<kImages * kShare, kImageWarps, kBn, Consumers>(
+            [&](int c) { return &sh.warp_sums[c / kShare * kImageWarps * kBn + first + c % kShare]; }, sh.block_sums);
         for (int c = lane; c < kShare; c += 32) /* sum_slots' last barrier: every slot is read */
             sh.warp_sums[cw * kBn + first + c] = 0.0;
         __syncwarp();
-        ImageSlots slots = persistent_image_slots(g, n);
-        slots.arrivals *= gridDim.y * kSplit; /* every channel block publishes, each block of a cluster its share */
         const int64_t c_first = c0 + first;
-        publish_image_sums<Consumers>(p.red, n, c_first, slice_channels(p, c_first, kShare), sh.block_sums, slots);
+        for (int j = 0; j < kImages && (kImages == 1 || (int64_t)n * kImages + j < images); ++j)
+            publish_image_sums<Consumers>(p.red, (int64_t)n * kImages + j, c_first, slice_channels(p, c_first, kShare),
+                                          sh.block_sums + j * kShare, ws_image_slots<W>(g, n, j));
     }
 }
 
@@ -297,7 +334,8 @@ __device__ __forceinline__ void ws_finish_tile(const IgemmParams &p, const Persi
  * fragments loaded from the stage's window, the stage released once the chunk's wgmmas are done. */
 template <class W>
 __device__ __forceinline__ void ws_consume(const IgemmParams &p, const PersistentSchedule &g, const WsShared<W> &sh,
-                                           int64_t c0, int64_t t_begin, int64_t t_end, int chunk_begin, int chunk_end)
+                                           int64_t c0, int64_t t_begin, int64_t t_end, int chunk_begin, int chunk_end,
+                                           int images)
 {
     using Win = typename W::Win;
     using Tile = typename W::Tile;
@@ -333,11 +371,13 @@ __device__ __forceinline__ void ws_consume(const IgemmParams &p, const Persisten
     int k = 0; /* the block's pair */
     for (int64_t tile = t_begin; tile < t_end;) {
         /* with K split (the small images), the warpgroup's 8 x 8 pixel block right of the image (an image 8 or fewer
-         * columns wide, or the last column of tiles of one 1 to 8 columns past a multiple of 16): it multiplies
-         * nothing, so the other warpgroup's wgmmas have the tensor cores to themselves, and its sums stay zero (the
-         * epilogue masks its pixels); a loop of its own, and none in the unsplit kernels, whose chunk loop stays as
-         * it was (the first run's skip inside the loop cost the unsplit shapes up to 11%) */
-        if (W::kSplitBlocks > 1 && at.ox0 + 8 * wc >= p.wout) {
+         * columns wide, or the last column of tiles of one 1 to 8 columns past a multiple of 16), and with two images
+         * a tile the second warpgroup's where the batch has an odd count and this is its last pair: it multiplies
+         * nothing, so the other warpgroup's wgmmas have the tensor cores to themselves (its sums: masked pixels, or
+         * an image not published); a loop of its own, and none in the unsplit kernels of one image a tile, whose
+         * chunk loop stays as it was (the first run's skip inside the loop cost the unsplit shapes up to 11%) */
+        const bool idle = W::kPaired ? 2 * at.n + wc >= images : W::kSplitBlocks > 1 && at.ox0 + 8 * wc >= p.wout;
+        if (idle) {
             for (int c = chunk_begin; c < chunk_end; ++c, ++k) {
                 wait_landed(k);
                 release(k);
@@ -356,27 +396,32 @@ __device__ __forceinline__ void ws_consume(const IgemmParams &p, const Persisten
                 add_chain(acc, part);
             }
         }
-        ws_finish_tile<W>(p, g, acc, at, tile, t_begin, t_end, c0, sh);
+        ws_finish_tile<W>(p, g, acc, at, tile, t_begin, t_end, c0, sh, images);
     }
 }
 
 /* The path id a kernel records: its tile and staging (CGP_PATH_WS_TILE0 + 2 x staging + tile), and with K split
- * over kSplit blocks (CGP_PATH_WS_SPLIT_TILE0 + 3 x (staging - 1) + 128 channels split 2, 4, 64 channels split 2) */
+ * over kSplit blocks (CGP_PATH_WS_SPLIT_TILE0 + 3 x (staging - 1) + 128 channels split 2, 4, 64 channels split 2);
+ * with two images a tile, CGP_PATH_WS_PAIRED_TILE0 + the tile, then + 2 + the split as before */
 __host__ __device__ constexpr unsigned ws_path(int bn, int staging, int split)
 {
-    return split == 1 ? CGP_PATH_WS_TILE0 + 2u * (unsigned)staging + (bn == 128 ? 0u : 1u)
-                      : CGP_PATH_WS_SPLIT_TILE0 + 3u * (unsigned)(staging - 1) +
-                            (bn == 128 ? (split == 2 ? 0u : 1u) : 2u);
+    const unsigned tile = bn == 128 ? 0u : 1u, split_tile = bn == 128 ? (split == 2 ? 0u : 1u) : 2u;
+    if (paired_images(staging))
+        return CGP_PATH_WS_PAIRED_TILE0 + (split == 1 ? tile : 2u + split_tile);
+    return split == 1 ? CGP_PATH_WS_TILE0 + 2u * (unsigned)staging + tile
+                      : CGP_PATH_WS_SPLIT_TILE0 + 3u * (unsigned)(staging - 1) + split_tile;
 }
 
+/* images: the batch's N (with two images a tile, whether a pair's second is in it) */
 template <int BN, int kStaging, int kSplit>
 __global__ void __launch_bounds__(kWsThreads, 1)
-    ws_wgmma_conv_gelu_mean(const IgemmParams p, const PersistentSchedule g, const __grid_constant__ CUtensorMap map)
+    ws_wgmma_conv_gelu_mean(const IgemmParams p, const PersistentSchedule g, const __grid_constant__ CUtensorMap map,
+                            const int images)
 {
     using W = WsBlock<BN, kStaging, kSplit>;
     constexpr int kStages = W::kStages;
     __shared__ double warp_sums[W::kConsumerWarps * BN];
-    __shared__ double block_sums[BN];
+    __shared__ double block_sums[W::kTileImages * BN];
     __shared__ float bias[BN];
     __shared__ uint64_t landed[kStages], released[kStages], partials_landed, partials_read;
     float *smem = reinterpret_cast<float *>(dynamic_smem());
@@ -408,10 +453,10 @@ __global__ void __launch_bounds__(kWsThreads, 1)
     if (threadIdx.x < kWarpgroupThreads) {
         setmaxnreg_dec<W::kProducerRegisters>();
         ws_produce<W>(p, g, map, sh, t_begin, (int)(t_end - t_begin) * (chunk_end - chunk_begin), chunk_begin,
-                      chunk_end);
+                      chunk_end, images);
     } else {
         setmaxnreg_inc<W::kConsumerRegisters>();
-        ws_consume<W>(p, g, sh, c0, t_begin, t_end, chunk_begin, chunk_end);
+        ws_consume<W>(p, g, sh, c0, t_begin, t_end, chunk_begin, chunk_end, images);
     }
     /* K split: no block leaves while another may still read its partials or arrive on its mbarriers. A barrier of
      * the cluster's every thread, not the consumers' wait on partials_read: that wait orders the reads as well, but
@@ -442,48 +487,82 @@ int64_t ws_clusters(const cgp_device_info *d, int split)
     return clusters > 1 ? clusters : 1;
 }
 
-/* The persistent schedule of BN output channels a block and K split over `split` blocks: X clusters along x, at
- * least 1, at most the tiles, each cluster taking the same tiles */
-PersistentSchedule ws_schedule(const cgp_problem *p, const cgp_device_info *d, int bn, int split)
+/* Whether two images fit a tile side by side (kWsPairedImages): two images at least; the window column from which
+ * the second image's block reads (8 + lead) and those after it zero padding for the first image's block, which
+ * needs W + pad <= 8 (padding same: W <= 7, its column 7 the first image's padding and the second's column -1;
+ * valid: W <= 8); both images' offsets in 32 bits (WindowPositionCopies::init_pair) */
+bool ws_pairable(const cgp_problem *p)
+{
+    return p->n >= 2 && p->w + p->pad <= 8 && 2 * p->cin * p->h * p->w <= INT32_MAX;
+}
+
+/* The persistent schedule of BN output channels a block, K split over `split` blocks, one image a tile or two
+ * (paired: its units pairs of images, the last one image where N is odd): X clusters along x, at least 1, at most
+ * the tiles, each cluster taking the same tiles */
+PersistentSchedule ws_schedule(const cgp_problem *p, const cgp_device_info *d, int bn, int split, bool paired)
 {
     const ImplicitGemmGeometry geo = implicit_gemm_geometry(p, 8, 16, bn);
     PersistentSchedule g;
     g.tiles_x = geo.tiles_x;
     g.tiles_per_image = geo.tiles_per_image;
-    g.total_tiles = p->n * geo.tiles_per_image;
+    g.total_tiles = (paired ? ceil_div(p->n, 2) : p->n) * geo.tiles_per_image;
     const int64_t clusters = ws_clusters(d, split);
     const int64_t x = clusters / geo.channel_blocks > 1 ? clusters / geo.channel_blocks : 1;
     g.blocks = (int)(x < g.total_tiles ? x : g.total_tiles);
     return g;
 }
 
-/* The (index in kWsChannels, K split) of least estimated time: the tiles of the busiest block (its tiles x the waves
- * of clusters where the channel blocks alone are more than the GPU holds) x its chunks' share x
- * (its channels and a fixed price a chunk: the fragments and the chain's add, about 48 channels' worth), and with K
- * split the exchange of a tile's partial sums (5 chunks' worth: each block's stores, two cluster-wide mbarrier
- * phases, the reads of the share from every block; the H200 put it at about 3 on 24x320->192 12x12, but at 3 the
- * H100 split 16x256->256 16x16 over 2 blocks of 128 channels, 21% slower than 4 unsplit blocks of 64, and 14x14 2%
- * slower; docs/perf-log.md). A split needs 2 chunks a block at least. */
-TileSplit ws_choose(const cgp_problem *p, const cgp_device_info *d)
+/* The estimated time of kWsChannels[i] channels a block, K split over `split` blocks, one or two images a tile
+ * (paired), negative where it is not offered: the tiles of the busiest block (its tiles x the waves of clusters where
+ * the channel blocks alone are more than the GPU holds) x its chunks' share x (its channels and a fixed price a
+ * chunk: the fragments and the chain's add, about 48 channels' worth), and with K split the exchange of a tile's
+ * partial sums (5 chunks' worth: each block's stores, two cluster-wide mbarrier phases, the reads of the share from
+ * every block; the H200 put it at about 3 on 24x320->192 12x12, but at 3 the H100 split 16x256->256 16x16 over 2
+ * blocks of 128 channels, 21% slower than 4 unsplit blocks of 64, and 14x14 2% slower; docs/perf-log.md). A split
+ * needs 2 chunks a block at least. */
+double ws_cost(const cgp_problem *p, const cgp_device_info *d, int i, int split, bool paired)
 {
     const int64_t chunks = ceil_div(p->cin, kChunk);
-    return least_cost(0, 2, kWsSplits, [&](int i, int split) {
-        const int bn = kWsChannels[i];
-        if (!ws_split_offered(bn, split) || (split > 1 && chunks < 2 * split))
-            return -1.0;
-        const PersistentSchedule g = ws_schedule(p, d, bn, split);
-        const int64_t clusters = (int64_t)g.blocks * ceil_div(p->cout, bn); /* more than the GPU holds: waves */
-        const double busiest = (double)(ceil_div(g.total_tiles, g.blocks) * ceil_div(clusters, ws_clusters(d, split)));
-        const double exchange = split > 1 ? 5.0 : 0.0;
-        return busiest * ((double)ceil_div(chunks, split) + exchange) * (bn + 48);
-    });
+    const int bn = kWsChannels[i];
+    if (!ws_split_offered(bn, split) || (split > 1 && chunks < 2 * split))
+        return -1.0;
+    const PersistentSchedule g = ws_schedule(p, d, bn, split, paired);
+    const int64_t clusters = (int64_t)g.blocks * ceil_div(p->cout, bn); /* more than the GPU holds: waves */
+    const double busiest = (double)(ceil_div(g.total_tiles, g.blocks) * ceil_div(clusters, ws_clusters(d, split)));
+    const double exchange = split > 1 ? 5.0 : 0.0;
+    return busiest * ((double)ceil_div(chunks, split) + exchange) * (bn + 48);
 }
 
-/* The workspace: the det slots, then (from a 128-byte boundary) the
- * rounded weights of every (channel block, chunk) unit, a chunk's B each */
-size_t ws_rounded_offset(const cgp_problem *p, const PersistentSchedule &g)
+/* The launch's shape: the (index in kWsChannels, K split) of least ws_cost, and whether two images share a tile */
+struct WsChoice {
+    int tile, split;
+    bool paired;
+};
+
+/* The (channels, split) of least estimated time with one image a tile, and with two where they fit (ws_pairable):
+ * the pairs where they cost less (half the tiles, the same work a tile), else one image a tile */
+WsChoice ws_choose(const cgp_problem *p, const cgp_device_info *d)
 {
-    return (persistent_workspace_bytes(p, g) + 127) / 128 * 128;
+    const auto least = [&](bool paired) {
+        return least_cost(0, 2, kWsSplits, [&](int i, int split) { return ws_cost(p, d, i, split, paired); });
+    };
+    const TileSplit one = least(false);
+    if (ws_pairable(p)) {
+        const TileSplit two = least(true);
+        if (ws_cost(p, d, two.tile, two.split, true) < ws_cost(p, d, one.tile, one.split, false))
+            return {two.tile, two.split, true};
+    }
+    return {one.tile, one.split, false};
+}
+
+/* The workspace: the det slots (persistent_workspace_bytes' over the schedule's units; each image of a tile its own
+ * bank of them, ws_image_slots), then (from a 128-byte boundary) the rounded weights of every (channel block, chunk)
+ * unit, a chunk's B each */
+size_t ws_rounded_offset(const cgp_problem *p, const PersistentSchedule &g, bool paired)
+{
+    const int64_t units = g.total_tiles / g.tiles_per_image;
+    const size_t slots = sizeof(double) * (size_t)((paired ? 2 : 1) * (g.blocks + units) * p->cout);
+    return (slots + 127) / 128 * 128;
 }
 size_t ws_rounded_bytes(const cgp_problem *p, int bn)
 {
@@ -507,13 +586,15 @@ cudaError_t ws_launch(const cgp_launch_args *a, const cgp_kernel_config *c, cons
 {
     using W = WsBlock<BN, kStaging, kSplit>;
     const ImplicitGemmGeometry geo = implicit_gemm_geometry(&a->p, W::kTh, W::kTw, BN);
-    PersistentSchedule g = ws_schedule(&a->p, d, BN, kSplit);
+    PersistentSchedule g = ws_schedule(&a->p, d, BN, kSplit, W::kPaired);
     IgemmParams p = implicit_gemm_params(a, geo);
-    p.rounded_w = reinterpret_cast<float *>(static_cast<char *>(a->workspace) + ws_rounded_offset(&a->p, g));
+    p.rounded_w =
+        reinterpret_cast<float *>(static_cast<char *>(a->workspace) + ws_rounded_offset(&a->p, g, W::kPaired));
     CUtensorMap map;
     if (!tma_window_map<typename W::Tile, !W::kCopiedWindow, typename W::Win>(&map, a))
         return cudaErrorInvalidValue;
-    void *args[] = {&p, &g, &map};
+    int images = (int)a->p.n;
+    void *args[] = {&p, &g, &map, &images};
     return launch_clusters_along_z(c->kernel[0], dim3((unsigned)g.blocks, (unsigned)geo.channel_blocks, kSplit),
                                    kWsThreads, c->smem_bytes, stream, args);
 }
@@ -530,30 +611,43 @@ template <class F> auto with_ws_block(const cgp_kernel_config *c, F f)
                : c->split == 2 ? f(TypeTag<WsBlock<128, kStaging, 2>>())
                                : f(TypeTag<WsBlock<128, kStaging, 4>>());
     };
-    return c->staging == kWsRegisterACopied ? of_staging(std::integral_constant<int, kWsRegisterACopied>())
-                                            : of_staging(std::integral_constant<int, kWsRegisterA>());
+    return c->staging == kWsPairedImages      ? of_staging(std::integral_constant<int, kWsPairedImages>())
+           : c->staging == kWsRegisterACopied ? of_staging(std::integral_constant<int, kWsRegisterACopied>())
+                                              : of_staging(std::integral_constant<int, kWsRegisterA>());
+}
+
+/* Whether the kernels of a staging have the TMA ones' stages (the same dynamic shared memory) at every (channels,
+ * split) with_ws_block instantiates */
+template <int kStaging> constexpr bool ws_same_stages()
+{
+    return WsBlock<128, kStaging, 1>::kSmemBytes == WsBlock<128, kWsRegisterA, 1>::kSmemBytes &&
+           WsBlock<64, kStaging, 1>::kSmemBytes == WsBlock<64, kWsRegisterA, 1>::kSmemBytes &&
+           WsBlock<128, kStaging, 2>::kSmemBytes == WsBlock<128, kWsRegisterA, 2>::kSmemBytes &&
+           WsBlock<128, kStaging, 4>::kSmemBytes == WsBlock<128, kWsRegisterA, 4>::kSmemBytes &&
+           WsBlock<64, kStaging, 2>::kSmemBytes == WsBlock<64, kWsRegisterA, 2>::kSmemBytes;
 }
 
 /* The hooks (kernel_desc.cuh) of tf32-v21: its windows by TMA where TMA reads them and by the producer's cp.async
- * elsewhere (W % 4 != 0, no tensor-map encoder), 10 paths: its 2 tiles by TMA, then by cp.async, then with K split
- * (128 channels over 2 and 4 blocks, 64 over 2) by TMA, then by cp.async */
+ * elsewhere (W % 4 != 0, no tensor-map encoder), two images a tile where they fit and cost less (ws_choose), 15
+ * paths: its 2 tiles by TMA, then by cp.async, then with K split (128 channels over 2 and 4 blocks, 64 over 2) by
+ * TMA, then by cp.async; then with two images a tile, its 2 tiles and 3 splits */
 struct WarpSpecialisedVersion : NoStageSplit {
     static constexpr cgp_precision precision = CGP_PRECISION_TF32;
-    static constexpr auto kPaths = path_run<4>(ws_path(128, kWsRegisterA, 1)) + path_run<6>(CGP_PATH_WS_SPLIT_TILE0);
+    static constexpr auto kPaths = path_run<4>(ws_path(128, kWsRegisterA, 1)) +
+                                   path_run<6>(CGP_PATH_WS_SPLIT_TILE0) + path_run<5>(CGP_PATH_WS_PAIRED_TILE0);
     static_assert(kWsRegisterACopied == kWsRegisterA + 1 &&
                       ws_path(64, kWsRegisterACopied, 1) == CGP_PATH_WS_TILE0 + 5 &&
-                      ws_path(64, kWsRegisterACopied, 2) == CGP_PATH_WS_SPLIT_TILE0 + 5,
-                  "the cp.async paths after the TMA ones, the split paths after both");
+                      ws_path(64, kWsRegisterACopied, 2) == CGP_PATH_WS_SPLIT_TILE0 + 5 &&
+                      ws_path(64, kWsPairedImages, 2) == CGP_PATH_COUNT - 1,
+                  "the cp.async paths after the TMA ones, the split paths after both, the paired ones last");
 
-    template <int BN, int kSplit>
-    static constexpr bool kSameSmem =
-        WsBlock<BN, kWsRegisterACopied, kSplit>::kSmemBytes == WsBlock<BN, kWsRegisterA, kSplit>::kSmemBytes;
-    static_assert(kSameSmem<128, 1> && kSameSmem<64, 1> && kSameSmem<128, 2> && kSameSmem<128, 4> && kSameSmem<64, 2>,
-                  "the cp.async windows land where the TMA boxes do: the same shared memory");
+    static_assert(ws_same_stages<kWsRegisterACopied>() && ws_same_stages<kWsPairedImages>(),
+                  "the cp.async windows land where the TMA boxes do: the same stages");
 
+    /* a block's shared memory, its static part the paired kernels' (the largest: a second image's sums) */
     template <int BN, int kSplit>
     static constexpr size_t kBlockBytes =
-        WsBlock<BN, kWsRegisterA, kSplit>::kSmemBytes + WsBlock<BN, kWsRegisterA, kSplit>::kStaticBytes;
+        WsBlock<BN, kWsRegisterA, kSplit>::kSmemBytes + WsBlock<BN, kWsPairedImages, kSplit>::kStaticBytes;
     /* the shared memory of its largest block */
     static constexpr size_t kMostSmem = largest({kBlockBytes<128, 1>, kBlockBytes<64, 1>, kBlockBytes<128, 2>,
                                                  kBlockBytes<128, 4>, kBlockBytes<64, 2>});
@@ -569,10 +663,10 @@ struct WarpSpecialisedVersion : NoStageSplit {
             return why;
         if (kMostSmem > d->smem_per_block_optin)
             return kSharedMemoryNeed<kMostSmem>.text;
-        const TileSplit choice = ws_choose(p, d);
+        const WsChoice choice = ws_choose(p, d);
         const int bn = kWsChannels[choice.tile];
         const ImplicitGemmGeometry geo = implicit_gemm_geometry(p, 8, 16, bn);
-        const PersistentSchedule g = ws_schedule(p, d, bn, choice.split);
+        const PersistentSchedule g = ws_schedule(p, d, bn, choice.split, choice.paired);
         if (ceil_div(g.total_tiles, g.blocks) * ceil_div(p->cin, kChunk) > INT32_MAX)
             return "more than 2^31-1 (tile, chunk) pairs a block";
         if (p->h > INT32_MAX - 64 || p->w > INT32_MAX - 64)
@@ -586,12 +680,13 @@ struct WarpSpecialisedVersion : NoStageSplit {
 
     static void configure(const cgp_problem *p, const cgp_device_info *d, cgp_kernel_config *c)
     {
-        const TileSplit choice = ws_choose(p, d);
+        const WsChoice choice = ws_choose(p, d);
         c->tile = choice.tile;
         c->split = choice.split;
-        c->staging = copied(p, d) ? kWsRegisterACopied : kWsRegisterA;
+        c->staging = choice.paired ? kWsPairedImages : copied(p, d) ? kWsRegisterACopied : kWsRegisterA;
         const int bn = kWsChannels[c->tile];
-        c->workspace_bytes = ws_rounded_offset(p, ws_schedule(p, d, bn, c->split)) + ws_rounded_bytes(p, bn);
+        c->workspace_bytes = ws_rounded_offset(p, ws_schedule(p, d, bn, c->split, choice.paired), choice.paired) +
+                             ws_rounded_bytes(p, bn);
         with_ws_block(c, [&](auto tag) {
             using W = typename decltype(tag)::Type;
             ws_configure<W::kBn, W::kWindowStaging, W::kSplitBlocks>(c);
@@ -609,7 +704,7 @@ struct WarpSpecialisedVersion : NoStageSplit {
 };
 
 /* What tf32-v21 is: wgmma, two tiles, 12 warps (a producer warpgroup, two consumers), windows by TMA (else by
- * cp.async), the weights rounded once a launch, persistent, warp-specialised */
+ * cp.async; two images a tile by cp.async), the weights rounded once a launch, persistent, warp-specialised */
 constexpr Kind kWsKind = Kind(CGP_PIPE_WGMMA, CGP_ALGORITHM_IMPLICIT_GEMM)
                              .tile(8, 16, 128)
                              .tile(8, 16, 64)
@@ -625,7 +720,7 @@ constexpr Kind kWsKind = Kind(CGP_PIPE_WGMMA, CGP_ALGORITHM_IMPLICIT_GEMM)
 
 /* Its paths' names (path_names.cuh), from kWsChannels and the splits ws_split_offered takes, in ws_path's order:
  * its tiles with the window by TMA, then by cp.async; then with K split, by TMA, then by cp.async: 128 channels
- * split over 2 and 4 blocks, 64 channels over 2 */
+ * split over 2 and 4 blocks, 64 channels over 2; then the same with two images a tile */
 constexpr PathTileName ws_path_tile(int bn) { return {8, 16, bn}; }
 constexpr int kWsWide[] = {kWsChannels[0]}, kWsNarrow[] = {kWsChannels[1]};
 static_assert(ws_split_offered(kWsWide[0], 4) && !ws_split_offered(kWsNarrow[0], 4), "the split paths' order");
@@ -638,6 +733,7 @@ static_assert(ws_split_offered(kWsWide[0], 4) && !ws_split_offered(kWsNarrow[0],
                           tile_path_names("warp-specialised, register A, " window, kWsNarrow, ws_path_tile, {2}))
 WS_PATH_NAMES(cgp_paths_ws, kWsRegisterA, "TMA window, ")
 WS_PATH_NAMES(cgp_paths_ws_copied, kWsRegisterACopied, "cp.async window, ")
+WS_PATH_NAMES(cgp_paths_ws_paired, kWsPairedImages, "2 images a tile, ")
 
 /* X(descriptor, hooks, version, name, summary, kind) for each version of this file */
 #define WS_WGMMA_VERSIONS(X)                                                                                           \
@@ -646,7 +742,8 @@ WS_PATH_NAMES(cgp_paths_ws_copied, kWsRegisterACopied, "cp.async window, ")
       "cp.async) and weights (rounded once a launch; one bulk copy) into a stage of an mbarrier ring of up to 4, "     \
       "while two consumer warpgroups load their A fragments from the window and multiply (m64n128 or m64n64), one "    \
       "chain a chunk; persistent; K split over a cluster of 2 or 4 blocks where the tiles cannot fill the GPU, the "  \
-      "partial sums added through distributed shared memory; any Cin, any W",                                         \
+      "partial sums added through distributed shared memory; images at most 8 columns wide two a tile, side by "      \
+      "side; any Cin, any W",                                                                                          \
       kWsKind)
 
 WS_WGMMA_VERSIONS(CGP_DEFINE_KERNEL_DESC)

@@ -270,6 +270,26 @@ template <class T, bool kWhole> struct WindowPositionCopies {
         }
     }
 
+    /* init's positions for two images side by side, 8 output columns apart (tf32-v21's paired tiles): the window's
+     * columns from second_column on read the second image (second: whether there is one; else zeros), 8 columns
+     * left of where they would read the first, image_floats past it (issue's x_img is the first image's; both
+     * images' offsets below 2^31, the caller's bound) */
+    __device__ __forceinline__ void init_pair(const IgemmParams &p, int64_t oy0, int64_t ox0, int second_column,
+                                              bool second, int image_floats)
+    {
+        inside = 0u;
+#pragma unroll
+        for (int j = 0; j < kPositions; ++j) {
+            const int at = (int)threadIdx.x + j * T::kThreads;
+            const bool of_second = at % T::kRowStride >= second_column;
+            int64_t element;
+            const bool in_image = at < T::kArea && (second || !of_second) &&
+                                  window_element<T>(p, at, oy0, of_second ? ox0 - 8 : ox0, &element);
+            offset[j] = in_image ? (int)element + (of_second ? image_floats : 0) : 0;
+            inside |= in_image ? 1u << j : 0u;
+        }
+    }
+
     /* The copies of chunk `chunk` of the image at x_img into the stage at shared address `stage`: a channel's
      * address once a channel (the image's first past Cin: its copies read nothing), a position's by its offset */
     __device__ __forceinline__ void issue(const IgemmParams &p, const float *x_img, int chunk, uint32_t stage) const

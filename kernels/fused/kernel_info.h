@@ -118,7 +118,12 @@ enum cgp_path_id {
      * channels split over 2 blocks, over 4, 64 channels over 2: "warp-specialised, register A, TMA window, 8x16 px x
      * 128 ch, K split 2", ...), + 3, + 4, + 5 the same with the window by cp.async */
     CGP_PATH_WS_SPLIT_TILE0 = CGP_PATH_WS_TILE0 + 6,
-    CGP_PATH_COUNT = CGP_PATH_WS_SPLIT_TILE0 + 6 /* one past the last id */
+    /* the same with two images side by side in a tile (output width 8 or less: each consumer warpgroup's 8 x 8 pixel
+     * block an image), the window by cp.async: CGP_PATH_WS_PAIRED_TILE0 + 0, + 1 (128, 64 channels: "warp-specialised,
+     * register A, 2 images a tile, 8x16 px x 128 ch", ...), + 2, + 3, + 4 with K split (128 channels over 2 blocks,
+     * over 4, 64 channels over 2) */
+    CGP_PATH_WS_PAIRED_TILE0 = CGP_PATH_WS_SPLIT_TILE0 + 6,
+    CGP_PATH_COUNT = CGP_PATH_WS_PAIRED_TILE0 + 5 /* one past the last id */
 };
 
 /* A variant bit of a path id: the launch copied the weights 4 bytes at a time and tested every chunk's channels

@@ -5,7 +5,7 @@
  * the default problem and on shapes that the wgmma
  * versions for Cin <= 8 take (Cin <= 8, Cout <= 64) and shapes they refuse (more input or output channels), with
  * partial tiles, H or W = 3, many small images, one output channel, and deep layers on small images (where the
- * warp-specialised version splits K over a cluster). Fresh random inputs (seed printed), y
+ * warp-specialised version splits K over a cluster, and puts two images side by side in a tile). Fresh random inputs (seed printed), y
  * poisoned with NaN before every run, det runs bit-identical over 3 runs, and every launch's recorded path
  * (kernels/fused/path_record.cuh: "fast" or "generic", "tma", "tma, shifted box" or "cp.async", the implicit
  * GEMMs' tile) the one the version's configuration names, so a version that ran another path than it says fails.
@@ -74,6 +74,9 @@ static const shape_case cases[] = {
     {{40, 512, 128, 14, 14}, "the same, W not a multiple of 4", 0},
     {{6, 96, 200, 9, 9}, "K split, a block's share of the channels past Cout", 0},
     {{12, 768, 256, 7, 7}, "K split, 7x7: a warpgroup's pixels all right of the image", 0},
+    {{9, 512, 512, 7, 7}, "two images a tile, odd N (the last pair one image), K split 4", 0},
+    {{17, 600, 200, 4, 6}, "two images a tile, Cin 600, K split 4, the last channel block past Cout", 0},
+    {{270, 24, 72, 8, 8}, "W = 8: two images a tile with padding valid, one with same", 0},
 };
 
 static const char *precision_name(int precision) { return precision == CGP_PRECISION_TF32 ? "tf32" : "3xtf32"; }

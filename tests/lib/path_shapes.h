@@ -4,8 +4,11 @@
  * tests/gpu/gpu_fused.c runs each on its version and holds the path its launch recorded against the hook's;
  * tests/gpu/sanitize_main.c runs each under compute-sanitizer). Each the cheapest shape of the sweep reaching its
  * pair, but fp32-v10's 128-channel K split 8, whose sweep shape (1x512x256x33x33: 30 clusters of 8 blocks, 8 chunks
- * a block) ran over 345 s under racecheck: the fewest clusters of a finer search (27, 5 chunks a block), and tf32-v21's
- * K split 4, whose cheapest sweep shapes (Cin 128) tie in its cost model with 64 channels split 2: Cin 256;
+ * a block) ran over 345 s under racecheck: the fewest clusters of a finer search (27, 5 chunks a block), tf32-v21's
+ * K split 4, whose cheapest sweep shapes (Cin 128) tie in its cost model with 64 channels split 2: Cin 256, and
+ * tf32-v21's two-images-a-tile paths and the one-image paths they took over from narrow planes: shapes of a finer
+ * search (W 9 and 12, where one image a tile is left; an odd N, so that a last pair holds one image, and padding same,
+ * whose window column between the two images is both images' padding, where the sweep's cheapest have neither);
  * weights_misaligned: the run's weight pointer 4 bytes past a 16-byte boundary (the 4-byte weight copies of the
  * versions that copy whole chunks 16 bytes at a time otherwise).
  */
@@ -80,16 +83,21 @@ static const path_shape path_shapes[] = {
     {18, {1, 1, 1, 4, 8}, CGP_PADDING_VALID, 0}, /* tma */
     {18, {1, 1, 1, 3, 3}, CGP_PADDING_VALID, 0}, /* cp.async */
     {18, {1, 1, 1, 4, 8}, CGP_PADDING_SAME, 0}, /* tma, shifted box */
-    {46, {67, 8, 128, 3, 4}, CGP_PADDING_VALID, 0}, /* warp-specialised, register A, TMA window, 8x16 px x 128 ch */
+    {46, {67, 8, 128, 3, 12}, CGP_PADDING_VALID, 0}, /* warp-specialised, register A, TMA window, 8x16 px x 128 ch */
     {46, {1, 8, 64, 3, 4}, CGP_PADDING_VALID, 0}, /* ..., 8x16 px x 64 ch */
-    {46, {67, 8, 128, 3, 5}, CGP_PADDING_VALID, 0}, /* warp-specialised, register A, cp.async window, 8x16 px x 128 ch */
+    {46, {67, 8, 128, 3, 9}, CGP_PADDING_VALID, 0}, /* warp-specialised, register A, cp.async window, 8x16 px x 128 ch */
     {46, {1, 8, 64, 3, 5}, CGP_PADDING_VALID, 0},   /* ..., 8x16 px x 64 ch */
-    {46, {23, 304, 129, 4, 8}, CGP_PADDING_VALID, 0}, /* ..., TMA window, 8x16 px x 128 ch, K split 2 */
+    {46, {23, 304, 129, 4, 12}, CGP_PADDING_VALID, 0}, /* ..., TMA window, 8x16 px x 128 ch, K split 2 */
     {46, {1, 256, 1, 4, 8}, CGP_PADDING_VALID, 0},    /* ..., TMA window, 8x16 px x 128 ch, K split 4 */
     {46, {1, 96, 1, 4, 8}, CGP_PADDING_VALID, 0},     /* ..., TMA window, 8x16 px x 64 ch, K split 2 */
-    {46, {23, 304, 129, 3, 3}, CGP_PADDING_VALID, 0}, /* ..., cp.async window, 8x16 px x 128 ch, K split 2 */
+    {46, {23, 304, 129, 3, 9}, CGP_PADDING_VALID, 0}, /* ..., cp.async window, 8x16 px x 128 ch, K split 2 */
     {46, {1, 256, 1, 3, 3}, CGP_PADDING_VALID, 0},    /* ..., cp.async window, 8x16 px x 128 ch, K split 4 */
     {46, {1, 96, 1, 3, 3}, CGP_PADDING_VALID, 0},     /* ..., cp.async window, 8x16 px x 64 ch, K split 2 */
+    {46, {67, 8, 128, 10, 7}, CGP_PADDING_SAME, 0},   /* warp-specialised, register A, 2 images a tile, 8x16 px x 128 ch */
+    {46, {67, 8, 64, 16, 7}, CGP_PADDING_SAME, 0},    /* ..., 2 images a tile, 8x16 px x 64 ch */
+    {46, {67, 300, 65, 5, 5}, CGP_PADDING_SAME, 0},   /* ..., 2 images a tile, 8x16 px x 128 ch, K split 2 */
+    {46, {33, 256, 1, 3, 3}, CGP_PADDING_VALID, 0},   /* ..., 2 images a tile, 8x16 px x 128 ch, K split 4 */
+    {46, {67, 96, 1, 3, 3}, CGP_PADDING_VALID, 0},    /* ..., 2 images a tile, 8x16 px x 64 ch, K split 2 */
     {41, {2, 8, 40, 100, 100}, CGP_PADDING_VALID, 0}, /* resident, A from registers, 16x16 px x 64 ch */
     {41, {1, 8, 40, 100, 100}, CGP_PADDING_VALID, 0}, /* resident, A from registers, 8x16 px x 64 ch */
     {41, {2, 8, 40, 56, 56}, CGP_PADDING_VALID, 0}, /* resident, A from registers, 8x8 px x 64 ch */

@@ -3,7 +3,7 @@
 # `CGP_SANITIZE_KERNELS=46 make sanitize`, tf32-v21 on ws_split_k_shapes.csv against a build without the split
 # (BASE_CGP: 87c21a1's build/cgp), `CGP_TEST_REQUIRE_GPU=1 make test`, then ws_choose_force_dev.patch applied and
 # every (channels, split) pair of tf32-v21 timed on 48 random shapes of its split domain (ws_split_sweep_shapes.py,
-# seed 7), and the unforced choice (`auto`) last; ws_split_fit_dev.py reads the CSVs.
+# seed 7), and the unforced choice (`auto`) last; ws_choose_fit_dev.py reads the CSVs.
 # Run from the repository root with OUT set: BASE_CGP=base/build/cgp OUT=/tmp/out bash docs/experiments/ws_split_k_run3.sh
 set -u
 L=$OUT/a; mkdir -p $L; t0=$SECONDS

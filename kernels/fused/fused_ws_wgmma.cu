@@ -514,12 +514,17 @@ PersistentSchedule ws_schedule(const cgp_problem *p, const cgp_device_info *d, i
 
 /* The estimated time of kWsChannels[i] channels a block, K split over `split` blocks, one or two images a tile
  * (paired), negative where it is not offered: the tiles of the busiest block (its tiles x the waves of clusters where
- * the channel blocks alone are more than the GPU holds) x its chunks' share x (its channels and a fixed price a
- * chunk: the fragments and the chain's add, about 48 channels' worth), and with K split the exchange of a tile's
- * partial sums (5 chunks' worth: each block's stores, two cluster-wide mbarrier phases, the reads of the share from
- * every block; the H200 put it at about 3 on 24x320->192 12x12, but at 3 the H100 split 16x256->256 16x16 over 2
- * blocks of 128 channels, 21% slower than 4 unsplit blocks of 64, and 14x14 2% slower; docs/perf-log.md). A split
- * needs 2 chunks a block at least. */
+ * the channel blocks alone are more than the GPU holds) x its chunks' share, with K split plus the exchange of a
+ * tile's partial sums (5 chunks' worth: each block's stores, two cluster-wide mbarrier phases, the reads of the share
+ * from every block), x a chunk's price: its channels, times the share of the consumers that multiply (with K split
+ * and one image a tile, a warpgroup whose 8 x 8 block lies right of the image skips its wgmmas, ws_consume: in the
+ * last column of tiles where the image ends 1 to 8 columns past a multiple of 16, every tile of an image 8 or fewer
+ * wide), plus a fixed price (the fragments and the chain's add, 32 channels' worth) and, where the producer copies the
+ * window by cp.async, 16 channels' worth more (its copies are not hidden behind 64 channels' wgmmas). The prices are
+ * fitted on two random samples with every configuration forced (an H100: 48 shapes of the split's domain and 40
+ * where two images fit a tile, results/h100/history/dev/ws_split_sweep_651cd59.csv and ws_pair_sweep_f25bcc7.csv;
+ * docs/experiments/ws_choose_fit_dev.py; docs/perf-log.md, "Two images a tile"); a split needs 2 chunks a block at
+ * least. */
 double ws_cost(const cgp_problem *p, const cgp_device_info *d, int i, int split, bool paired)
 {
     const int64_t chunks = ceil_div(p->cin, kChunk);
@@ -530,7 +535,10 @@ double ws_cost(const cgp_problem *p, const cgp_device_info *d, int i, int split,
     const int64_t clusters = (int64_t)g.blocks * ceil_div(p->cout, bn); /* more than the GPU holds: waves */
     const double busiest = (double)(ceil_div(g.total_tiles, g.blocks) * ceil_div(clusters, ws_clusters(d, split)));
     const double exchange = split > 1 ? 5.0 : 0.0;
-    return busiest * ((double)ceil_div(chunks, split) + exchange) * (bn + 48);
+    const bool idle_column = !paired && split > 1 && (p->wout - 1) % 16 < 8;
+    const double multiplying = idle_column ? 1.0 - 0.5 / (double)g.tiles_x : 1.0;
+    const bool copied = paired || input_tensor_map_unsupported(p, d) != NULL;
+    return busiest * ((double)ceil_div(chunks, split) + exchange) * (bn * multiplying + 32.0 + (copied ? 16.0 : 0.0));
 }
 
 /* The launch's shape: the (index in kWsChannels, K split) of least ws_cost, and whether two images share a tile */

@@ -7,8 +7,9 @@
  * a block) ran over 345 s under racecheck: the fewest clusters of a finer search (27, 5 chunks a block), tf32-v21's
  * K split 4, whose cheapest sweep shapes (Cin 128) tie in its cost model with 64 channels split 2: Cin 256, and
  * tf32-v21's two-images-a-tile paths and the one-image paths they took over from narrow planes: shapes of a finer
- * search (W 9 and 12, where one image a tile is left; an odd N, so that a last pair holds one image, and padding same,
- * whose window column between the two images is both images' padding, where the sweep's cheapest have neither);
+ * search (W 9 and 12, or N 23 with W 3 and 4 where the estimate keeps one image a tile; an odd N, so that a last pair
+ * holds one image, and padding same, whose window column between the two images is both images' padding, where the
+ * sweep's cheapest have neither);
  * weights_misaligned: the run's weight pointer 4 bytes past a 16-byte boundary (the 4-byte weight copies of the
  * versions that copy whole chunks 16 bytes at a time otherwise).
  */
@@ -87,7 +88,7 @@ static const path_shape path_shapes[] = {
     {46, {1, 8, 64, 3, 4}, CGP_PADDING_VALID, 0}, /* ..., 8x16 px x 64 ch */
     {46, {67, 8, 128, 3, 9}, CGP_PADDING_VALID, 0}, /* warp-specialised, register A, cp.async window, 8x16 px x 128 ch */
     {46, {1, 8, 64, 3, 5}, CGP_PADDING_VALID, 0},   /* ..., 8x16 px x 64 ch */
-    {46, {23, 304, 129, 4, 12}, CGP_PADDING_VALID, 0}, /* ..., TMA window, 8x16 px x 128 ch, K split 2 */
+    {46, {23, 80, 129, 3, 4}, CGP_PADDING_VALID, 0},  /* ..., TMA window, 8x16 px x 128 ch, K split 2 */
     {46, {1, 256, 1, 4, 8}, CGP_PADDING_VALID, 0},    /* ..., TMA window, 8x16 px x 128 ch, K split 4 */
     {46, {1, 96, 1, 4, 8}, CGP_PADDING_VALID, 0},     /* ..., TMA window, 8x16 px x 64 ch, K split 2 */
     {46, {23, 304, 129, 3, 9}, CGP_PADDING_VALID, 0}, /* ..., cp.async window, 8x16 px x 128 ch, K split 2 */
@@ -96,7 +97,7 @@ static const path_shape path_shapes[] = {
     {46, {67, 8, 128, 10, 7}, CGP_PADDING_SAME, 0},   /* warp-specialised, register A, 2 images a tile, 8x16 px x 128 ch */
     {46, {67, 8, 64, 16, 7}, CGP_PADDING_SAME, 0},    /* ..., 2 images a tile, 8x16 px x 64 ch */
     {46, {67, 300, 65, 5, 5}, CGP_PADDING_SAME, 0},   /* ..., 2 images a tile, 8x16 px x 128 ch, K split 2 */
-    {46, {33, 256, 1, 3, 3}, CGP_PADDING_VALID, 0},   /* ..., 2 images a tile, 8x16 px x 128 ch, K split 4 */
+    {46, {23, 256, 129, 3, 3}, CGP_PADDING_VALID, 0}, /* ..., 2 images a tile, 8x16 px x 128 ch, K split 4 */
     {46, {67, 96, 1, 3, 3}, CGP_PADDING_VALID, 0},    /* ..., 2 images a tile, 8x16 px x 64 ch, K split 2 */
     {41, {2, 8, 40, 100, 100}, CGP_PADDING_VALID, 0}, /* resident, A from registers, 16x16 px x 64 ch */
     {41, {1, 8, 40, 100, 100}, CGP_PADDING_VALID, 0}, /* resident, A from registers, 8x16 px x 64 ch */

@@ -268,7 +268,8 @@ __device__ __forceinline__ void ws_exchange_partials(const float (&acc)[W::kBn /
 /* The slots of image j of the tile's unit (the image, or with W::kPaired the pair of images) `unit`: the persistent
  * schedule's, over its units, each image of a tile its own bank of them (ws_rounded_offset), and an arrival from every
  * channel block and every block of a cluster */
-template <class W> __device__ __forceinline__ ImageSlots ws_image_slots(const PersistentSchedule &g, int64_t unit, int j)
+template <class W>
+__device__ __forceinline__ ImageSlots ws_image_slots(const PersistentSchedule &g, int64_t unit, int j)
 {
     ImageSlots s = persistent_image_slots(g, unit);
     const int64_t bank = (int64_t)gridDim.x + g.total_tiles / g.tiles_per_image;

@@ -7,8 +7,9 @@
  * partial tiles, H or W = 3, many small images, one output channel, and deep layers on small images (where the
  * warp-specialised version splits K over a cluster, and puts two images side by side in a tile). Fresh random
  * inputs (seed printed), y poisoned with NaN before every run, det runs bit-identical over 3 runs, and every
- * launch's recorded path (kernels/fused/path_record.cuh: "fast" or "generic", "tma", "tma, shifted box" or "cp.async", the implicit
- * GEMMs' tile) the one the version's configuration names, so a version that ran another path than it says fails.
+ * launch's recorded path (kernels/fused/path_record.cuh: "fast" or "generic", "tma", "tma, shifted box" or
+ * "cp.async", the implicit GEMMs' tile) the one the version's configuration names, so a version that ran another
+ * path than it says fails.
  * Bounds:
  * tests/lib/tolerance.h (relative L2 and max abs, from an error model of each arithmetic; relative L2 also under
  * the version's cap, tests/lib/tolerance_caps.h).

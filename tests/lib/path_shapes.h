@@ -94,7 +94,7 @@ static const path_shape path_shapes[] = {
     {46, {23, 304, 129, 3, 9}, CGP_PADDING_VALID, 0}, /* ..., cp.async window, 8x16 px x 128 ch, K split 2 */
     {46, {1, 256, 1, 3, 3}, CGP_PADDING_VALID, 0},    /* ..., cp.async window, 8x16 px x 128 ch, K split 4 */
     {46, {1, 96, 1, 3, 3}, CGP_PADDING_VALID, 0},     /* ..., cp.async window, 8x16 px x 64 ch, K split 2 */
-    {46, {67, 8, 128, 10, 7}, CGP_PADDING_SAME, 0},   /* warp-specialised, register A, 2 images a tile, 8x16 px x 128 ch */
+    {46, {67, 8, 128, 10, 7}, CGP_PADDING_SAME, 0},   /* ..., 2 images a tile, 8x16 px x 128 ch */
     {46, {67, 8, 64, 16, 7}, CGP_PADDING_SAME, 0},    /* ..., 2 images a tile, 8x16 px x 64 ch */
     {46, {67, 300, 65, 5, 5}, CGP_PADDING_SAME, 0},   /* ..., 2 images a tile, 8x16 px x 128 ch, K split 2 */
     {46, {23, 256, 129, 3, 3}, CGP_PADDING_VALID, 0}, /* ..., 2 images a tile, 8x16 px x 128 ch, K split 4 */

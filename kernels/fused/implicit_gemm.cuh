@@ -259,15 +259,7 @@ template <class T, bool kWhole> struct WindowPositionCopies {
 
     __device__ __forceinline__ void init(const IgemmParams &p, int64_t oy0, int64_t ox0)
     {
-        inside = 0u;
-#pragma unroll
-        for (int j = 0; j < kPositions; ++j) {
-            const int at = (int)threadIdx.x + j * T::kThreads;
-            int64_t element;
-            const bool in_image = at < T::kArea && window_element<T>(p, at, oy0, ox0, &element);
-            offset[j] = in_image ? (int)element : 0;
-            inside |= in_image ? 1u << j : 0u;
-        }
+        init_pair(p, oy0, ox0, T::kRowStride, false, 0); /* no column of a second image */
     }
 
     /* init's positions for two images side by side, 8 output columns apart (tf32-v21's paired tiles): the window's

@@ -2,13 +2,15 @@
 """fit_cost_model.py - fits the heuristic selection's cost model (host/lib/cost_model.c) to measured GPU times.
 
     python3 scripts/fit_cost_model.py CANDIDATES_CSV... [--out host/lib/cost_model_table.h] [--lambda 1.0]
-                                      [--samples-of KERNEL=CSV]
+                                      [--trees 100] [--samples-of KERNEL=CSV]
                                       [--judge HELD_OUT_CSV]
 
 Each CANDIDATES_CSV (or its .gz) is what `cgp select --candidates-csv` writes on one GPU: per shape, precision and kernel version,
 the GPU time by CUDA-graph replay (status pass). For every version with at least MIN_SAMPLES timed shapes it fits
 log(GPU ms) as a linear function of the shape's features (of three of them below FULL_SAMPLES shapes) (features() below, the same list in the same order as
-cost_model.c's cost_model_features) by ridge regression (the intercept unpenalised), reports the pick's quality
+cost_model.c's cost_model_features) by ridge regression (the intercept unpenalised), then, for versions timed on at
+least TREE_SAMPLES shapes, gradient-boosted regression trees of depth TREE_DEPTH on what the linear part leaves
+(each tree fitted to the residual of the model so far, its leaves scaled by LEARNING_RATE), reports the pick's quality
 by two-fold cross-validation (shapes split in halves), in-sample and on every --judge file (a sample it was not
 fitted on): the shapes where the predicted-fastest version is within 5% of the fastest measured, those over 1.2x,
 and the worst ratio; and writes the coefficients as a C table. Needs numpy.
@@ -35,6 +37,13 @@ LIBRARY = library_versions()  # the versions libcgp holds: the rows of the other
 MIN_SAMPLES = 3     # versions measured on fewer shapes get no coefficients (the preference order picks them)
 FULL_SAMPLES = 20   # below this, a version's fit uses the REDUCED features alone (the others' coefficients 0)
 REDUCED = (0, 6, 1)  # 1, ln conv FLOP, ln N
+TREE_SAMPLES = 40    # versions timed on fewer shapes get the linear part alone
+TREE_DEPTH = 3       # every tree complete: 7 splits, 8 leaves (cost_model.c walks it as a heap)
+TREE_NODES, TREE_LEAVES = 2 ** TREE_DEPTH - 1, 2 ** TREE_DEPTH
+LEARNING_RATE = 0.1  # each tree's leaves are scaled by it
+MIN_LEAF = 10        # shapes a split leaves on each side, at least
+TREE_LAMBDA = 1.0    # a leaf's value: the residuals' sum / (their count + TREE_LAMBDA)
+SPLIT_BINS = 24      # the thresholds a split tries: between the feature's values at these many quantiles
 FEATURE_NAMES = [
     "1", "ln N", "ln Cin", "ln Cout", "ln Hout", "ln Wout", "ln conv FLOP", "padding same",
     "ln Cin fill of 8", "ln Cout fill of 32", "ln Cout fill of 64", "ln Hout fill of 16", "ln Wout fill of 16",
@@ -123,8 +132,8 @@ def read_one(path):
     return groups
 
 
-def fit(np, groups, feats, keys, lam, extra=()):
-    """{(kernel, version): coefficients} fitted on the shapes `keys`, and on the (kernel, groups, feats) samples of
+def fit(np, groups, feats, keys, lam, trees, extra=()):
+    """{(kernel, version): Model} fitted on the shapes `keys`, and on the (kernel, groups, feats) samples of
     `extra` for that kernel alone"""
     data = collections.defaultdict(lambda: ([], []))
     for key in keys:
@@ -149,8 +158,81 @@ def fit(np, groups, feats, keys, lam, extra=()):
         a[0, 0] -= lam
         c = np.zeros(x.shape[1])
         c[keep] = np.linalg.solve(a, xs.T @ y)
-        out[kv] = c
+        out[kv] = Model(c, boost(np, x, y - x @ c, trees) if len(y) >= TREE_SAMPLES else [])
     return out
+
+
+class Model:
+    """one version's cost model: log GPU ms = coefficients . features + the trees' leaves"""
+
+    def __init__(self, coefficients, trees):
+        self.coefficients, self.trees = coefficients, trees
+
+    def predict(self, f):
+        return float(sum(c * v for c, v in zip(self.coefficients, f))) + sum(leaf_of(t, f) for t in self.trees)
+
+
+def leaf_of(tree, f):
+    """the leaf value `f` reaches in a complete tree (features, thresholds, leaves): from node i, right where the
+    feature is above the threshold, to 2 i + 1 or 2 i + 2 (cost_model.c walks it the same way)"""
+    features, thresholds, leaves = tree
+    i = 0
+    while i < TREE_NODES:
+        i = 2 * i + (2 if f[features[i]] > thresholds[i] else 1)
+    return leaves[i - TREE_NODES]
+
+
+def split_thresholds(np, column):
+    """the thresholds a split of one feature tries: midway between the values at SPLIT_BINS quantiles and the next
+    larger value of the sample (so no sample value lies within rounding of one)"""
+    values = np.unique(column)
+    picks = np.unique(np.quantile(column, np.linspace(0.0, 1.0, SPLIT_BINS + 1)[1:-1], method="lower"))
+    nexts = np.searchsorted(values, picks, side="right")
+    keep = nexts < len(values)
+    return (picks[keep] + values[nexts[keep]]) / 2.0
+
+
+def boost(np, x, residual, count):
+    """`count` trees, each fitted (least squares, leaves shrunk by TREE_LAMBDA) to what the ones before it leave of
+    `residual`, its leaves scaled by LEARNING_RATE"""
+    thresholds = [split_thresholds(np, x[:, j]) for j in range(x.shape[1])]
+    above = [x[:, j][:, None] > t[None, :] for j, t in enumerate(thresholds)]  # per feature: sample x threshold
+    trees, r = [], residual.copy()
+    for _ in range(count):
+        tree = grow(np, above, thresholds, r)
+        r -= np.array([leaf_of(tree, row) for row in x])
+        trees.append(tree)
+    return trees
+
+
+def grow(np, above, thresholds, r):
+    """one complete tree of depth TREE_DEPTH over residuals r; a node no split improves sends every sample left
+    (threshold +inf), its right subtree then reached by none"""
+    features, cuts = [0] * TREE_NODES, [math.inf] * TREE_NODES
+    leaves = [0.0] * TREE_LEAVES
+    members = {0: np.ones(len(r), dtype=bool)}
+    for i in range(TREE_NODES):
+        m = members.pop(i)
+        count, total = m.sum(), r[m].sum()
+        best = total * total / (count + TREE_LAMBDA) + 1e-12
+        for j, a in enumerate(above):
+            if not len(thresholds[j]):
+                continue
+            right = a[m]
+            nr = right.sum(axis=0)
+            sr = r[m] @ right
+            gain = (total - sr) ** 2 / (count - nr + TREE_LAMBDA) + sr ** 2 / (nr + TREE_LAMBDA)
+            gain[(nr < MIN_LEAF) | (count - nr < MIN_LEAF)] = -1.0
+            k = int(np.argmax(gain))
+            if gain[k] > best:
+                best, features[i], cuts[i] = gain[k], j, float(thresholds[j][k])
+        right = m & above[features[i]][:, list(thresholds[features[i]]).index(cuts[i])] if cuts[i] != math.inf \
+            else np.zeros(len(r), dtype=bool)
+        members[2 * i + 1], members[2 * i + 2] = m & ~right, right
+    for leaf in range(TREE_LEAVES):
+        m = members[TREE_NODES + leaf]
+        leaves[leaf] = LEARNING_RATE * r[m].sum() / (m.sum() + TREE_LAMBDA)
+    return features, cuts, leaves
 
 
 def judge(np, model, groups, feats, keys):
@@ -160,7 +242,7 @@ def judge(np, model, groups, feats, keys):
     within, over, untimed, ratios = 0, 0, 0, []
     for key in keys:
         best = min((ms for _, _, ms in groups[key] if ms), default=None)
-        modelled = [(float(np.array(feats[key]) @ model[(k, v)]), ms) for k, v, ms in groups[key] if (k, v) in model]
+        modelled = [(model[(k, v)].predict(feats[key]), ms) for k, v, ms in groups[key] if (k, v) in model]
         if not modelled or best is None:
             continue
         ms = min(modelled, key=lambda pm: pm[0])[1]
@@ -178,18 +260,38 @@ def print_judged(label, j):
         label[0], label[1], j[1], j[0], j[2], j[3], ", %d picks not timed" % j[4] if j[4] else ""))
 
 
-def write_table(path, model, source, lam):
-    lines = ["/* cost_model_table.h - generated by scripts/fit_cost_model.py from %s (ridge lambda %g): per kernel" % (
-        source, lam),
-             " * version, the coefficients of log(GPU ms) over cost_model.c's features, in their order. Do not edit. */",
+def write_table(path, model, source, lam, trees):
+    lines = ["/* cost_model_table.h - generated by scripts/fit_cost_model.py from %s (ridge lambda %g, %d trees of "
+             "depth %d," % (source, lam, trees, TREE_DEPTH),
+             " * learning rate %g): per kernel version, the coefficients of log(GPU ms) over cost_model.c's features, in"
+             " their order, and" % LEARNING_RATE,
+             " * its trees (cost_model_trees[first_tree .. first_tree + tree_count)). Do not edit. */",
              "#define COST_MODEL_FEATURES %d" % len(FEATURE_NAMES),
+             "#define COST_MODEL_TREE_DEPTH %d" % TREE_DEPTH,
              "static const struct cost_model_entry {",
              "    int version;",
              "    double coefficients[COST_MODEL_FEATURES];",
+             "    int first_tree, tree_count;",
              "} cost_model_table[] = {"]
-    for (kernel, version), c in sorted(model.items(), key=lambda kv: kv[0][1]):
-        values = ", ".join("%.9g" % v for v in c)
-        lines.append("    {%d, {%s}}, /* %s */" % (version, values, kernel))
+    tree_lines, first = [], 0
+    for (kernel, version), m in sorted(model.items(), key=lambda kv: kv[0][1]):
+        values = ", ".join("%.9g" % v for v in m.coefficients)
+        lines.append("    {%d, {%s}, %d, %d}, /* %s */" % (version, values, first, len(m.trees), kernel))
+        for features, cuts, leaves in m.trees:
+            tree_lines.append("    {{%s}, {%s}, {%s}}," % (
+                ", ".join("%d" % f for f in features), ", ".join("%.12g" % c if c != math.inf else "HUGE_VAL"
+                                                                for c in cuts),
+                ", ".join("%.6g" % v for v in leaves)))
+        first += len(m.trees)
+    lines.append("};")
+    lines += ["/* a complete tree: node i (0 .. 2^depth - 2) goes to 2 i + 2 where features[feature[i]] > threshold[i],",
+              " * else to 2 i + 1; node 2^depth - 1 + j is leaf[j] */",
+              "static const struct cost_model_tree {",
+              "    unsigned char feature[(1 << COST_MODEL_TREE_DEPTH) - 1];",
+              "    double threshold[(1 << COST_MODEL_TREE_DEPTH) - 1];",
+              "    double leaf[1 << COST_MODEL_TREE_DEPTH];",
+              "} cost_model_trees[] = {"]
+    lines += tree_lines or ["    {{0}, {0}, {0}},"]
     lines.append("};")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -200,6 +302,7 @@ def main(argv):
     ap.add_argument("candidates_csv", nargs="+")
     ap.add_argument("--out", default="host/lib/cost_model_table.h")
     ap.add_argument("--lambda", dest="lam", type=float, default=1.0)
+    ap.add_argument("--trees", type=int, default=100, help="boosted trees a version (0: the linear part alone)")
     ap.add_argument("--judge", action="append", default=[], metavar="CSV[,CSV...]",
                     help="also judge the fitted model's picks on these shapes (a sample it was not fitted on)")
     ap.add_argument("--samples-of", action="append", default=[], metavar="KERNEL=CSV",
@@ -215,11 +318,11 @@ def main(argv):
         keys = sorted(k for k in groups if k[6] == precision)
         random.Random(0).shuffle(keys)
         half = len(keys) // 2
-        a = judge(np, fit(np, groups, feats, keys[:half], args.lam, extra), groups, feats, keys[half:])
-        b = judge(np, fit(np, groups, feats, keys[half:], args.lam, extra), groups, feats, keys[:half])
+        a = judge(np, fit(np, groups, feats, keys[:half], args.lam, args.trees, extra), groups, feats, keys[half:])
+        b = judge(np, fit(np, groups, feats, keys[half:], args.lam, args.trees, extra), groups, feats, keys[:half])
         print_judged((precision, "two-fold cross-validation"), (a[0] + b[0], a[1] + b[1], a[2] + b[2],
                                                                  max(a[3], b[3]), a[4] + b[4]))
-    model = fit(np, groups, feats, list(groups), args.lam, extra)
+    model = fit(np, groups, feats, list(groups), args.lam, args.trees, extra)
     for precision in ("fp32", "tf32", "3xtf32"):
         print_judged((precision, "in-sample"),
                      judge(np, model, groups, feats, [k for k in groups if k[6] == precision]))
@@ -228,7 +331,7 @@ def main(argv):
                 np, model, other, other_feats, [k for k in other if k[6] == precision]))
     source = " and ".join(p.split("/")[-1] for p in args.candidates_csv)
     source += "".join(", %s also on %s" % (s.split("=", 1)[0], s.split("/")[-1]) for s in args.samples_of)
-    write_table(args.out, model, source, args.lam)
+    write_table(args.out, model, source, args.lam, args.trees)
     print("wrote %s: %d versions" % (args.out, len(model)))
     return 0
 

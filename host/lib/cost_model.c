@@ -88,6 +88,16 @@ static void cost_model_features(const cgp_problem *p, const cgp_device_info *d, 
     f[k++] = cout <= 4 ? 1.0 : 0.0;
 }
 
+/* the leaf of a complete tree that the features reach (the walk scripts/fit_cost_model.py's leaf_of takes) */
+static double tree_leaf(const struct cost_model_tree *t, const double f[FEATURE_COUNT])
+{
+    enum { SPLITS = (1 << COST_MODEL_TREE_DEPTH) - 1 };
+    int i = 0;
+    while (i < SPLITS)
+        i = 2 * i + (f[t->feature[i]] > t->threshold[i] ? 2 : 1);
+    return t->leaf[i - SPLITS];
+}
+
 int cgp_cost_model_ms(int version, const cgp_problem *p, const cgp_device_info *d, double *ms)
 {
     for (size_t i = 0; i < sizeof cost_model_table / sizeof cost_model_table[0]; ++i) {
@@ -98,6 +108,9 @@ int cgp_cost_model_ms(int version, const cgp_problem *p, const cgp_device_info *
         double log_ms = 0.0;
         for (int k = 0; k < FEATURE_COUNT; ++k)
             log_ms += cost_model_table[i].coefficients[k] * f[k];
+        const int first = cost_model_table[i].first_tree;
+        for (int t = first; t < first + cost_model_table[i].tree_count; ++t)
+            log_ms += tree_leaf(&cost_model_trees[t], f);
         *ms = exp(log_ms);
         return 1;
     }

@@ -7,9 +7,9 @@
 # sanitize`, the same benches, gpu_tensorcore and gpu_fused, then `CGP_TEST_REQUIRE_GPU=1 make test` in the time left.
 # Run from the repository root with OUT set: OUT=/tmp/out bash docs/experiments/ws_consumer_split_run1.sh (about 420 s)
 set -u
-L=$OUT/c; mkdir -p $L; t0=$SECONDS
+W=$(mktemp -d); L=$W/c; mkdir -p $L; t0=$SECONDS  # logs outside $OUT: the device tool returns at most 8 files
 say() { echo "== $1 exit $2 ($((SECONDS - t0)) s)"; }
-pack() { tar czf $OUT/c.tgz -C $OUT c; }
+pack() { tar czf $OUT/c.tgz -C $W c; }
 export GIT_COMMIT=${GIT_COMMIT:-$(git rev-parse --short=12 HEAD)}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 B="--precision tf32 --kernel 46 --baselines none --reduce det --iters 20"

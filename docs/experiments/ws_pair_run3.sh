@@ -7,9 +7,9 @@
 # Run from the repository root with OUT set: OUT=/tmp/out bash docs/experiments/ws_pair_run3.sh (about 350 s; 560
 # with the results run)
 set -u
-L=$OUT/f; mkdir -p $L; t0=$SECONDS
+W=$(mktemp -d); L=$W/f; mkdir -p $L; t0=$SECONDS  # logs outside $OUT: the device tool returns at most 8 files
 say() { echo "== $1 exit $2 ($((SECONDS - t0)) s)"; }
-pack() { tar czf $OUT/f.tgz -C $OUT f; }
+pack() { tar czf $OUT/f.tgz -C $W f; }
 export GIT_COMMIT=${GIT_COMMIT:-$(git rev-parse --short=12 HEAD)}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 make -j16 all > $L/build.log 2>&1; say build $?

@@ -12,16 +12,21 @@
  *     is at least MIN_WITHIN, the share over 1.2x at most MAX_SLOW_SHARE and the worst ratio at most MAX_WORST
  *     (the levels the fit reached on these shapes, docs/design.md "Kernel selection", with a margin: a regression
  *     of the model or the table fails here);
- *   - the model is deterministic and has coefficients for every version that won a recorded shape.
+ *   - the model is deterministic and has coefficients for every version that won a recorded shape;
+ *   - cost_model.c's prediction of each shape of tests/lib/cost_model_checks.h (a few of the fit's sample shapes a
+ *     version) is the log GPU time scripts/fit_cost_model.py computed with the table as written, within
+ *     CHECK_TOLERANCE: the features, their order and the trees' walk are the fitter's.
  * Rows of versions that left the library (not in libcgp's kernel table, linked: docs/perf-log.md "Retired versions")
  * are read as never measured, as scripts/fit_cost_model.py reads them.
  * Environment: CGP_RESULTS_DIR (default results/h200).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cost_model.h"
+#include "cost_model_checks.h"
 #include "csv_read.h"
 #include "kernel_info.h"
 #include "testlib.h"
@@ -29,6 +34,7 @@
 #define MIN_WITHIN 0.87     /* share of shapes within 5% of the fastest, per precision */
 #define MAX_SLOW_SHARE 0.06 /* share of shapes over 1.2x the fastest, per precision */
 #define MAX_WORST 2.5       /* the slowest pick against the fastest, per precision */
+#define CHECK_TOLERANCE 1e-9 /* |log ms - the fitter's|: libm's log against Python's, the order of the sums */
 
 static const char *const precisions[] = {"fp32", "tf32", "3xtf32"};
 
@@ -128,8 +134,36 @@ static void check_winners_modelled(const csv_table *t, const int *col)
                 "fp32-v9's prediction %g, again %g", a, b);
 }
 
+/* cost_model.c predicts what the fitter computed for the table as written (tests/lib/cost_model_checks.h) */
+static void check_fitter_predictions(void)
+{
+    const char *name = "cpu_cost_model predictions as scripts/fit_cost_model.py computed them";
+    const cgp_device_info d = CGP_DEVICE_INFO_H200; /* the fitter's 132 SMs */
+    const int count = (int)(sizeof cost_model_checks / sizeof cost_model_checks[0]);
+    double worst = 0.0;
+    for (int i = 0; i < count; ++i) {
+        const struct cost_model_check *c = &cost_model_checks[i];
+        const cgp_problem p = {c->n, c->cin, c->cout, c->h, c->w, c->h - 2 + 2 * c->pad, c->w - 2 + 2 * c->pad,
+                               c->pad};
+        double ms = 0.0;
+        if (!cgp_cost_model_ms(c->version, &p, &d, &ms) || !(ms > 0.0)) {
+            TEST_FAIL(name, "check %d: no prediction for version %d", i, c->version);
+            return;
+        }
+        const double error = fabs(log(ms) - c->log_ms);
+        if (!(error <= CHECK_TOLERANCE)) {
+            TEST_FAIL(name, "check %d: version %d on %lldx%lldx%lldx%lldx%lld pad %d: log ms %.17g, the fitter's %.17g",
+                      i, c->version, c->n, c->cin, c->cout, c->h, c->w, c->pad, log(ms), c->log_ms);
+            return;
+        }
+        worst = error > worst ? error : worst;
+    }
+    test_report("PASS", name, "%d shapes, the largest difference in log ms %.2g", count, worst);
+}
+
 int main(void)
 {
+    check_fitter_predictions();
     const char *dir = getenv("CGP_RESULTS_DIR") ? getenv("CGP_RESULTS_DIR") : "results/h200";
     char path[512], err[512];
     snprintf(path, sizeof path, "%s/selection_candidates.csv", dir);

@@ -4,8 +4,9 @@
 # ws_rounding_share_dev.patch, which skips the pass on every launch after a plan's first (timing only: the workspace
 # then holds the rounded weights of the first; the check runs first and rounds); (2) ncu's warp stall reasons, per
 # source line, of the 64-channel split-2 kernel on 8x512->512 7x7 at HEAD (the producer warpgroup's against the
-# consumers'). Run from the repository root with OUT set: OUT=/tmp/out bash docs/experiments/ws_rounding_share_run1.sh
-# (about 200 s); one tarball under $OUT (the device tool returns at most 8 files).
+# consumers'); (3) tf32-v21 with ws_deep_ring_dev.patch: up to 8 stages a ring where they fit (was 4). Run from the
+# repository root with OUT set: OUT=/tmp/out bash docs/experiments/ws_rounding_ring_run1.sh (about 280 s); one
+# tarball under $OUT (the device tool returns at most 8 files).
 set -u
 W=$(mktemp -d); L=$W/r; mkdir -p $L; t0=$SECONDS
 say() { echo "== $1 exit $2 ($((SECONDS - t0)) s)"; }
@@ -31,5 +32,12 @@ for k in 46 39; do
   for s in ws_split_k_shapes ws_pair_shapes; do
     timeout -s KILL 30 build/cgp bench --zoo docs/experiments/$s.csv $B --kernel $k --csv $L/${s}_v${k}_patch.csv > /dev/null 2>&1; say ${s}_v${k}_patch $?
   done
+done
+git checkout kernels/fused
+git apply docs/experiments/ws_deep_ring_dev.patch; say ring_patch $?
+export GIT_COMMIT=${GIT_COMMIT%+*}+ws_deep_ring_dev.patch
+make -j16 build/cgp > $L/build_ring.log 2>&1; say build_ring $?
+for s in ws_split_k_shapes ws_pair_shapes; do
+  timeout -s KILL 30 build/cgp bench --zoo docs/experiments/$s.csv $B --kernel 46 --csv $L/${s}_v46_ring.csv > /dev/null 2>&1; say ${s}_v46_ring $?
 done
 git checkout kernels/fused; pack

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# rounding_claims_run1.sh - round_weights_once with rounding_claims_dev.patch (a block claims up to 4 units at once,
+# units / blocks where fewer, and keeps 4 loads of each in flight: one claim and about 3 load round trips a block on
+# 8x512->512 7x7, where it took 4 claims and 8 round trips) against HEAD, in one call: the patched tree's build,
+# tf32-v21, tf32-v15 and 3xtf32-v15 benches, gpu_tensorcore and gpu_random_shapes, then HEAD's build and the same
+# benches. Run from the repository root with OUT set and HEAD's tree checked out: OUT=/tmp/out bash
+# docs/experiments/rounding_claims_run1.sh (about 300 s); one tarball under $OUT (the device tool returns at most 8
+# files). Set GIT_COMMIT where the machine's git HEAD is not the tree's.
+set -u
+W=$(mktemp -d); L=$W/p; mkdir -p $L; t0=$SECONDS
+say() { echo "== $1 exit $2 ($((SECONDS - t0)) s)"; }
+pack() { tar czf $OUT/p.tgz -C $W p; }
+HEAD_COMMIT=${GIT_COMMIT:-$(git rev-parse --short=12 HEAD)}
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+bench_all() { # $1: the file suffix
+  for k in 46 39; do for s in ws_split_k_shapes ws_pair_shapes; do
+    timeout -s KILL 30 build/cgp bench --zoo docs/experiments/$s.csv --precision tf32 --baselines none --reduce det \
+      --iters 20 --kernel $k --csv $L/${s}_v${k}_$1.csv > /dev/null 2>&1; say ${s}_v${k}_$1 $?
+  done; done
+  timeout -s KILL 30 build/cgp bench --zoo docs/experiments/ws_split_k_shapes.csv --precision 3xtf32 --baselines none \
+    --reduce det --iters 20 --kernel 40 --csv $L/ws_split_k_shapes_v40_$1.csv > /dev/null 2>&1; say v40_$1 $?
+}
+git apply docs/experiments/rounding_claims_dev.patch; say patch $?
+export GIT_COMMIT=$HEAD_COMMIT+rounding_claims_dev.patch
+make -j16 build/cgp build/tests/gpu_tensorcore build/tests/gpu_random_shapes > $L/build.log 2>&1; say build $?
+bench_all claims; pack
+CGP_TEST_REQUIRE_GPU=1 timeout 150 build/tests/gpu_tensorcore > $L/gpu_tensorcore.log 2>&1; say gpu_tensorcore $?
+tail -2 $L/gpu_tensorcore.log
+CGP_TEST_REQUIRE_GPU=1 timeout 60 build/tests/gpu_random_shapes > $L/gpu_random_shapes.log 2>&1; say gpu_random_shapes $?
+tail -2 $L/gpu_random_shapes.log; gzip $L/*.log; pack
+git apply -R docs/experiments/rounding_claims_dev.patch; say unpatch $?
+export GIT_COMMIT=$HEAD_COMMIT
+make -j16 build/cgp > $L/build_base.log 2>&1; say build_base $?
+bench_all base; pack

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# rounding_claims_run1.sh - round_weights_once with rounding_claims_dev.patch (a block claims up to 4 units at once,
-# units / blocks where fewer, and keeps 4 loads of each in flight: one claim and about 3 load round trips a block on
-# 8x512->512 7x7, where it took 4 claims and 8 round trips) against HEAD, in one call: the patched tree's build,
+# rounding_claims_run1.sh - round_weights_once with rounding_claims_dev.patch (a block claims 4, 2 or 1 units at once,
+# as many as units / blocks allows, and keeps 16 loads in flight across them in tf32-v21: one claim and 3 load round
+# trips a block on 8x512->512 7x7, where it took 4 claims and 8 round trips) against HEAD, in one call: the patched tree's build,
 # tf32-v21, tf32-v15 and 3xtf32-v15 benches, gpu_tensorcore and gpu_random_shapes, then HEAD's build and the same
 # benches. Run from the repository root with OUT set and HEAD's tree checked out: OUT=/tmp/out bash
 # docs/experiments/rounding_claims_run1.sh (about 300 s); one tarball under $OUT (the device tool returns at most 8

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgp.h"
 #include "cost_model.h"
 #include "cost_model_checks.h"
 #include "csv_read.h"
@@ -62,13 +63,21 @@ static int in_library(const csv_table *t, const int *col, int r)
     return cgp_kernel_find((int)number(t, r, col[C_VERSION])) != NULL;
 }
 
+/* the problem of a shape and padding (pad: 1 same, 0 valid) as cgp_plan_create describes it */
+static cgp_problem problem_of(int64_t n, int64_t cin, int64_t cout, int64_t h, int64_t w, int pad)
+{
+    const cgp_shape s = {n, cin, cout, h, w};
+    const cgp_padding padding = pad ? CGP_PADDING_SAME : CGP_PADDING_VALID;
+    return (cgp_problem){n, cin, cout, h, w, cgp_output_height(&s, padding), cgp_output_width(&s, padding), pad};
+}
+
 /* the rows [first, end) of one shape and precision */
 static void judge_group(const csv_table *t, const int *col, int first, int end, group_stats *g)
 {
     const int64_t n = number(t, first, col[C_N]), cin = number(t, first, col[C_CIN]),
                   cout = number(t, first, col[C_COUT]), h = number(t, first, col[C_H]), w = number(t, first, col[C_W]);
     const int pad = strcmp(csv_cell(t, first, col[C_PADDING]), "same") == 0;
-    const cgp_problem p = {n, cin, cout, h, w, h - 2 + 2 * pad, w - 2 + 2 * pad, pad};
+    const cgp_problem p = problem_of(n, cin, cout, h, w, pad);
     const cgp_device_info d = CGP_DEVICE_INFO_H200; /* the H200 the table was recorded on */
     int pick = -1, recorded = -1;
     double pick_ms = 0.0, fastest = 0.0;
@@ -143,8 +152,7 @@ static void check_fitter_predictions(void)
     double worst = 0.0;
     for (int i = 0; i < count; ++i) {
         const struct cost_model_check *c = &cost_model_checks[i];
-        const cgp_problem p = {c->n, c->cin, c->cout, c->h, c->w, c->h - 2 + 2 * c->pad, c->w - 2 + 2 * c->pad,
-                               c->pad};
+        const cgp_problem p = problem_of(c->n, c->cin, c->cout, c->h, c->w, c->pad);
         double ms = 0.0;
         if (!cgp_cost_model_ms(c->version, &p, &d, &ms) || !(ms > 0.0)) {
             TEST_FAIL(name, "check %d: no prediction for version %d", i, c->version);

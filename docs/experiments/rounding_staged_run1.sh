@@ -3,10 +3,10 @@
 # shared memory by coalesced reads, then writes B's 16-byte units in order: coalesced 16-byte stores, where HEAD
 # stores each weight as it was read, 4 bytes scattered over 18 sectors a warp) against HEAD, in one call: HEAD's
 # build (a copy of the tree) beside the patched one, the tf32-v21, tf32-v15 and 3xtf32-v15 benches of both in turn,
-# then with the patch `make sanitize` of the three versions and `CGP_TEST_REQUIRE_GPU=1 make test`. Run from the
-# repository root with OUT set and HEAD's tree checked out: OUT=/tmp/out bash docs/experiments/rounding_staged_run1.sh
-# (about 500 s); one tarball under $OUT (the device tool returns at most 8 files). Set GIT_COMMIT where the machine's
-# git HEAD is not the tree's.
+# then with the patch `make sanitize` of the three versions and `CGP_TEST_REQUIRE_GPU=1 make test`, each only where
+# the call's T seconds (575 unless set) leave it time. Run from the repository root with OUT set and HEAD's tree
+# checked out: OUT=/tmp/out bash docs/experiments/rounding_staged_run1.sh (about 500 s); one tarball under $OUT (the
+# device tool returns at most 8 files). Set GIT_COMMIT where the machine's git HEAD is not the tree's.
 set -u
 W=$(mktemp -d); L=$W/p; mkdir -p $L; t0=$SECONDS
 say() { echo "== $1 exit $2 ($((SECONDS - t0)) s)"; }
@@ -26,10 +26,15 @@ for k in 46 39; do for s in ws_split_k_shapes ws_pair_shapes; do
   bench $BASE/build/cgp $s tf32 $k base; bench build/cgp $s tf32 $k staged
 done; done
 bench $BASE/build/cgp ws_split_k_shapes 3xtf32 40 base; bench build/cgp ws_split_k_shapes 3xtf32 40 staged; pack
-CGP_SANITIZE_KERNELS="46 39 40" timeout -s KILL 170 make GIT_COMMIT=$HEAD_COMMIT+rounding_staged_dev.patch sanitize \
-  > $L/sanitize.log 2>&1; say sanitize $?
-tail -3 $L/sanitize.log; cat build/sanitize*.log > $L/sanitize_full.log 2>/dev/null; pack
-CGP_TEST_REQUIRE_GPU=1 timeout -s KILL $(( ${T:-575} - (SECONDS - t0) )) \
-  make -j16 GIT_COMMIT=$HEAD_COMMIT+rounding_staged_dev.patch test > $L/make_test.log 2>&1; say make_test $?
-grep -E "passed, .* failed" $L/make_test.log | tail -24; grep -E "^FAIL" $L/make_test.log | head
+left() { echo $(( ${T:-575} - (SECONDS - t0) )); } # the seconds left of the call's T
+if (( $(left) > 130 )); then
+  CGP_SANITIZE_KERNELS="46 39 40" timeout -s KILL $(( $(left) < 180 ? $(left) - 10 : 170 )) \
+    make GIT_COMMIT=$HEAD_COMMIT+rounding_staged_dev.patch sanitize > $L/sanitize.log 2>&1; say sanitize $?
+  tail -3 $L/sanitize.log; cat build/sanitize*.log > $L/sanitize_full.log 2>/dev/null; pack
+fi
+if (( $(left) > 60 )); then
+  CGP_TEST_REQUIRE_GPU=1 timeout -s KILL $(left) \
+    make -j16 GIT_COMMIT=$HEAD_COMMIT+rounding_staged_dev.patch test > $L/make_test.log 2>&1; say make_test $?
+  grep -E "passed, .* failed" $L/make_test.log | tail -24; grep -E "^FAIL" $L/make_test.log | head
+fi
 gzip $L/*.log; pack

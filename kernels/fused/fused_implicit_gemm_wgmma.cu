@@ -90,15 +90,17 @@ __global__ void __launch_bounds__(B::kThreads, 1)
     using L = Landing<B, kTma, kRounded, kOverlap>;
     using Src = typename L::Src;
     constexpr bool kMbarrier = L::kMbarrier;
-    if constexpr (kRounded)
-        round_weights_once<P, B>(p);
+    float *smem = reinterpret_cast<float *>(dynamic_smem());
+    if constexpr (kMbarrier)
+        smem += (L::kAlignBytes - shared_address(smem) % L::kAlignBytes) % L::kAlignBytes / sizeof(float);
+    if constexpr (kRounded) {
+        static_assert(kRoundingScratchBytes<B> <= L::kSmemBytes - L::kAlignBytes, "the pass's scratch in the stages");
+        round_weights_once<P, B>(p, smem);
+    }
     constexpr int kTw = B::kTw, kWarps = B::kWarps, kLandFloats = L::kStageFloats, kBn = B::kBn;
     __shared__ float warp_sums[kWarps * kBn];
     __shared__ double block_sums[kBn];
     __shared__ uint64_t landed[kMbarrier ? L::kStages : 1]; /* stage s's bulk copies landed (a phase a chunk) */
-    float *smem = reinterpret_cast<float *>(dynamic_smem());
-    if constexpr (kMbarrier)
-        smem += (L::kAlignBytes - shared_address(smem) % L::kAlignBytes) % L::kAlignBytes / sizeof(float);
     constexpr int kStages = L::kStages, kBuffers = L::kBuffers, kOpFloats = L::kOpFloats;
     constexpr uint32_t kLandBytes = 4u * kLandFloats, kOpBytes = 4u * kOpFloats;
     float *land = smem, *ops = smem + kStages * kLandFloats;

@@ -446,7 +446,9 @@ __global__ void __launch_bounds__(kWsThreads, 1)
             mbarrier_init<kSplit * W::kConsumerThreads>(shared_address(&partials_read));
         }
     }
-    round_weights_once<kTf32, typename W::Rounding>(p); /* ends with a barrier of the block */
+    static_assert(kRoundingScratchBytes<typename W::Rounding> <= W::kSmemBytes - W::kAlignBytes,
+                  "the pass's scratch in the stages");
+    round_weights_once<kTf32, typename W::Rounding>(p, smem); /* ends with a barrier of the block */
     if constexpr (kSplit > 1)
         cluster_sync(); /* every block's mbarriers, before another block arrives on them */
     else

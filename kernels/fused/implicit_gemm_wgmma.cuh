@@ -300,16 +300,27 @@ template <int P, class B, class Src = typename B::Land> struct ChunkConversion {
 /* The launch-wide words (IgemmParams::launch_words, kernel_api.h's CGP_LAUNCH_WORDS) of round_weights_once */
 enum LaunchWord { kUnitsClaimed, kUnitsRounded, kBlocksPast };
 
+/* round_weights_once's scratch in shared memory: a unit's raw weights, a row of kChunkK floats an output channel, rows
+ * kChunkK + 1 apart (an odd stride: the transposing reads of 32 consecutive channels hit 32 banks) */
+constexpr int kRoundingRow = kChunkK + 1;
+template <class B> constexpr size_t kRoundingScratchBytes = sizeof(float) * B::kBn * kRoundingRow;
+
 /* The weights of every (channel block, chunk) unit, in B's layout and rounded (3xTF32: split) as the conversion
  * does, at rounded_w + (block x chunks + chunk) x kRoundedUnitFloats; zero past Cin and Cout. The units are claimed
- * one at a time by the launch's blocks as they arrive (an atomic counter), each block converting the units it
- * claims with coalesced reads, then every block waits until all are done. A block waits only once every unit is
- * claimed, by a block that converts it without waiting for anything, so the wait ends whatever the blocks
- * resident. The last block past its wait sets the words to zero again for the next launch (no block reads them
- * any more in this one). Called by every thread of the block. */
-template <int P, class B> __device__ void round_weights_once(const IgemmParams &p)
+ * one at a time by the launch's blocks as they arrive (an atomic counter); a block lands the unit it claims in
+ * `scratch` (its shared memory, kRoundingScratchBytes, not yet in use) by coalesced reads, a row an output channel,
+ * then writes B's 16-byte units in order, each 4 input channels of one tap and output channel gathered from the rows
+ * and rounded: coalesced 16-byte stores, where storing each weight as it was read scattered 4-byte stores over 18
+ * sectors a warp. Then every block waits until all are done. A block waits only once every unit is claimed, by a
+ * block that converts it without waiting for anything, so the wait ends whatever the blocks resident. The last block
+ * past its wait sets the words to zero again for the next launch (no block reads them any more in this one). Called
+ * by every thread of the block; `scratch` is free again after it (its generic writes fenced for the async proxy's
+ * copies into the same memory). */
+template <int P, class B> __device__ void round_weights_once(const IgemmParams &p, float *scratch)
 {
     constexpr int kUnitFloats = B::kRoundedUnitFloats, kBn = B::kBn;
+    constexpr int kElems = kBn * kChunkK, kBatch = 8; /* a unit's weights; kBatch loads in flight before their stores */
+    constexpr int kQuads = kTaps * 2 * kBn;           /* B's 16-byte units: (tap, input-channel half, channel) */
     __shared__ int claimed;
     unsigned *words = p.launch_words;
     const int units = (int)p.channel_blocks * p.chunks;
@@ -328,30 +339,38 @@ template <int P, class B> __device__ void round_weights_once(const IgemmParams &
         if (unit >= units)
             break;
         const int64_t co0 = (int64_t)(unit / p.chunks) * kBn, ci0 = (int64_t)(unit % p.chunks) * kChunk;
-        float *dst = p.rounded_w + (int64_t)unit * kUnitFloats;
-        constexpr int kElems = kBn * kChunkK, kBatch = 8; /* kBatch loads in flight before their stores */
-        for (int e0 = (int)threadIdx.x; e0 < kElems; e0 += kBatch * B::kThreads) {
+        for (int e0 = (int)threadIdx.x; e0 < kElems; e0 += kBatch * B::kThreads) { /* the rows, in read order */
             float v[kBatch];
 #pragma unroll
             for (int u = 0; u < kBatch; ++u) {
-                const int e = e0 + u * B::kThreads, c = e / kChunkK, k = e % kChunkK; /* read order */
+                const int e = e0 + u * B::kThreads, c = e / kChunkK, k = e % kChunkK;
                 const bool inside = e < kElems && co0 + c < p.cout && ci0 + k / kTaps < p.cin;
                 v[u] = inside ? __ldg(&p.w[((co0 + c) * p.cin + ci0) * kTaps + k]) : 0.0f;
             }
 #pragma unroll
             for (int u = 0; u < kBatch; ++u) {
-                const int e = e0 + u * B::kThreads, c = e / kChunkK, k = e % kChunkK, ci = k / kTaps, tap = k % kTaps;
-                const int at = B::b_unit(tap, ci / 4, c) * 4 + ci % 4;
-                if (e >= kElems)
-                    break;
-                if (P == kTf32) {
-                    dst[at] = __uint_as_float(tf32_round_for_mma(v[u]));
-                } else {
-                    uint32_t big, small;
-                    split_tf32_for_mma(v[u], big, small);
-                    dst[at] = __uint_as_float(big);
-                    dst[B::kBFloats + at] = __uint_as_float(small);
-                }
+                const int e = e0 + u * B::kThreads;
+                if (e < kElems)
+                    scratch[e / kChunkK * kRoundingRow + e % kChunkK] = v[u];
+            }
+        }
+        __syncthreads();
+        uint4 *dst = reinterpret_cast<uint4 *>(p.rounded_w + (int64_t)unit * kUnitFloats);
+        for (int q = (int)threadIdx.x; q < kQuads; q += B::kThreads) { /* B's units in order: b_unit(tap, half, c) */
+            const int c = q % kBn, tap = q / kBn / 2, half = q / kBn % 2;
+            const float *row = scratch + c * kRoundingRow + 4 * half * kTaps + tap;
+            const float v[4] = {row[0], row[kTaps], row[2 * kTaps], row[3 * kTaps]};
+            if (P == kTf32) {
+                dst[q] = make_uint4(tf32_round_for_mma(v[0]), tf32_round_for_mma(v[1]), tf32_round_for_mma(v[2]),
+                                    tf32_round_for_mma(v[3]));
+            } else {
+                uint4 big, small;
+                split_tf32_for_mma(v[0], big.x, small.x);
+                split_tf32_for_mma(v[1], big.y, small.y);
+                split_tf32_for_mma(v[2], big.z, small.z);
+                split_tf32_for_mma(v[3], big.w, small.w);
+                dst[q] = big;
+                dst[B::kBFloats / 4 + q] = small;
             }
         }
         fence_proxy_async_global(); /* the thread's stores, for the bulk copies (async proxy) that read them */
@@ -361,6 +380,7 @@ template <int P, class B> __device__ void round_weights_once(const IgemmParams &
             atomicAdd(&words[kUnitsRounded], 1u);
         }
     }
+    fence_proxy_async(); /* scratch's writes, before the async proxy's copies into the same shared memory */
     if (threadIdx.x == 0) {
         while (load_acquire_gpu(&words[kUnitsRounded]) < (unsigned)units)
             __nanosleep(100);

@@ -6,7 +6,9 @@
 #   - its selection.csv (`cgp select`, the results step) exists with its header;
 #   - its zoo.csv has the 17 columns of scripts/torch_compare.py --zoo with GPU time;
 # and README.md's results section is what scripts/results_readme.py makes of results/h200's zoo.csv and zoo.md
-# (--check). A folder's top-level files come from one `scripts/h200_session.sh results` run (its README.md).
+# (--check); and the files git tracks under results/ add up to 20 MB at most (a clone stays small: logs gzipped,
+# results/README.md's conventions). A folder's top-level files come from one `scripts/h200_session.sh results` run (its
+# README.md).
 # Run: make test CGP_TEST_FILTER=cpu_results_commit   (or bash tests/cpu/cpu_results_commit.sh)
 # Environment: CGP_RESULTS_DIR names one folder instead, the one README's section is checked against.
 set -u
@@ -72,5 +74,18 @@ elif out=$(python3 scripts/results_readme.py --zoo-csv "$readme_dir/zoo.csv" --c
     pass "$name"
 else
     fail "$name" "$(echo "$out" | tr '\n' ' ' | sed 's/  */ /g; s/ $//')"
+fi
+# (e) results/ within 20 MB in git
+name="results/ tracked in git within 20 MB"
+limit=20000000
+if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    echo "SKIP cpu_results_commit $name: not a git checkout"
+else
+    bytes=$(git ls-files -z results | xargs -0 -r stat -c %s | awk '{ s += $1 } END { print s + 0 }')
+    if [ "$bytes" -le "$limit" ]; then
+        pass "$name ($bytes bytes)"
+    else
+        fail "$name" "$bytes bytes, over $limit: gzip the logs (results/README.md, Conventions) or move what is not results out"
+    fi
 fi
 [ "$failures" -eq 0 ]

@@ -10,6 +10,7 @@
 #        py_call_overhead.md; benchzoo: `cgp bench --zoo --precision all` into bench_zoo.csv/.json/.md, warm and with
 #        --cold-l2; select: `cgp select` of 400 random shapes and the zoo into selection.csv, selection_candidates.csv;
 #        readme: scripts/results_readme.py's README section from zoo.csv into README_results.md)
+# build: `make all`, after removing a build/ that other sources made (build/.sources; a warm machine keeps build/).
 # (default: env build ptxas test bench versions sass; charts = roofline zoo sweeps layout, the charts of
 # results/h200/ and their text-extent check). Results are packed into $OUT/results.tgz.
 # results = bench torchzoo train select roofline zoo layout readme, in that order: every committed table and chart
@@ -53,6 +54,24 @@ env_info() {
     python3 -c 'import torch; print("torch", torch.__version__, "cudnn", torch.backends.cudnn.version())' 2>&1 | tail -1
 }
 
+# build/ is kept only where it was made from these very sources: a warm machine keeps build/ from its last call, and
+# the tree copied onto it keeps its files' older times, so make would take another tree's objects as up to date
+# (build/.sources: a digest of the files make reads, written after each build step)
+sources_digest() {
+    find Makefile mk include host kernels tests python -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' \
+        -o -name '*.cuh' -o -name '*.mk' -o -name Makefile -o -name '*.csv' -o -name '*.py' -o -name '*.sh' \) \
+        -print0 2>/dev/null | sort -z | xargs -0 sha1sum | sha1sum | cut -c1-40
+}
+fresh_build() {
+    local digest
+    digest=$(sources_digest)
+    if [ -d build ] && [ "$(cat build/.sources 2>/dev/null)" != "$digest" ]; then
+        echo "build/ was not made from these sources (build/.sources differs or is missing): removing it"
+        rm -rf build
+    fi
+    make -j"$JOBS" all && echo "$digest" > build/.sources
+}
+
 steps=()
 for s in "$@"; do
     case $s in
@@ -65,7 +84,7 @@ done
 for s in "${steps[@]}"; do
     case $s in
     env) step env env_info ;;
-    build) step build make -j"$JOBS" all ;;
+    build) step build fresh_build ;;
     ptxas) step ptxas make ptxas ;;
     test) TAIL=40 step test env CGP_TEST_REQUIRE_GPU=1 make -j"$JOBS" test ;;
     bench) TAIL=30 step bench build/cgp bench --precision all --csv "$RES/bench_default.csv" \

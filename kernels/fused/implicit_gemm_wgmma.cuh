@@ -303,11 +303,13 @@ enum LaunchWord { kUnitsClaimed, kUnitsRounded, kBlocksPast };
 /* round_weights_once's scratch in shared memory: a unit's raw weights, a row of kChunkK floats an output channel, rows
  * kChunkK + 1 apart (an odd stride: the transposing reads of 32 consecutive channels hit 32 banks) */
 constexpr int kRoundingRow = kChunkK + 1;
+static_assert(kRoundingRow == kChunkK + 1, "round_weights_once places element e of a unit at e + e / kChunkK");
 template <class B> constexpr size_t kRoundingScratchBytes = sizeof(float) * B::kBn * kRoundingRow;
 
 /* The weights of every (channel block, chunk) unit, in B's layout and rounded (3xTF32: split) as the conversion
  * does, at rounded_w + (block x chunks + chunk) x kRoundedUnitFloats; zero past Cin and Cout. The units are claimed
- * one at a time by the launch's blocks as they arrive (an atomic counter); a block lands the unit it claims in
+ * one at a time by the launch's blocks as they arrive (an atomic counter; a block's next claim made while it writes
+ * the unit before); a block lands the unit it claims in
  * `scratch` (its shared memory, kRoundingScratchBytes, not yet in use) by coalesced reads, a row an output channel,
  * then writes B's 16-byte units in order, each 4 input channels of one tap and output channel gathered from the rows
  * and rounded: coalesced 16-byte stores, where storing each weight as it was read scattered 4-byte stores over 18
@@ -324,37 +326,45 @@ template <int P, class B> __device__ void round_weights_once(const IgemmParams &
     __shared__ int claimed;
     unsigned *words = p.launch_words;
     const int units = (int)p.channel_blocks * p.chunks;
-    for (;;) {
-        /* Relaxed, and correct so: a claim only hands out a unit index, which the atomicity alone makes unique; no
-         * data travels with it (a unit's rounded weights are published by the release on kUnitsRounded below and
-         * read after the acquire of the wait), and the reset of the count happens after every block's last claim
-         * (a block counts itself past only after its claim came back >= units), with the kernel boundary before the
-         * next launch's claims. An acq_rel claim would add MEMBAR.ALL.GPU, ERRBAR, CGAERRBAR and CCTL.IVALL (an L1
-         * invalidation) around the ATOM on sm_90a, for no ordering anything here needs. */
-        if (threadIdx.x == 0)
-            claimed = (int)atomicAdd(&words[kUnitsClaimed], 1u);
-        __syncthreads();
-        const int unit = claimed;
-        __syncthreads(); /* every thread has read `claimed` */
-        if (unit >= units)
-            break;
+    /* Relaxed, and correct so: a claim only hands out a unit index, which the atomicity alone makes unique; no data
+     * travels with it (a unit's rounded weights are published by the release on kUnitsRounded below and read after
+     * the acquire of the wait), and the reset of the count happens after every block's last claim (a block counts
+     * itself past only after its claim came back >= units), with the kernel boundary before the next launch's
+     * claims. An acq_rel claim would add MEMBAR.ALL.GPU, ERRBAR, CGAERRBAR and CCTL.IVALL (an L1 invalidation)
+     * around the ATOM on sm_90a, for no ordering anything here needs. */
+    auto claim = [&] { return threadIdx.x == 0 ? (int)atomicAdd(&words[kUnitsClaimed], 1u) : 0; };
+    if (threadIdx.x == 0)
+        claimed = claim();
+    __syncthreads();
+    /* each unit's next claim made once the unit has landed (every thread has read `claimed` by then), its value
+     * stored after the unit's B is written (thread 0 waits for the atomic there, not before its own stores) and read
+     * after the barrier that ends the unit: the claim's round trip beside the stores, and no barrier of its own */
+    for (int unit = claimed; unit < units; unit = claimed) {
         const int64_t co0 = (int64_t)(unit / p.chunks) * kBn, ci0 = (int64_t)(unit % p.chunks) * kChunk;
+        /* the unit's rows inside Cout and columns inside Cin; element e is row e / kChunkK, column e % kChunkK: a
+         * 32-bit index and one wide multiply an element (64-bit index arithmetic an element was most of the
+         * pass's issue: docs/perf-log.md, "where tf32-v21's launch goes") */
+        const unsigned rows = (unsigned)min((int64_t)kBn, p.cout - co0);
+        const unsigned columns = (unsigned)min((int64_t)kChunkK, (p.cin - ci0) * kTaps);
+        const float *unit_w = p.w + (co0 * p.cin + ci0) * kTaps;
+        uint64_t row_stride = (uint64_t)p.cin * kTaps;
+        asm("" : "+l"(unit_w), "+l"(row_stride)); /* else the compiler folds them back into each element's index */
         for (int e0 = (int)threadIdx.x; e0 < kElems; e0 += kBatch * B::kThreads) { /* the rows, in read order */
             float v[kBatch];
 #pragma unroll
             for (int u = 0; u < kBatch; ++u) {
-                const int e = e0 + u * B::kThreads, c = e / kChunkK, k = e % kChunkK;
-                const bool inside = e < kElems && co0 + c < p.cout && ci0 + k / kTaps < p.cin;
-                v[u] = inside ? __ldg(&p.w[((co0 + c) * p.cin + ci0) * kTaps + k]) : 0.0f;
+                const unsigned e = e0 + u * B::kThreads, c = e / kChunkK, k = e - c * kChunkK;
+                v[u] = c < rows && k < columns ? __ldg(unit_w + (uint64_t)c * row_stride + k) : 0.0f;
             }
 #pragma unroll
             for (int u = 0; u < kBatch; ++u) {
                 const int e = e0 + u * B::kThreads;
                 if (e < kElems)
-                    scratch[e / kChunkK * kRoundingRow + e % kChunkK] = v[u];
+                    scratch[e + e / kChunkK] = v[u]; /* row e / kChunkK at kRoundingRow = kChunkK + 1 floats */
             }
         }
-        __syncthreads();
+        __syncthreads(); /* the unit landed; every thread has read `claimed` */
+        const int next = claim();
         uint4 *dst = reinterpret_cast<uint4 *>(p.rounded_w + (int64_t)unit * kUnitFloats);
         for (int q = (int)threadIdx.x; q < kQuads; q += B::kThreads) { /* B's units in order: b_unit(tap, half, c) */
             const int c = q % kBn, tap = q / kBn / 2, half = q / kBn % 2;
@@ -373,8 +383,10 @@ template <int P, class B> __device__ void round_weights_once(const IgemmParams &
                 dst[B::kBFloats / 4 + q] = small;
             }
         }
+        if (threadIdx.x == 0)
+            claimed = next;
         fence_proxy_async_global(); /* the thread's stores, for the bulk copies (async proxy) that read them */
-        __syncthreads();
+        __syncthreads(); /* the unit written; the next claim in `claimed` */
         if (threadIdx.x == 0) {
             __threadfence(); /* release: the block's stores, ordered before it by the barrier, before the count */
             atomicAdd(&words[kUnitsRounded], 1u);

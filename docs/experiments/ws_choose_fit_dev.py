@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """ws_choose_fit_dev.py SWEEP_CSV... - how well ws_choose (fused_ws_wgmma.cu) picks tf32-v21's configuration (channels,
 K split, one or two images a tile) on sweeps where every configuration was forced (ws_choose_force_dev.patch; the
-CSVs of results/h100/history/dev/ws_split_sweep_651cd59.csv and ws_pair_sweep_f25bcc7.csv, a `forced` column first):
+CSVs of results/h100/history/dev/ws_split_sweep_651cd59.csv.gz and ws_pair_sweep_f25bcc7.csv.gz, gzipped or not, a
+`forced` column first):
 for a grid of ws_cost's prices (E: the exchange a tile, chunks' worth; F: the fixed price a chunk, channels' worth;
 C: the cp.async window's price a chunk; P: a paired tile's; I: whether a warpgroup right of the image counts as
 idle under K split), the geometric mean and the worst of the picked configuration's time over the fastest one's,
@@ -10,6 +11,7 @@ window where W % 4 != 0 or two images share a tile); ws_choose takes two images 
 estimate is lower."""
 import collections
 import csv
+import gzip
 import itertools
 import math
 import re
@@ -59,7 +61,8 @@ def pick(shape, prices):
 
 def load(path):
     times = collections.defaultdict(dict)  # shape -> {configuration that ran: GPU ms}
-    for r in csv.DictReader(open(path)):
+    opener = gzip.open if path.endswith(".gz") else open
+    for r in csv.DictReader(opener(path, "rt")):
         if "det" not in r["variant"] or r["status"] != "pass" or r["forced"] == "auto":
             continue
         m = re.search(r"x (\d+) ch(?:, K split (\d))?", r["detail"])

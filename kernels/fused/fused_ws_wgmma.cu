@@ -525,7 +525,7 @@ PersistentSchedule ws_schedule(const cgp_problem *p, const cgp_device_info *d, i
  * wide), plus a fixed price (the fragments and the chain's add, 32 channels' worth) and, where the producer copies the
  * window by cp.async, 16 channels' worth more (its copies are not hidden behind 64 channels' wgmmas). The prices are
  * fitted on two random samples with every configuration forced (an H100: 48 shapes of the split's domain and 40
- * where two images fit a tile, results/h100/history/dev/ws_split_sweep_651cd59.csv and ws_pair_sweep_f25bcc7.csv;
+ * where two images fit a tile, results/h100/history/dev/ws_split_sweep_651cd59.csv.gz and ws_pair_sweep_f25bcc7.csv.gz;
  * docs/experiments/ws_choose_fit_dev.py; docs/perf-log.md, "Two images a tile"); a split needs 2 chunks a block at
  * least. */
 double ws_cost(const cgp_problem *p, const cgp_device_info *d, int i, int split, bool paired)

@@ -6,8 +6,8 @@
 #   - its selection.csv (`cgp select`, the results step) exists with its header;
 #   - its zoo.csv has the 17 columns of scripts/torch_compare.py --zoo with GPU time;
 # and README.md's results section is what scripts/results_readme.py makes of results/h200's zoo.csv and zoo.md
-# (--check); and the files git tracks under results/ add up to 20 MB at most (a clone stays small: logs gzipped,
-# results/README.md's conventions). A folder's top-level files come from one `scripts/h200_session.sh results` run (its
+# (--check); and the files git tracks under results/ add up to 20 MB at most, no file under a history/ over 40 kB
+# left plain but a chart or a README (a clone stays small: results/README.md's conventions). A folder's top-level files come from one `scripts/h200_session.sh results` run (its
 # README.md).
 # Run: make test CGP_TEST_FILTER=cpu_results_commit   (or bash tests/cpu/cpu_results_commit.sh)
 # Environment: CGP_RESULTS_DIR names one folder instead, the one README's section is checked against.
@@ -86,6 +86,19 @@ else
         pass "$name ($bytes bytes)"
     else
         fail "$name" "$bytes bytes, over $limit: gzip the logs (results/README.md, Conventions) or move what is not results out"
+    fi
+fi
+# (f) history/ files over 40 kB gzipped, a chart or a README excepted
+name="results/*/history: every file over 40 kB gzipped but charts and READMEs"
+if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    echo "SKIP cpu_results_commit $name: not a git checkout"
+else
+    plain=$(git ls-files -z 'results/*/history/*' | xargs -0 -r stat -c '%s %n' |
+        awk '$1 > 40000 && $2 !~ /(\.gz|\.svg|README\.md)$/ { print $2 }')
+    if [ -z "$plain" ]; then
+        pass "$name"
+    else
+        fail "$name" "over 40 kB and not gzipped (gzip -9 -n them, results/README.md, Conventions): $(echo $plain)"
     fi
 fi
 [ "$failures" -eq 0 ]

@@ -7,8 +7,8 @@
 #   - its zoo.csv has the 17 columns of scripts/torch_compare.py --zoo with GPU time;
 # and README.md's results section is what scripts/results_readme.py makes of results/h200's zoo.csv and zoo.md
 # (--check); and the files git tracks under results/ add up to 20 MB at most, no file under a history/ over 40 kB
-# left plain but a chart or a README (a clone stays small: results/README.md's conventions). A folder's top-level files come from one `scripts/h200_session.sh results` run (its
-# README.md).
+# left plain but a chart or a README (a clone stays small: results/README.md's conventions). A folder's top-level
+# files come from one `scripts/h200_session.sh results` run (its README.md).
 # Run: make test CGP_TEST_FILTER=cpu_results_commit   (or bash tests/cpu/cpu_results_commit.sh)
 # Environment: CGP_RESULTS_DIR names one folder instead, the one README's section is checked against.
 set -u

@@ -303,7 +303,6 @@ enum LaunchWord { kUnitsClaimed, kUnitsRounded, kBlocksPast };
 /* round_weights_once's scratch in shared memory: a unit's raw weights, a row of kChunkK floats an output channel, rows
  * kChunkK + 1 apart (an odd stride: the transposing reads of 32 consecutive channels hit 32 banks) */
 constexpr int kRoundingRow = kChunkK + 1;
-static_assert(kRoundingRow == kChunkK + 1, "round_weights_once places element e of a unit at e + e / kChunkK");
 template <class B> constexpr size_t kRoundingScratchBytes = sizeof(float) * B::kBn * kRoundingRow;
 
 /* The weights of every (channel block, chunk) unit, in B's layout and rounded (3xTF32: split) as the conversion
@@ -360,7 +359,7 @@ template <int P, class B> __device__ void round_weights_once(const IgemmParams &
             for (int u = 0; u < kBatch; ++u) {
                 const int e = e0 + u * B::kThreads;
                 if (e < kElems)
-                    scratch[e + e / kChunkK] = v[u]; /* row e / kChunkK at kRoundingRow = kChunkK + 1 floats */
+                    scratch[e + e / kChunkK * (kRoundingRow - kChunkK)] = v[u]; /* row e / kChunkK, its column */
             }
         }
         __syncthreads(); /* the unit landed; every thread has read `claimed` */

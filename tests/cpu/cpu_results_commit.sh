@@ -75,30 +75,26 @@ elif out=$(python3 scripts/results_readme.py --zoo-csv "$readme_dir/zoo.csv" --c
 else
     fail "$name" "$(echo "$out" | tr '\n' ' ' | sed 's/  */ /g; s/ $//')"
 fi
-# (e) results/ within 20 MB in git
-name="results/ tracked in git within 20 MB"
+# (e) results/ within 20 MB in git; (f) history/ files over 40 kB gzipped, a chart or a README excepted
+size_name="results/ tracked in git within 20 MB"
+plain_name="results/*/history: every file over 40 kB gzipped but charts and READMEs"
 limit=20000000
 if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    echo "SKIP cpu_results_commit $name: not a git checkout"
+    echo "SKIP cpu_results_commit $size_name: not a git checkout"
+    echo "SKIP cpu_results_commit $plain_name: not a git checkout"
 else
     bytes=$(git ls-files -z results | xargs -0 -r stat -c %s | awk '{ s += $1 } END { print s + 0 }')
     if [ "$bytes" -le "$limit" ]; then
-        pass "$name ($bytes bytes)"
+        pass "$size_name ($bytes bytes)"
     else
-        fail "$name" "$bytes bytes, over $limit: gzip the logs (results/README.md, Conventions) or move what is not results out"
+        fail "$size_name" "$bytes bytes, over $limit: gzip the logs (results/README.md, Conventions) or move what is not results out"
     fi
-fi
-# (f) history/ files over 40 kB gzipped, a chart or a README excepted
-name="results/*/history: every file over 40 kB gzipped but charts and READMEs"
-if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    echo "SKIP cpu_results_commit $name: not a git checkout"
-else
     plain=$(git ls-files -z 'results/*/history/*' | xargs -0 -r stat -c '%s %n' |
         awk '$1 > 40000 && $2 !~ /(\.gz|\.svg|README\.md)$/ { print $2 }')
     if [ -z "$plain" ]; then
-        pass "$name"
+        pass "$plain_name"
     else
-        fail "$name" "over 40 kB and not gzipped (gzip -9 -n them, results/README.md, Conventions): $(echo $plain)"
+        fail "$plain_name" "over 40 kB and not gzipped (gzip -9 -n them, results/README.md, Conventions): $(echo $plain)"
     fi
 fi
 [ "$failures" -eq 0 ]

@@ -93,7 +93,7 @@ for s in "${steps[@]}"; do
                build/cgp bench --baselines none --kernel $k --iters 50 --csv '"$RES"'/versions_fp32_v$k.csv | grep -E "^fused|kernel fp32"; done
              for k in ${TF32_VERSIONS:-16 18 19 20 32 36 39 41 42 46}; do build/cgp bench --baselines none --precision tf32 --kernel $k --iters 50 \
                --csv '"$RES"'/versions_tf32_v$k.csv | grep -E "^fused|kernel"; done
-             for k in ${TF32X3_VERSIONS:-27 28 29 30 33 35 37 40}; do build/cgp bench --baselines none --precision 3xtf32 --kernel $k --iters 50 \
+             for k in ${TF32X3_VERSIONS:-27 28 29 30 33 35 37 40 47}; do build/cgp bench --baselines none --precision 3xtf32 --kernel $k --iters 50 \
                --csv '"$RES"'/versions_3xtf32_v$k.csv | grep -E "^fused|kernel"; done' ;;
     benchzoo) TAIL=30 step benchzoo bash -c 'build/cgp bench --zoo --precision all --baselines cudnn --csv '"$RES"'/bench_zoo.csv \
                --json '"$RES"'/bench_zoo.json --markdown '"$RES"'/bench_zoo.md && cp '"$RES"'/bench_zoo.csv build/zoo.csv

@@ -49,7 +49,8 @@
     X(cgp_kernel_tf32x3_v13)                                                                                           \
     X(cgp_kernel_tf32x3_v10)                                                                                           \
     X(cgp_kernel_tf32x3_v9)                                                                                            \
-    X(cgp_kernel_tf32x3_v7)
+    X(cgp_kernel_tf32x3_v7)                                                                                            \
+    X(cgp_kernel_tf32x3_v21)
 
 #define CGP_DECLARE_VERSION(desc) extern "C" const cgp_kernel_desc desc;
 #define CGP_LIST_VERSION(desc) &desc,

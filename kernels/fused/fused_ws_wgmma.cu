@@ -1,12 +1,12 @@
 /*
  * fused_ws_wgmma.cu - the warp-specialised wgmma implicit GEMM (library layer), issue 39's family: tf32-v21 (version
- * 46), one kernel template over its channels, the staging of the input windows (WsStaging: TMA, or the producer's
- * cp.async) and the K split. Its siblings left the family: tf32-v19 (44), the weights rounded by the producer a chunk
- * at a time, measured about 2x slower on every shape; tf32-v20 (45), A staged by the producer in wgmma's layout with
- * two chains overlapped, the measured best on a few shapes by at most 3.6% (docs/perf-log.md, "tf32-v19, v20 and
- * v21: the first measurement" and "Retired versions"). tf32-v16 (fused_resident_wgmma.cu) holds every tile's weights
- * resident, so it runs only Cin <= 64, and its four warpgroups each stage, round and multiply their own share, 64
- * channels wide; here the roles are split:
+ * 46) and 3xtf32-v21 (version 47), one kernel template over its precision, its channels, the staging of the input
+ * windows (WsStaging: TMA, or the producer's cp.async) and the K split. Its siblings left the family: tf32-v19 (44),
+ * the weights rounded by the producer a chunk at a time, measured about 2x slower on every shape; tf32-v20 (45), A
+ * staged by the producer in wgmma's layout with two chains overlapped, the measured best on a few shapes by at most
+ * 3.6% (docs/perf-log.md, "tf32-v19, v20 and v21: the first measurement" and "Retired versions"). tf32-v16
+ * (fused_resident_wgmma.cu) holds every tile's weights resident, so it runs only Cin <= 64, and its four warpgroups
+ * each stage, round and multiply their own share, 64 channels wide; here the roles are split:
  *
  *   block         3 warpgroups, 384 threads, one block an SM. Warpgroup 0 is the producer (setmaxnreg down), warpgroups
  *                 1 and 2 the consumers (setmaxnreg up): consumer c computes the 8 x 8 pixel block at column 8 c of an
@@ -41,8 +41,12 @@
  *                 the block's last tile of an image the 8 consumer warps' slots are added in warp order and published
  *                 once (reduction.cuh on the consumers' ThreadRange, their own named barrier): deterministic, or
  *                 atomic. The producer runs on, kStages pairs ahead.
- * tf32 only. It runs on an sm_90 GPU with a build for sm_90a (SM=90) and refuses other GPUs and builds with the
- * reason.
+ *   3xTF32        3xtf32-v21: the same with every operand split into big and small (tf32-v15's split): the weights
+ *                 once a launch into both planes, a stage's B the two; a consumer thread splits its A fragments as
+ *                 it loads them (72 registers) and issues a chunk's 27 wgmmas, the 18 corrections first. 64
+ *                 channels a block only: beside the split fragments, the 128-channel chain and sum (128 registers)
+ *                 would not fit a consumer's share of the block's registers.
+ * It runs on an sm_90 GPU with a build for sm_90a (SM=90) and refuses other GPUs and builds with the reason.
  */
 #include <stdint.h>
 
@@ -89,13 +93,14 @@ template <class Win> struct WsBoxCopies {
  * consumer thread's BN / 2 accumulators, [float4 of the thread][thread]: a warp's 16-byte stores and loads
  * contiguous); the window lands by TMA (or the producer's cp.async), B by one bulk copy, and the consumers load their
  * A fragments from the window. */
-template <int BN, int kStaging, int kSplit = 1> struct WsBlock {
-    static constexpr int kWindowStaging = kStaging;
+template <int P, int BN, int kStaging, int kSplit = 1> struct WsBlock {
+    static_assert(P == kTf32 || BN == 64, "3xTF32: 64 channels a block (the split fragments beside the accumulators)");
+    static constexpr int kPrecision = P, kWindowStaging = kStaging;
     static constexpr bool kCopiedWindow = copied_window(kStaging), kPaired = paired_images(kStaging);
     /* the images of a tile, each one consumer's 8 x 8 pixel block where two (the block's sums then a share of the
      * channels an image) */
     static constexpr int kTileImages = kPaired ? 2 : 1;
-    using Tile = Blocks<kTf32, 1, 2, BN>;
+    using Tile = Blocks<P, 1, 2, BN>;
     using Win = FragmentWindow<Tile>;
     /* the block's view for round_weights_once: B's layout, rounded by all its threads */
     struct Rounding : Tile {
@@ -110,13 +115,15 @@ template <int BN, int kStaging, int kSplit = 1> struct WsBlock {
     static constexpr int kQuads = BN / 8;
     static constexpr int kPartialFloats = kSplit > 1 ? 4 * kQuads * kConsumerThreads : 0;
     /* the registers a thread after setmaxnreg: the producer's few (its cp.async copies keep a window position's offset
-     * each: 96), the consumers' accumulators (one chain and the fragments); the three warpgroups within the block's
-     * 65536 / 384 = 168 a thread at launch */
-    static constexpr int kProducerRegisters = kCopiedWindow ? 96 : 40, kConsumerRegisters = 200;
+     * each: 96, 3xTF32 88), the consumers' accumulators (one chain and the fragments; 3xTF32's split fragments take
+     * all the producer leaves: at 200 its cp.async kernels spilled); the three warpgroups within the block's 65536 /
+     * 384 = 168 a thread at launch */
+    static constexpr int kProducerRegisters = !kCopiedWindow ? 40 : P == kTf32 ? 96 : 88;
+    static constexpr int kConsumerRegisters = P == kTf32 ? 200 : kCopiedWindow ? 208 : 232;
     static_assert(kWarpgroupThreads * (kProducerRegisters + 2 * kConsumerRegisters) <= kWsThreads * kLaunchRegisters,
                   "setmaxnreg within the block's registers (else setmaxnreg.inc waits for ever)");
     static constexpr int kAFloats = Win::kInFloats; /* a stage's first part, the window */
-    static constexpr int kStageFloats = kAFloats + Tile::kBFloats;
+    static constexpr int kStageFloats = kAFloats + Tile::kRoundedUnitFloats; /* then B (3xTF32: big, small) */
     static constexpr size_t kAlignBytes = 128;
     /* the kernel's static shared memory: the warps' and the block's sums (of each image of a tile), the bias, the
      * mbarriers (4 stages at most, and the partial sums' two), the reduction's word */
@@ -169,7 +176,7 @@ __device__ __forceinline__ void ws_produce(const IgemmParams &p, const Persisten
     using Win = typename W::Win;
     constexpr bool kCopiedWindow = W::kCopiedWindow;
     constexpr int kStages = W::kStages, kTh = W::kTh, kTw = W::kTw;
-    constexpr uint32_t kBBytes = 4u * W::Tile::kBFloats;
+    constexpr uint32_t kBBytes = 4u * W::Tile::kRoundedUnitFloats;
     const int chunks = p.chunks, lane = threadIdx.x % 32;
     TileCursor at(g, t_begin, kTh, kTw); /* pair k's tile and chunk */
     int chunk = chunk_begin;
@@ -186,7 +193,7 @@ __device__ __forceinline__ void ws_produce(const IgemmParams &p, const Persisten
             copies.init(p, at.oy0, Win::box_x(at.ox0, p.pad) + p.pad);
     };
     aim_copies();
-    const float *rounded_w = p.rounded_w + (int64_t)blockIdx.y * chunks * W::Tile::kBFloats;
+    const float *rounded_w = p.rounded_w + (int64_t)blockIdx.y * chunks * W::Tile::kRoundedUnitFloats;
     for (int k = 0; k < total; ++k) {
         const int stage = k % kStages;
         if (k >= kStages) /* the consumers are done with pair k - kStages in this stage */
@@ -199,8 +206,8 @@ __device__ __forceinline__ void ws_produce(const IgemmParams &p, const Persisten
             if constexpr (!kCopiedWindow) /* the window, straight into the stage */
                 tma_load_4d(shared_address(stage_at), &map, Win::box_x(at.ox0, p.pad), at.oy0 - p.pad, chunk * kChunk,
                             at.n, landed);
-            bulk_load(shared_address(stage_at + W::kAFloats), rounded_w + (int64_t)chunk * W::Tile::kBFloats, kBBytes,
-                      landed);
+            bulk_load(shared_address(stage_at + W::kAFloats),
+                      rounded_w + (int64_t)chunk * W::Tile::kRoundedUnitFloats, kBBytes, landed);
         }
         if constexpr (kCopiedWindow) { /* the window by every producer thread, landed: its arrival */
             copies.issue(p, p.x + (int64_t)W::kTileImages * at.n * image_floats, chunk, shared_address(stage_at));
@@ -299,7 +306,7 @@ __device__ __forceinline__ void ws_finish_tile(const IgemmParams &p, const Persi
     const int block_column = W::kPaired ? 0 : wc; /* the warpgroup's 8 x 8 pixel block in its image's tile */
     float sum[kShare / 8][2];
     const auto gelu_sums = [&](const float(&v)[kShare / 2]) {
-        lane_gelu_sums<kTf32, W::kTw>(
+        lane_gelu_sums<W::kPrecision, W::kTw>(
             p, reinterpret_cast<const float(&)[1][kShare / 8][4]>(v),
             [&](int, int h) { return tile_pixel<typename W::Tile>(block_column, 16 * (cw % 4) + group + 8 * h); },
             at.oy0, at.ox0, [&](int c) { return sh.bias[first + c]; }, sum);
@@ -330,9 +337,9 @@ __device__ __forceinline__ void ws_finish_tile(const IgemmParams &p, const Persi
     }
 }
 
-/* The consumer warpgroups, per tile of the block: its chunks' pairs, each a fresh chain of 9 wgmmas added into acc
- * (FADD: the tensor cores' truncating accumulation never runs past a chunk), then ws_finish_tile: the thread's A
- * fragments loaded from the stage's window, the stage released once the chunk's wgmmas are done. */
+/* The consumer warpgroups, per tile of the block: its chunks' pairs, each a fresh chain of 9 (3xTF32: 27) wgmmas
+ * added into acc (FADD: the tensor cores' truncating accumulation never runs past a chunk), then ws_finish_tile: the
+ * thread's A fragments loaded from the stage's window, the stage released once the chunk's wgmmas are done. */
 template <class W>
 __device__ __forceinline__ void ws_consume(const IgemmParams &p, const PersistentSchedule &g, const WsShared<W> &sh,
                                            int64_t c0, int64_t t_begin, int64_t t_end, int chunk_begin, int chunk_end,
@@ -386,11 +393,20 @@ __device__ __forceinline__ void ws_consume(const IgemmParams &p, const Persisten
         } else {
             for (int c = chunk_begin; c < chunk_end; ++c, ++k) {
                 wait_landed(k);
-                uint32_t a[kTaps][4];
-                load_fragments<Win>(sh.stages + k % kStages * W::kStageFloats + fragments, a);
-                wgmma_fence();
-                issue_chunk_fragments<Tile>(a, stage_base + (uint32_t)(k % kStages) * kStageBytes + 4u * W::kAFloats,
-                                            part);
+                const float *window = sh.stages + k % kStages * W::kStageFloats + fragments;
+                if constexpr (W::kPrecision == kTf32) {
+                    uint32_t a[kTaps][4];
+                    load_fragments<Win>(window, a);
+                    wgmma_fence();
+                    issue_chunk_fragments<Tile>(
+                        a, stage_base + (uint32_t)(k % kStages) * kStageBytes + 4u * W::kAFloats, part);
+                } else {
+                    uint32_t big[kTaps][4], small[kTaps][4];
+                    load_fragments<Win>(window, big, small);
+                    wgmma_fence();
+                    issue_chunk_fragments<Tile>(
+                        big, small, stage_base + (uint32_t)(k % kStages) * kStageBytes + 4u * W::kAFloats, part);
+                }
                 wgmma_commit();
                 wgmma_wait<0>();
                 release(k);
@@ -414,12 +430,12 @@ __host__ __device__ constexpr unsigned ws_path(int bn, int staging, int split)
 }
 
 /* images: the batch's N (with two images a tile, whether a pair's second is in it) */
-template <int BN, int kStaging, int kSplit>
+template <int P, int BN, int kStaging, int kSplit>
 __global__ void __launch_bounds__(kWsThreads, 1)
     ws_wgmma_conv_gelu_mean(const IgemmParams p, const PersistentSchedule g, const __grid_constant__ CUtensorMap map,
                             const int images)
 {
-    using W = WsBlock<BN, kStaging, kSplit>;
+    using W = WsBlock<P, BN, kStaging, kSplit>;
     constexpr int kStages = W::kStages;
     __shared__ double warp_sums[W::kConsumerWarps * BN];
     __shared__ double block_sums[W::kTileImages * BN];
@@ -448,7 +464,7 @@ __global__ void __launch_bounds__(kWsThreads, 1)
     }
     static_assert(kRoundingScratchBytes<typename W::Rounding> <= W::kSmemBytes - W::kAlignBytes,
                   "the pass's scratch in the stages");
-    round_weights_once<kTf32, typename W::Rounding>(p, smem); /* ends with a barrier of the block */
+    round_weights_once<P, typename W::Rounding>(p, smem); /* ends with a barrier of the block */
     if constexpr (kSplit > 1)
         cluster_sync(); /* every block's mbarriers, before another block arrives on them */
     else
@@ -477,6 +493,8 @@ constexpr int kWsChannels[] = {128, 64};
  * channels 32 wide at least) */
 constexpr int kWsSplits[] = {1, 2, 4};
 constexpr bool ws_split_offered(int bn, int split) { return split == 1 || split == 2 || (split == 4 && bn == 128); }
+/* The channel blocks of precision P: both in tf32, 64 in 3xTF32 (WsBlock) */
+constexpr bool ws_channels_offered(int precision, int bn) { return precision == kTf32 || bn == 64; }
 
 /* The clusters of `split` blocks the GPU runs at once, one block an SM, as estimated: all its SMs' worth for
  * clusters of 1 and 2; three quarters of it for clusters of 4, which must sit in one GPC each (the H200 ran 24
@@ -527,12 +545,14 @@ PersistentSchedule ws_schedule(const cgp_problem *p, const cgp_device_info *d, i
  * fitted on two random samples with every configuration forced (an H100: 48 shapes of the split's domain and 40
  * where two images fit a tile, results/h100/history/dev/ws_split_sweep_651cd59.csv.gz and ws_pair_sweep_f25bcc7.csv.gz;
  * docs/experiments/ws_choose_fit_dev.py; docs/perf-log.md, "Two images a tile"); a split needs 2 chunks a block at
- * least. */
-double ws_cost(const cgp_problem *p, const cgp_device_info *d, int i, int split, bool paired)
+ * least. 3xTF32 (64 channels a block only): its chunk multiplies 3 times the channels' worth, the fixed price
+ * doubled for the split fragments; not fitted (no 3xtf32-v21 sample yet), so only its choices among themselves
+ * rest on it. */
+double ws_cost(int precision, const cgp_problem *p, const cgp_device_info *d, int i, int split, bool paired)
 {
     const int64_t chunks = ceil_div(p->cin, kChunk);
     const int bn = kWsChannels[i];
-    if (!ws_split_offered(bn, split) || (split > 1 && chunks < 2 * split))
+    if (!ws_channels_offered(precision, bn) || !ws_split_offered(bn, split) || (split > 1 && chunks < 2 * split))
         return -1.0;
     const PersistentSchedule g = ws_schedule(p, d, bn, split, paired);
     const int64_t clusters = (int64_t)g.blocks * ceil_div(p->cout, bn); /* more than the GPU holds: waves */
@@ -541,7 +561,9 @@ double ws_cost(const cgp_problem *p, const cgp_device_info *d, int i, int split,
     const bool idle_column = !paired && split > 1 && (p->wout - 1) % 16 < 8;
     const double multiplying = idle_column ? 1.0 - 0.5 / (double)g.tiles_x : 1.0;
     const bool copied = paired || input_tensor_map_unsupported(p, d) != NULL;
-    return busiest * ((double)ceil_div(chunks, split) + exchange) * (bn * multiplying + 32.0 + (copied ? 16.0 : 0.0));
+    const double products = precision == kTf32 ? 1.0 : 3.0, fragments = precision == kTf32 ? 32.0 : 64.0;
+    return busiest * ((double)ceil_div(chunks, split) + exchange) *
+           (products * bn * multiplying + fragments + (copied ? 16.0 : 0.0));
 }
 
 /* The launch's shape: the (index in kWsChannels, K split) of least ws_cost, and whether two images share a tile */
@@ -552,15 +574,17 @@ struct WsChoice {
 
 /* The (channels, split) of least estimated time with one image a tile, and with two where they fit (ws_pairable):
  * the pairs where they cost less (half the tiles, the same work a tile), else one image a tile */
-WsChoice ws_choose(const cgp_problem *p, const cgp_device_info *d)
+WsChoice ws_choose(int precision, const cgp_problem *p, const cgp_device_info *d)
 {
     const auto least = [&](bool paired) {
-        return least_cost(0, 2, kWsSplits, [&](int i, int split) { return ws_cost(p, d, i, split, paired); });
+        return least_cost(0, 2, kWsSplits,
+                          [&](int i, int split) { return ws_cost(precision, p, d, i, split, paired); });
     };
     const TileSplit one = least(false);
     if (ws_pairable(p)) {
         const TileSplit two = least(true);
-        if (ws_cost(p, d, two.tile, two.split, true) < ws_cost(p, d, one.tile, one.split, false))
+        if (ws_cost(precision, p, d, two.tile, two.split, true) <
+            ws_cost(precision, p, d, one.tile, one.split, false))
             return {two.tile, two.split, true};
     }
     return {one.tile, one.split, false};
@@ -568,34 +592,37 @@ WsChoice ws_choose(const cgp_problem *p, const cgp_device_info *d)
 
 /* The workspace: the det slots (persistent_workspace_bytes' over the schedule's units; each image of a tile its own
  * bank of them, ws_image_slots), then (from a 128-byte boundary) the rounded weights of every (channel block, chunk)
- * unit, a chunk's B each */
+ * unit, a chunk's B each (3xTF32: big and small) */
 size_t ws_rounded_offset(const cgp_problem *p, const PersistentSchedule &g, bool paired)
 {
     const int64_t units = g.total_tiles / g.tiles_per_image;
     const size_t slots = sizeof(double) * (size_t)((paired ? 2 : 1) * (g.blocks + units) * p->cout);
     return (slots + 127) / 128 * 128;
 }
-size_t ws_rounded_bytes(const cgp_problem *p, int bn)
+size_t ws_rounded_bytes(int precision, const cgp_problem *p, int bn)
 {
-    return sizeof(float) * (size_t)(ceil_div(p->cout, bn) * ceil_div(p->cin, kChunk)) * (size_t)(kTaps * 2 * bn * 4);
+    const size_t planes = precision == kTf32 ? 1 : 2;
+    return sizeof(float) * (size_t)(ceil_div(p->cout, bn) * ceil_div(p->cin, kChunk)) * planes *
+           (size_t)(kTaps * 2 * bn * 4);
 }
 
-/* The kernel of BN channels a block staged by kStaging, K split over kSplit blocks: no raw weights are copied
+/* The kernel of block W (its precision, BN channels, staging and K split): no raw weights are copied
  * (round_weights_once reads them 4 bytes at a time), so one kernel for any Cin and any weight pointer; its shared
  * memory and path */
-template <int BN, int kStaging, int kSplit> void ws_configure(cgp_kernel_config *c)
+template <class W> void ws_configure(cgp_kernel_config *c)
 {
-    configured(c, reinterpret_cast<const void *>(&ws_wgmma_conv_gelu_mean<BN, kStaging, kSplit>),
-               WsBlock<BN, kStaging, kSplit>::kSmemBytes, ws_path(BN, kStaging, kSplit));
+    configured(c,
+               reinterpret_cast<const void *>(
+                   &ws_wgmma_conv_gelu_mean<W::kPrecision, W::kBn, W::kWindowStaging, W::kSplitBlocks>),
+               W::kSmemBytes, ws_path(W::kBn, W::kWindowStaging, W::kSplitBlocks));
 }
 
-/* Launches the configured kernel of BN channels a block staged by kStaging, K split over kSplit blocks (a cluster
- * along z) */
-template <int BN, int kStaging, int kSplit>
+/* Launches the configured kernel of block W (K split over W::kSplitBlocks blocks: a cluster along z) */
+template <class W>
 cudaError_t ws_launch(const cgp_launch_args *a, const cgp_kernel_config *c, const cgp_device_info *d,
                       cudaStream_t stream)
 {
-    using W = WsBlock<BN, kStaging, kSplit>;
+    constexpr int BN = W::kBn, kSplit = W::kSplitBlocks;
     const ImplicitGemmGeometry geo = implicit_gemm_geometry(&a->p, W::kTh, W::kTw, BN);
     PersistentSchedule g = ws_schedule(&a->p, d, BN, kSplit, W::kPaired);
     IgemmParams p = implicit_gemm_params(a, geo);
@@ -610,17 +637,22 @@ cudaError_t ws_launch(const cgp_launch_args *a, const cgp_kernel_config *c, cons
                                    kWsThreads, c->smem_bytes, stream, args);
 }
 
-/* The configuration's kernel, at compile time: f(TypeTag<WsBlock<BN, staging, split>>) for c's tile, staging and
- * split (configure and launch alike) */
-template <class F> auto with_ws_block(const cgp_kernel_config *c, F f)
+/* The configuration's kernel, at compile time: f(TypeTag<WsBlock<P, BN, staging, split>>) for c's tile, staging and
+ * split (configure and launch alike; 3xTF32 has the 64-channel blocks only) */
+template <int P, class F> auto with_ws_block(const cgp_kernel_config *c, F f)
 {
     const auto of_staging = [&](auto staging) {
         constexpr int kStaging = decltype(staging)::value;
-        if (kWsChannels[c->tile] == 64) /* split 1 or 2 (ws_split_offered) */
-            return c->split == 1 ? f(TypeTag<WsBlock<64, kStaging, 1>>()) : f(TypeTag<WsBlock<64, kStaging, 2>>());
-        return c->split == 1   ? f(TypeTag<WsBlock<128, kStaging, 1>>())
-               : c->split == 2 ? f(TypeTag<WsBlock<128, kStaging, 2>>())
-                               : f(TypeTag<WsBlock<128, kStaging, 4>>());
+        if constexpr (P == kTf32x3)
+            return c->split == 1 ? f(TypeTag<WsBlock<P, 64, kStaging, 1>>())
+                                 : f(TypeTag<WsBlock<P, 64, kStaging, 2>>());
+        else if (kWsChannels[c->tile] == 64) /* split 1 or 2 (ws_split_offered) */
+            return c->split == 1 ? f(TypeTag<WsBlock<P, 64, kStaging, 1>>())
+                                 : f(TypeTag<WsBlock<P, 64, kStaging, 2>>());
+        else
+            return c->split == 1   ? f(TypeTag<WsBlock<P, 128, kStaging, 1>>())
+                   : c->split == 2 ? f(TypeTag<WsBlock<P, 128, kStaging, 2>>())
+                                   : f(TypeTag<WsBlock<P, 128, kStaging, 4>>());
     };
     return c->staging == kWsPairedImages      ? of_staging(std::integral_constant<int, kWsPairedImages>())
            : c->staging == kWsRegisterACopied ? of_staging(std::integral_constant<int, kWsRegisterACopied>())
@@ -629,39 +661,60 @@ template <class F> auto with_ws_block(const cgp_kernel_config *c, F f)
 
 /* Whether the kernels of a staging have the TMA ones' stages (the same dynamic shared memory) at every (channels,
  * split) with_ws_block instantiates */
-template <int kStaging> constexpr bool ws_same_stages()
+template <int P, int kStaging> constexpr bool ws_same_stages()
 {
-    return WsBlock<128, kStaging, 1>::kSmemBytes == WsBlock<128, kWsRegisterA, 1>::kSmemBytes &&
-           WsBlock<64, kStaging, 1>::kSmemBytes == WsBlock<64, kWsRegisterA, 1>::kSmemBytes &&
-           WsBlock<128, kStaging, 2>::kSmemBytes == WsBlock<128, kWsRegisterA, 2>::kSmemBytes &&
-           WsBlock<128, kStaging, 4>::kSmemBytes == WsBlock<128, kWsRegisterA, 4>::kSmemBytes &&
-           WsBlock<64, kStaging, 2>::kSmemBytes == WsBlock<64, kWsRegisterA, 2>::kSmemBytes;
+    const bool narrow = WsBlock<P, 64, kStaging, 1>::kSmemBytes == WsBlock<P, 64, kWsRegisterA, 1>::kSmemBytes &&
+                        WsBlock<P, 64, kStaging, 2>::kSmemBytes == WsBlock<P, 64, kWsRegisterA, 2>::kSmemBytes;
+    if constexpr (P == kTf32x3)
+        return narrow;
+    else
+        return narrow && WsBlock<P, 128, kStaging, 1>::kSmemBytes == WsBlock<P, 128, kWsRegisterA, 1>::kSmemBytes &&
+               WsBlock<P, 128, kStaging, 2>::kSmemBytes == WsBlock<P, 128, kWsRegisterA, 2>::kSmemBytes &&
+               WsBlock<P, 128, kStaging, 4>::kSmemBytes == WsBlock<P, 128, kWsRegisterA, 4>::kSmemBytes;
 }
 
-/* The hooks (kernel_desc.cuh) of tf32-v21: its windows by TMA where TMA reads them and by the producer's cp.async
- * elsewhere (W % 4 != 0, no tensor-map encoder), two images a tile where they fit and cost less (ws_choose), 15
- * paths: its 2 tiles by TMA, then by cp.async, then with K split (128 channels over 2 and 4 blocks, 64 over 2) by
- * TMA, then by cp.async; then with two images a tile, its 2 tiles and 3 splits */
-struct WarpSpecialisedVersion : NoStageSplit {
-    static constexpr cgp_precision precision = CGP_PRECISION_TF32;
-    static constexpr auto kPaths = path_run<4>(ws_path(128, kWsRegisterA, 1)) +
-                                   path_run<6>(CGP_PATH_WS_SPLIT_TILE0) + path_run<5>(CGP_PATH_WS_PAIRED_TILE0);
+/* The hooks (kernel_desc.cuh) of tf32-v21 (P = kTf32) and 3xtf32-v21 (kTf32x3): the windows by TMA where TMA reads
+ * them and by the producer's cp.async elsewhere (W % 4 != 0, no tensor-map encoder), two images a tile where they
+ * fit and cost less (ws_choose). tf32-v21's 15 paths: its 2 tiles by TMA, then by cp.async, then with K split (128
+ * channels over 2 and 4 blocks, 64 over 2) by TMA, then by cp.async; then with two images a tile, its 2 tiles and 3
+ * splits. 3xtf32-v21's 6 are the 64-channel ones of each: by TMA, by cp.async and two images a tile, K whole and
+ * split over 2. */
+template <int P> struct WarpSpecialisedVersion : NoStageSplit {
+    static constexpr cgp_precision precision = (cgp_precision)P;
+    static constexpr auto paths()
+    {
+        if constexpr (P == kTf32)
+            return path_run<4>(ws_path(128, kWsRegisterA, 1)) + path_run<6>(CGP_PATH_WS_SPLIT_TILE0) +
+                   path_run<5>(CGP_PATH_WS_PAIRED_TILE0);
+        else
+            return path_run<1>(ws_path(64, kWsRegisterA, 1)) + path_run<1>(ws_path(64, kWsRegisterACopied, 1)) +
+                   path_run<1>(ws_path(64, kWsRegisterA, 2)) + path_run<1>(ws_path(64, kWsRegisterACopied, 2)) +
+                   path_run<1>(ws_path(64, kWsPairedImages, 1)) + path_run<1>(ws_path(64, kWsPairedImages, 2));
+    }
+    static constexpr auto kPaths = paths();
     static_assert(kWsRegisterACopied == kWsRegisterA + 1 &&
                       ws_path(64, kWsRegisterACopied, 1) == CGP_PATH_WS_TILE0 + 5 &&
                       ws_path(64, kWsRegisterACopied, 2) == CGP_PATH_WS_SPLIT_TILE0 + 5 &&
                       ws_path(64, kWsPairedImages, 2) == CGP_PATH_COUNT - 1,
                   "the cp.async paths after the TMA ones, the split paths after both, the paired ones last");
 
-    static_assert(ws_same_stages<kWsRegisterACopied>() && ws_same_stages<kWsPairedImages>(),
+    static_assert(ws_same_stages<P, kWsRegisterACopied>() && ws_same_stages<P, kWsPairedImages>(),
                   "the cp.async windows land where the TMA boxes do: the same stages");
 
     /* a block's shared memory, its static part the paired kernels' (the largest: a second image's sums) */
     template <int BN, int kSplit>
     static constexpr size_t kBlockBytes =
-        WsBlock<BN, kWsRegisterA, kSplit>::kSmemBytes + WsBlock<BN, kWsPairedImages, kSplit>::kStaticBytes;
+        WsBlock<P, BN, kWsRegisterA, kSplit>::kSmemBytes + WsBlock<P, BN, kWsPairedImages, kSplit>::kStaticBytes;
     /* the shared memory of its largest block */
-    static constexpr size_t kMostSmem = largest({kBlockBytes<128, 1>, kBlockBytes<64, 1>, kBlockBytes<128, 2>,
-                                                 kBlockBytes<128, 4>, kBlockBytes<64, 2>});
+    static constexpr size_t most_smem()
+    {
+        if constexpr (P == kTf32)
+            return largest({kBlockBytes<128, 1>, kBlockBytes<64, 1>, kBlockBytes<128, 2>, kBlockBytes<128, 4>,
+                            kBlockBytes<64, 2>});
+        else
+            return largest({kBlockBytes<64, 1>, kBlockBytes<64, 2>});
+    }
+    static constexpr size_t kMostSmem = most_smem();
 
     static bool copied(const cgp_problem *p, const cgp_device_info *d)
     {
@@ -674,7 +727,7 @@ struct WarpSpecialisedVersion : NoStageSplit {
             return why;
         if (kMostSmem > d->smem_per_block_optin)
             return kSharedMemoryNeed<kMostSmem>.text;
-        const WsChoice choice = ws_choose(p, d);
+        const WsChoice choice = ws_choose(P, p, d);
         const int bn = kWsChannels[choice.tile];
         const ImplicitGemmGeometry geo = implicit_gemm_geometry(p, 8, 16, bn);
         const PersistentSchedule g = ws_schedule(p, d, bn, choice.split, choice.paired);
@@ -691,41 +744,42 @@ struct WarpSpecialisedVersion : NoStageSplit {
 
     static void configure(const cgp_problem *p, const cgp_device_info *d, cgp_kernel_config *c)
     {
-        const WsChoice choice = ws_choose(p, d);
+        const WsChoice choice = ws_choose(P, p, d);
         c->tile = choice.tile;
         c->split = choice.split;
         c->staging = choice.paired ? kWsPairedImages : copied(p, d) ? kWsRegisterACopied : kWsRegisterA;
         const int bn = kWsChannels[c->tile];
         c->workspace_bytes = ws_rounded_offset(p, ws_schedule(p, d, bn, c->split, choice.paired), choice.paired) +
-                             ws_rounded_bytes(p, bn);
-        with_ws_block(c, [&](auto tag) {
-            using W = typename decltype(tag)::Type;
-            ws_configure<W::kBn, W::kWindowStaging, W::kSplitBlocks>(c);
-        });
+                             ws_rounded_bytes(P, p, bn);
+        with_ws_block<P>(c, [&](auto tag) { ws_configure<typename decltype(tag)::Type>(c); });
     }
 
     static cudaError_t launch(const cgp_launch_args *a, const cgp_kernel_config *c, const cgp_device_info *d,
                               cudaStream_t stream)
     {
-        return with_ws_block(c, [&](auto tag) {
-            using W = typename decltype(tag)::Type;
-            return ws_launch<W::kBn, W::kWindowStaging, W::kSplitBlocks>(a, c, d, stream);
-        });
+        return with_ws_block<P>(c, [&](auto tag) { return ws_launch<typename decltype(tag)::Type>(a, c, d, stream); });
     }
 };
 
 /* What tf32-v21 is: wgmma, two tiles, 12 warps (a producer warpgroup, two consumers), windows by TMA (else by
- * cp.async; two images a tile by cp.async), the weights rounded once a launch, persistent, warp-specialised */
-constexpr Kind kWsKind = Kind(CGP_PIPE_WGMMA, CGP_ALGORITHM_IMPLICIT_GEMM)
-                             .tile(8, 16, 128)
-                             .tile(8, 16, 64)
-                             .warps(kWsThreads / 32)
-                             .staging(CGP_STAGING_TMA_OR_CP_ASYNC)
-                             .weights(CGP_WEIGHTS_ROUNDED_ONCE)
-                             .k_splits(kWsSplits)
-                             .persistent()
-                             .loop(CGP_LOOP_WARP_SPECIALISED)
-                             .smem(WarpSpecialisedVersion::kMostSmem);
+ * cp.async; two images a tile by cp.async), the weights rounded once a launch, persistent, warp-specialised;
+ * 3xtf32-v21 the same at 64 channels, its K split over 2 blocks at most */
+template <size_t N> constexpr Kind ws_kind(const Kind &tiles, const int (&splits)[N], size_t smem)
+{
+    return tiles.warps(kWsThreads / 32)
+        .staging(CGP_STAGING_TMA_OR_CP_ASYNC)
+        .weights(CGP_WEIGHTS_ROUNDED_ONCE)
+        .k_splits(splits)
+        .persistent()
+        .loop(CGP_LOOP_WARP_SPECIALISED)
+        .smem(smem);
+}
+constexpr Kind kWsTiles = Kind(CGP_PIPE_WGMMA, CGP_ALGORITHM_IMPLICIT_GEMM);
+constexpr int kWsNarrowSplits[] = {1, 2};
+constexpr Kind kWsKind = ws_kind(kWsTiles.tile(8, 16, 128).tile(8, 16, 64), kWsSplits,
+                                 WarpSpecialisedVersion<kTf32>::kMostSmem);
+constexpr Kind kWsTf32x3Kind =
+    ws_kind(kWsTiles.tile(8, 16, 64), kWsNarrowSplits, WarpSpecialisedVersion<kTf32x3>::kMostSmem);
 
 } // namespace
 
@@ -748,13 +802,21 @@ WS_PATH_NAMES(cgp_paths_ws_paired, kWsPairedImages, "2 images a tile, ")
 
 /* X(descriptor, hooks, version, name, summary, kind) for each version of this file */
 #define WS_WGMMA_VERSIONS(X)                                                                                           \
-    X(cgp_kernel_tf32_v21, WarpSpecialisedVersion, 46, "tf32-v21",                                                     \
+    X(cgp_kernel_tf32_v21, WarpSpecialisedVersion<kTf32>, 46, "tf32-v21",                                              \
       "warp-specialised: a producer warpgroup lands each chunk's window (TMA; where TMA cannot read it, its threads' " \
       "cp.async) and weights (rounded once a launch; one bulk copy) into a stage of an mbarrier ring of up to 4, "     \
       "while two consumer warpgroups load their A fragments from the window and multiply (m64n128 or m64n64), one "    \
       "chain a chunk; persistent; K split over a cluster of 2 or 4 blocks where the tiles cannot fill the GPU, the "  \
       "partial sums added through distributed shared memory; images at most 8 columns wide two a tile, side by "      \
       "side; any Cin, any W",                                                                                          \
-      kWsKind)
+      kWsKind)                                                                                                         \
+    X(cgp_kernel_tf32x3_v21, WarpSpecialisedVersion<kTf32x3>, 47, "3xtf32-v21",                                        \
+      "warp-specialised in 3xTF32: a producer warpgroup lands each chunk's window (TMA; where TMA cannot read it, "    \
+      "its threads' cp.async) and weights (split into big and small once a launch; both by one bulk copy) into a "     \
+      "stage of an mbarrier ring of up to 4, while two consumer warpgroups load their A fragments from the window, "   \
+      "split them, and issue a chunk's 27 wgmmas (m64n64), the 18 corrections first; persistent; K split over a "      \
+      "cluster of 2 blocks where the tiles cannot fill the GPU; images at most 8 columns wide two a tile; any Cin, "   \
+      "any W",                                                                                                         \
+      kWsTf32x3Kind)
 
 WS_WGMMA_VERSIONS(CGP_DEFINE_KERNEL_DESC)

@@ -1,7 +1,7 @@
 /*
  * implicit_gemm_wgmma.cuh - what the wgmma implicit GEMMs share (library layer): tf32-v10, v13 / 3xtf32-v10, v13
  * (fused_implicit_gemm_wgmma.cu), tf32-v11, v16 / 3xtf32-v11, v12 (fused_resident_wgmma.cu) and the warp-specialised
- * tf32-v21 (fused_ws_wgmma.cu).
+ * tf32-v21 and 3xtf32-v21 (fused_ws_wgmma.cu).
  *
  *   Blocks           a block of WY x WX warpgroups, each an 8 x 8 pixel block x BN channels (one m64nBN
  *                    accumulator), its landing stage (implicit_gemm.cuh's Window) and operand buffers
@@ -10,14 +10,14 @@
  *   TileCursor, land_window_box   the persistent kernels' walk over their tiles (tf32-v11, v16, v21, 3xtf32-v11, v12),
  *                    and one TMA box of a tile's chunk onto a stage's mbarrier
  *   FragmentWindow   the same box with its channel planes placed for the register fragments (tf32-v16), and
- *                    load_fragments, a thread's fragments of a chunk's 9 taps from it
+ *                    load_fragments, a thread's fragments of a chunk's 9 taps from it (3xTF32: big and small)
  *   ChunkConversion  a landed chunk into wgmma's operand layouts, rounded only as far as the tensor cores read:
  *                    A = the input window [channel half][pixel][4 channels], B = per tap [half][BN output
  *                    channels][4 input channels]
  *   round_weights_once   the weights in B's layout, rounded, once a launch into the workspace by whichever
- *                    blocks claim them first (tf32-v15, 3xtf32-v15), and the wait until all are
+ *                    blocks claim them first (tf32-v15, v21, 3xtf32-v15, v21), and the wait until all are
  *   issue_chunk      the 9 (3xTF32: 27) wgmmas of a chunk, each tap's A the window moved by the tap
- *                    (issue_chunk_fragments: tf32-v16's, A from the registers load_fragments filled)
+ *                    (issue_chunk_fragments: tf32-v16's and the v21s', A from the registers load_fragments filled)
  *   kTileShapes      the tiles both versions choose from, in the order of their path ids; path_tile_of, one as its
  *                    paths name it (each file composes its paths' names from kTileShapes: path_names.cuh)
  *   igemm_wgmma_path the path id of a tile, split, staging and weight width (the launch records it, configure
@@ -135,22 +135,12 @@ template <class B> struct FragmentWindow {
     static_assert(kRows <= 256 && kRowStride <= 256, "a TMA box of at most 256 rows and columns");
 };
 
-/* A thread's A fragments of a chunk's 9 taps (wgmma's register-A form, wgmma_ops.cuh), rounded as the tensor cores
- * read them. The thread's rows of the m64 block (tile_pixel: pixel rows 2 (warp % 4) and 2 (warp % 4) + 1, column
- * lane / 4) moved by any tap cover 4 window rows x 3 columns of channels lane % 4 and lane % 4 + 4 from `at`, the
- * thread's first value (Win's layout, FragmentWindow): 24 loads. Tap (ky, kx)'s fragment is rows ky and ky + 1,
- * column kx, both channels. The fragments are complete here (each wgmma reads 4 registers in a row, so the values
- * two taps share are copied), before the caller's wgmma_fence: no register write between its wgmmas. */
-template <class Win> __device__ __forceinline__ void load_fragments(const float *at, uint32_t (&fragment)[kTaps][4])
+/* A thread's A fragments of a chunk's 9 taps (wgmma's register-A form, wgmma_ops.cuh) from its 2 x 4 x 3 values v
+ * (channel half, window row, column; ValuesOf's): tap (ky, kx)'s fragment is rows ky and ky + 1, column kx, both
+ * halves. Each wgmma reads 4 registers in a row, so the values two taps share are copied; the fragments are complete
+ * here, before the caller's wgmma_fence: no register write between its wgmmas. */
+__device__ __forceinline__ void fragments_of_taps(const uint32_t (&v)[2][4][3], uint32_t (&fragment)[kTaps][4])
 {
-    uint32_t v[2][4][3];
-#pragma unroll
-    for (int h = 0; h < 2; ++h)
-#pragma unroll
-        for (int r = 0; r < 4; ++r)
-#pragma unroll
-            for (int c = 0; c < 3; ++c)
-                v[h][r][c] = tf32_round_for_mma(at[4 * h * Win::kPlane + r * Win::kRowStride + c]);
 #pragma unroll
     for (int tap = 0; tap < kTaps; ++tap) {
         const int ky = tap / 3, kx = tap % 3;
@@ -162,6 +152,37 @@ template <class Win> __device__ __forceinline__ void load_fragments(const float 
         for (int i = 0; i < 4; ++i)
             asm volatile("" : "+r"(fragment[tap][i]));
     }
+}
+
+/* A thread's A fragments of a chunk's 9 taps, rounded as the tensor cores read them (3xTF32: split into big and
+ * small, each plane's fragments apart). The thread's rows of the m64 block (tile_pixel: pixel rows 2 (warp % 4) and
+ * 2 (warp % 4) + 1, column lane / 4) moved by any tap cover 4 window rows x 3 columns of channels lane % 4 and
+ * lane % 4 + 4 from `at`, the thread's first value (Win's layout, FragmentWindow): 24 loads. */
+template <class Win> __device__ __forceinline__ void load_fragments(const float *at, uint32_t (&fragment)[kTaps][4])
+{
+    uint32_t v[2][4][3];
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+#pragma unroll
+            for (int c = 0; c < 3; ++c)
+                v[h][r][c] = tf32_round_for_mma(at[4 * h * Win::kPlane + r * Win::kRowStride + c]);
+    fragments_of_taps(v, fragment);
+}
+template <class Win>
+__device__ __forceinline__ void load_fragments(const float *at, uint32_t (&big)[kTaps][4], uint32_t (&small)[kTaps][4])
+{
+    uint32_t v[2][4][3], s[2][4][3];
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+#pragma unroll
+            for (int c = 0; c < 3; ++c)
+                split_tf32_for_mma(at[4 * h * Win::kPlane + r * Win::kRowStride + c], v[h][r][c], s[h][r][c]);
+    fragments_of_taps(v, big);
+    fragments_of_taps(s, small);
 }
 
 /* The tensor map of x read in block B's boxes of window Win (TmaWindow, or tf32-v16's FragmentWindow) where kTma
@@ -453,6 +474,29 @@ __device__ __forceinline__ void issue_chunk_fragments(const uint32_t (&fragment)
         else
             wgmma_tf32<1>(part, fragment[tap], b_tap);
     }
+}
+
+/* 3xTF32's 27 wgmmas of a chunk with A from registers (3xtf32-v21): big and small fragments from load_fragments, B
+ * big at b_op and small kBFloats after it; as issue_chunk, the 18 corrections (small * big, big * small) first, then
+ * the 9 big * big products */
+template <class B>
+__device__ __forceinline__ void issue_chunk_fragments(const uint32_t (&big)[kTaps][4],
+                                                      const uint32_t (&small)[kTaps][4], uint32_t b_op,
+                                                      float (&part)[B::kBn / 2])
+{
+    const uint64_t b = kmajor_desc(b_op, B::kBn * 16u);
+#pragma unroll
+    for (int tap = 0; tap < kTaps; ++tap) {
+        const uint64_t b_tap = desc_add(b, 4u * B::kBTapFloats * tap);
+        if (tap == 0)
+            wgmma_tf32<0>(part, small[tap], b_tap);
+        else
+            wgmma_tf32<1>(part, small[tap], b_tap);
+        wgmma_tf32<1>(part, big[tap], desc_add(b_tap, 4u * B::kBFloats));
+    }
+#pragma unroll
+    for (int tap = 0; tap < kTaps; ++tap)
+        wgmma_tf32<1>(part, big[tap], desc_add(b, 4u * B::kBTapFloats * tap));
 }
 
 /* acc += part, once part's wgmmas are done (wgmma_wait) */

@@ -28,6 +28,8 @@ static const struct newer {
     const char *name, *sample;
 } newer_than_recorded[] = {
     {"tf32-v21", "the measured pick on 127 of 412 shapes x tf32 of results/h100/selection.csv (an H100, f1312fe)"},
+    {"3xtf32-v21", "the measured pick on 219 of 412 shapes x 3xtf32 of results/h100/history/dev/"
+                   "selection_3xtf32_seed20261204_ws_tf32x3_3606f6a.csv (an H100, 3606f6a with its patch)"},
 };
 
 static int is_in(const char *name, const char *const *names, size_t count)

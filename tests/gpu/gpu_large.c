@@ -45,6 +45,7 @@ static const large_version batch_versions[] = {
     {CGP_PRECISION_TF32, 46, 1},   {CGP_PRECISION_TF32X3, 0, 0},  {CGP_PRECISION_TF32X3, 28, 1},
     {CGP_PRECISION_TF32X3, 29, 0}, {CGP_PRECISION_TF32X3, 30, 1}, {CGP_PRECISION_TF32X3, 33, 1},
     {CGP_PRECISION_TF32X3, 35, 1}, {CGP_PRECISION_TF32X3, 37, 1}, {CGP_PRECISION_TF32X3, 40, 1},
+    {CGP_PRECISION_TF32X3, 47, 1},
 };
 
 static const large_version image_versions[] = {
@@ -54,7 +55,7 @@ static const large_version image_versions[] = {
     {CGP_PRECISION_TF32, 41, 1},   {CGP_PRECISION_TF32, 42, 1},   {CGP_PRECISION_TF32, 46, 1},
     {CGP_PRECISION_TF32X3, 0, 0},  {CGP_PRECISION_TF32X3, 29, 0}, {CGP_PRECISION_TF32X3, 30, 1},
     {CGP_PRECISION_TF32X3, 33, 1}, {CGP_PRECISION_TF32X3, 35, 1}, {CGP_PRECISION_TF32X3, 37, 1},
-    {CGP_PRECISION_TF32X3, 40, 1},
+    {CGP_PRECISION_TF32X3, 40, 1}, {CGP_PRECISION_TF32X3, 47, 1},
 };
 
 #define BATCH_SAMPLES 6
@@ -92,7 +93,7 @@ static const overflow_refusal refusals[] = {
     {29, 0, N_PAST_2_31, tiles_why}, {30, 1, N_PAST_2_31, tiles_why}, {33, 1, N_PAST_2_31, tiles_why},
     {40, 1, N_PAST_2_31, tiles_why}, {38, 1, N_PAST_2_31, tiles_why}, {36, 1, N_PAST_2_31, tma_n_why},
     {41, 1, N_PAST_2_31, tma_n_why}, {42, 1, N_PAST_2_31, tma_n_why}, {35, 1, N_PAST_2_31, tma_n_why},
-    {37, 1, N_PAST_2_31, tma_n_why}, {46, 1, N_PAST_2_31, tiles_why},
+    {37, 1, N_PAST_2_31, tma_n_why}, {46, 1, N_PAST_2_31, tiles_why}, {47, 1, N_PAST_2_31, tiles_why},
     {39, 1, {2147483647LL, 8, 128, 8, 8}, rounded_blocks_why},
     {40, 1, {2147483647LL, 8, 128, 8, 8}, rounded_blocks_why},
     {39, 1, {1, 1048576, 8192, 3, 3},
@@ -109,7 +110,7 @@ static const overflow_refusal refusals[] = {
     {39, 1, HUGE_IMAGE, blocks_image_why}, {30, 1, HUGE_IMAGE, blocks_image_why}, {40, 1, HUGE_IMAGE, blocks_image_why},
     {38, 1, HUGE_IMAGE, pixels_why}, {36, 1, HUGE_IMAGE, tma_image_why}, {41, 1, HUGE_IMAGE, tma_image_why},
     {42, 1, HUGE_IMAGE, tma_image_why}, {35, 1, HUGE_IMAGE, tma_image_why}, {37, 1, HUGE_IMAGE, tma_image_why},
-    {46, 1, HUGE_IMAGE, ws_copies_why}, {7, 0, W_PAST_2_31, winograd_why},
+    {46, 1, HUGE_IMAGE, ws_copies_why}, {47, 1, HUGE_IMAGE, ws_copies_why}, {7, 0, W_PAST_2_31, winograd_why},
     {9, 0, W_PAST_2_31, winograd_why}, {32, 1, W_PAST_2_31, resident_why}, {33, 1, W_PAST_2_31, resident_why},
 };
 

@@ -99,6 +99,12 @@ static const path_shape path_shapes[] = {
     {46, {67, 300, 65, 5, 5}, CGP_PADDING_SAME, 0},   /* ..., 2 images a tile, 8x16 px x 128 ch, K split 2 */
     {46, {23, 256, 129, 3, 3}, CGP_PADDING_VALID, 0}, /* ..., 2 images a tile, 8x16 px x 128 ch, K split 4 */
     {46, {67, 96, 1, 3, 3}, CGP_PADDING_VALID, 0},    /* ..., 2 images a tile, 8x16 px x 64 ch, K split 2 */
+    {47, {1, 8, 64, 3, 4}, CGP_PADDING_VALID, 0},     /* warp-specialised, register A, TMA window, 8x16 px x 64 ch */
+    {47, {1, 8, 64, 3, 5}, CGP_PADDING_VALID, 0},     /* ..., cp.async window, 8x16 px x 64 ch */
+    {47, {1, 96, 1, 4, 8}, CGP_PADDING_VALID, 0},     /* ..., TMA window, 8x16 px x 64 ch, K split 2 */
+    {47, {1, 96, 1, 3, 3}, CGP_PADDING_VALID, 0},     /* ..., cp.async window, 8x16 px x 64 ch, K split 2 */
+    {47, {67, 8, 64, 16, 7}, CGP_PADDING_SAME, 0},    /* ..., 2 images a tile, 8x16 px x 64 ch */
+    {47, {67, 96, 1, 3, 3}, CGP_PADDING_VALID, 0},    /* ..., 2 images a tile, 8x16 px x 64 ch, K split 2 */
     {41, {2, 8, 40, 100, 100}, CGP_PADDING_VALID, 0}, /* resident, A from registers, 16x16 px x 64 ch */
     {41, {1, 8, 40, 100, 100}, CGP_PADDING_VALID, 0}, /* resident, A from registers, 8x16 px x 64 ch */
     {41, {2, 8, 40, 56, 56}, CGP_PADDING_VALID, 0}, /* resident, A from registers, 8x8 px x 64 ch */

@@ -460,8 +460,9 @@ __device__ __forceinline__ void issue_chunk(uint32_t a_op, uint32_t b_op, int wg
 }
 
 /* The 9 wgmmas of a chunk with A from registers (tf32-v16): tap t's fragment from load_fragments, B at b_op as
- * issue_chunk's */
-template <class B>
+ * issue_chunk's; the first starts a fresh chain unless kFresh is false (3xTF32's big * big products, after its
+ * corrections) */
+template <class B, bool kFresh = true>
 __device__ __forceinline__ void issue_chunk_fragments(const uint32_t (&fragment)[kTaps][4], uint32_t b_op,
                                                       float (&part)[B::kBn / 2])
 {
@@ -469,7 +470,7 @@ __device__ __forceinline__ void issue_chunk_fragments(const uint32_t (&fragment)
 #pragma unroll
     for (int tap = 0; tap < kTaps; ++tap) {
         const uint64_t b_tap = desc_add(b, 4u * B::kBTapFloats * tap);
-        if (tap == 0)
+        if (kFresh && tap == 0)
             wgmma_tf32<0>(part, fragment[tap], b_tap);
         else
             wgmma_tf32<1>(part, fragment[tap], b_tap);
@@ -494,9 +495,7 @@ __device__ __forceinline__ void issue_chunk_fragments(const uint32_t (&big)[kTap
             wgmma_tf32<1>(part, small[tap], b_tap);
         wgmma_tf32<1>(part, big[tap], desc_add(b_tap, 4u * B::kBFloats));
     }
-#pragma unroll
-    for (int tap = 0; tap < kTaps; ++tap)
-        wgmma_tf32<1>(part, big[tap], desc_add(b, 4u * B::kBTapFloats * tap));
+    issue_chunk_fragments<B, false>(big, b_op, part);
 }
 
 /* acc += part, once part's wgmmas are done (wgmma_wait) */

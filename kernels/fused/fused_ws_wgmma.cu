@@ -643,12 +643,14 @@ template <int P, class F> auto with_ws_block(const cgp_kernel_config *c, F f)
 {
     const auto of_staging = [&](auto staging) {
         constexpr int kStaging = decltype(staging)::value;
+        const auto narrow = [&] { /* split 1 or 2 (ws_split_offered) */
+            return c->split == 1 ? f(TypeTag<WsBlock<P, 64, kStaging, 1>>())
+                                 : f(TypeTag<WsBlock<P, 64, kStaging, 2>>());
+        };
         if constexpr (P == kTf32x3)
-            return c->split == 1 ? f(TypeTag<WsBlock<P, 64, kStaging, 1>>())
-                                 : f(TypeTag<WsBlock<P, 64, kStaging, 2>>());
-        else if (kWsChannels[c->tile] == 64) /* split 1 or 2 (ws_split_offered) */
-            return c->split == 1 ? f(TypeTag<WsBlock<P, 64, kStaging, 1>>())
-                                 : f(TypeTag<WsBlock<P, 64, kStaging, 2>>());
+            return narrow();
+        else if (kWsChannels[c->tile] == 64)
+            return narrow();
         else
             return c->split == 1   ? f(TypeTag<WsBlock<P, 128, kStaging, 1>>())
                    : c->split == 2 ? f(TypeTag<WsBlock<P, 128, kStaging, 2>>())

@@ -154,33 +154,34 @@ __device__ __forceinline__ void fragments_of_taps(const uint32_t (&v)[2][4][3], 
     }
 }
 
-/* A thread's A fragments of a chunk's 9 taps, rounded as the tensor cores read them (3xTF32: split into big and
- * small, each plane's fragments apart). The thread's rows of the m64 block (tile_pixel: pixel rows 2 (warp % 4) and
- * 2 (warp % 4) + 1, column lane / 4) moved by any tap cover 4 window rows x 3 columns of channels lane % 4 and
- * lane % 4 + 4 from `at`, the thread's first value (Win's layout, FragmentWindow): 24 loads. */
-template <class Win> __device__ __forceinline__ void load_fragments(const float *at, uint32_t (&fragment)[kTaps][4])
+/* f(h, r, c, value) for each of a thread's 24 window values of a chunk: the thread's rows of the m64 block
+ * (tile_pixel: pixel rows 2 (warp % 4) and 2 (warp % 4) + 1, column lane / 4) moved by any tap cover 4 window rows
+ * x 3 columns of channels lane % 4 and lane % 4 + 4 (channel half h) from `at`, the thread's first value (Win's
+ * layout, FragmentWindow) */
+template <class Win, class F> __device__ __forceinline__ void each_window_value(const float *at, F f)
 {
-    uint32_t v[2][4][3];
 #pragma unroll
     for (int h = 0; h < 2; ++h)
 #pragma unroll
         for (int r = 0; r < 4; ++r)
 #pragma unroll
             for (int c = 0; c < 3; ++c)
-                v[h][r][c] = tf32_round_for_mma(at[4 * h * Win::kPlane + r * Win::kRowStride + c]);
+                f(h, r, c, at[4 * h * Win::kPlane + r * Win::kRowStride + c]);
+}
+
+/* A thread's A fragments of a chunk's 9 taps from its 24 window values, rounded as the tensor cores read them
+ * (3xTF32: split into big and small, each plane's fragments apart) */
+template <class Win> __device__ __forceinline__ void load_fragments(const float *at, uint32_t (&fragment)[kTaps][4])
+{
+    uint32_t v[2][4][3];
+    each_window_value<Win>(at, [&](int h, int r, int c, float x) { v[h][r][c] = tf32_round_for_mma(x); });
     fragments_of_taps(v, fragment);
 }
 template <class Win>
 __device__ __forceinline__ void load_fragments(const float *at, uint32_t (&big)[kTaps][4], uint32_t (&small)[kTaps][4])
 {
     uint32_t v[2][4][3], s[2][4][3];
-#pragma unroll
-    for (int h = 0; h < 2; ++h)
-#pragma unroll
-        for (int r = 0; r < 4; ++r)
-#pragma unroll
-            for (int c = 0; c < 3; ++c)
-                split_tf32_for_mma(at[4 * h * Win::kPlane + r * Win::kRowStride + c], v[h][r][c], s[h][r][c]);
+    each_window_value<Win>(at, [&](int h, int r, int c, float x) { split_tf32_for_mma(x, v[h][r][c], s[h][r][c]); });
     fragments_of_taps(v, big);
     fragments_of_taps(s, small);
 }

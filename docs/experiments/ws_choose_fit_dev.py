@@ -8,7 +8,9 @@ C: the cp.async window's price a chunk; P: a paired tile's; I: whether a warpgro
 idle under K split), the geometric mean and the worst of the picked configuration's time over the fastest one's,
 per sweep file. A copy of ws_cost at 132 SMs (clusters of 4 taken as three quarters of the SMs' worth, the cp.async
 window where W % 4 != 0 or two images share a tile); ws_choose takes two images a tile only where their least
-estimate is lower."""
+estimate is lower. With --products 3 (3xtf32-v21: a chunk's 27 wgmmas, 64 channels a block only), the grid is
+ws_cost's 3xTF32 prices: a chunk's channels count 3 times, F and C around the 3xTF32 fragments' price."""
+import argparse
 import collections
 import csv
 import gzip
@@ -19,7 +21,7 @@ import sys
 
 SMS = 132
 CONFIGS = [(bn, split, paired) for paired in (False, True) for bn in (128, 64) for split in (1, 2, 4)]
-CURRENT = (5, 32, 16, 0, True)  # ws_cost's prices
+CURRENT = {1: (5, 32, 16, 0, True), 3: (5, 64, 16, 0, True)}  # ws_cost's prices, tf32 and 3xTF32
 
 
 def cdiv(a, b):
@@ -30,7 +32,7 @@ def clusters(split):
     return max(1, SMS // split * 3 // 4 if split > 2 else SMS // split)
 
 
-def cost(shape, config, prices):
+def cost(shape, config, prices, products=1):
     (n, cin, cout, h, w, pad), (bn, split, paired), (E, F, C, P, idle_aware) = shape, config, prices
     ho, wo = (h, w) if pad == "same" else (h - 2, w - 2)
     chunks = cdiv(cin, 8)
@@ -46,12 +48,12 @@ def cost(shape, config, prices):
     if idle_aware and not paired and split > 1 and (wo - 1) % 16 < 8:
         multiplying = 1 - 0.5 / tiles_x
     copied = paired or w % 4 != 0
-    price = bn * multiplying + F + (C if copied else 0) + (P if paired else 0)
+    price = products * bn * multiplying + F + (C if copied else 0) + (P if paired else 0)
     return busiest * (cdiv(chunks, split) + (E if split > 1 else 0)) * price
 
 
-def pick(shape, prices):
-    costs = [(cost(shape, c, prices), c) for c in CONFIGS]
+def pick(shape, prices, products=1):
+    costs = [(cost(shape, c, prices, products), c) for c in CONFIGS if products == 1 or c[0] == 64]
     one = min((x for x in costs if x[0] is not None and not x[1][2]), key=lambda x: x[0])
     two = [x for x in costs if x[0] is not None and x[1][2]]
     if two and min(two, key=lambda x: x[0])[0] < one[0]:
@@ -72,22 +74,29 @@ def load(path):
     return times
 
 
-def score(times, prices):
-    ratios = [t[pick(s, prices)] / min(t.values()) for s, t in times.items() if pick(s, prices) in t]
+def score(times, prices, products):
+    ratios = [t[pick(s, prices, products)] / min(t.values()) for s, t in times.items()
+              if pick(s, prices, products) in t]
     return math.exp(sum(map(math.log, ratios)) / len(ratios)), max(ratios), len(ratios)
 
 
 def main():
-    sweeps = [load(p) for p in sys.argv[1:]]
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--products", type=int, choices=(1, 3), default=1, help="1: tf32-v21, 3: 3xtf32-v21")
+    ap.add_argument("sweeps", nargs="+")
+    args = ap.parse_args()
+    sweeps = [load(p) for p in args.sweeps]
+    current = CURRENT[args.products]
+    fixed = (16, 32, 48, 64) if args.products == 1 else (32, 48, 64, 96, 128, 160)
     rows = []
-    for prices in itertools.product((4, 5, 6), (16, 32, 48, 64), (0, 16, 32, 48, 64), (0, 16, 32), (False, True)):
-        scores = [score(t, prices) for t in sweeps]
+    for prices in itertools.product((2, 3, 4, 5, 6, 8), fixed, (0, 16, 32, 48, 64), (0, 16, 32), (False, True)):
+        scores = [score(t, prices, args.products) for t in sweeps]
         rows.append((max(s[0] for s in scores), prices, scores))
     rows.sort()
-    for worst_geomean, prices, scores in rows[:10] + [r for r in rows if r[1] == CURRENT]:
+    for worst_geomean, prices, scores in rows[:10] + [r for r in rows if r[1] == current]:
         print("E %d F %2d C %2d P %2d idle %-5s: " % prices +
               ", ".join("geomean %.4f worst %.3f (%d shapes)" % s for s in scores) +
-              ("  <- ws_cost" if prices == CURRENT else ""))
+              ("  <- ws_cost" if prices == current else ""))
 
 
 if __name__ == "__main__":

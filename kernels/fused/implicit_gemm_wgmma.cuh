@@ -334,15 +334,19 @@ template <class B> constexpr size_t kRoundingScratchBytes = sizeof(float) * B::k
  * `scratch` (its shared memory, kRoundingScratchBytes, not yet in use) by coalesced reads, a row an output channel,
  * then writes B's 16-byte units in order, each 4 input channels of one tap and output channel gathered from the rows
  * and rounded: coalesced 16-byte stores, where storing each weight as it was read scattered 4-byte stores over 18
- * sectors a warp. Then every block waits until all are done. A block waits only once every unit is claimed, by a
- * block that converts it without waiting for anything, so the wait ends whatever the blocks resident. The last block
+ * sectors a warp. A block counts the units it wrote once, after its last (one fence and one atomic a block, not a
+ * unit: docs/perf-log.md, "The pass's units counted once a block"). Then every block waits until all are counted. A
+ * block waits only once every unit is claimed, by a block that converts and counts it without waiting for anything,
+ * so the wait ends whatever the blocks resident. The last block
  * past its wait sets the words to zero again for the next launch (no block reads them any more in this one). Called
  * by every thread of the block; `scratch` is free again after it (its generic writes fenced for the async proxy's
  * copies into the same memory). */
 template <int P, class B> __device__ void round_weights_once(const IgemmParams &p, float *scratch)
 {
     constexpr int kUnitFloats = B::kRoundedUnitFloats, kBn = B::kBn;
-    constexpr int kElems = kBn * kChunkK, kBatch = 8; /* a unit's weights; kBatch loads in flight before their stores */
+    /* a unit's weights, read in as few rounds of kBatch loads a thread (at most 16 in flight) as the block allows */
+    constexpr int kElems = kBn * kChunkK, kPerThread = (kElems + B::kThreads - 1) / B::kThreads;
+    constexpr int kBatch = (kPerThread + (kPerThread + 15) / 16 - 1) / ((kPerThread + 15) / 16);
     constexpr int kQuads = kTaps * 2 * kBn;           /* B's 16-byte units: (tap, input-channel half, channel) */
     __shared__ int claimed;
     unsigned *words = p.launch_words;
@@ -360,6 +364,7 @@ template <int P, class B> __device__ void round_weights_once(const IgemmParams &
     /* each unit's next claim made once the unit has landed (every thread has read `claimed` by then), its value
      * stored after the unit's B is written (thread 0 waits for the atomic there, not before its own stores) and read
      * after the barrier that ends the unit: the claim's round trip beside the stores, and no barrier of its own */
+    int rounded = 0; /* the units this block wrote */
     for (int unit = claimed; unit < units; unit = claimed) {
         const int64_t co0 = (int64_t)(unit / p.chunks) * kBn, ci0 = (int64_t)(unit % p.chunks) * kChunk;
         /* the unit's rows inside Cout and columns inside Cin; element e is row e / kChunkK, column e % kChunkK: a
@@ -406,15 +411,19 @@ template <int P, class B> __device__ void round_weights_once(const IgemmParams &
         }
         if (threadIdx.x == 0)
             claimed = next;
-        fence_proxy_async_global(); /* the thread's stores, for the bulk copies (async proxy) that read them */
+        ++rounded;
         __syncthreads(); /* the unit written; the next claim in `claimed` */
-        if (threadIdx.x == 0) {
-            __threadfence(); /* release: the block's stores, ordered before it by the barrier, before the count */
-            atomicAdd(&words[kUnitsRounded], 1u);
-        }
     }
+    /* the block's units counted once, after its last: a block counts only once its claims came back >= units, which
+     * needs no other block, so the wait below still ends whatever the blocks resident */
+    fence_proxy_async_global(); /* the thread's stores, for the bulk copies (async proxy) that read them */
+    __syncthreads();
     fence_proxy_async(); /* scratch's writes, before the async proxy's copies into the same shared memory */
     if (threadIdx.x == 0) {
+        if (rounded > 0) {
+            __threadfence(); /* release: the block's stores, ordered before it by the barrier, before the count */
+            atomicAdd(&words[kUnitsRounded], (unsigned)rounded);
+        }
         while (load_acquire_gpu(&words[kUnitsRounded]) < (unsigned)units)
             __nanosleep(100);
         fence_proxy_async_global();

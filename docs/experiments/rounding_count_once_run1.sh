@@ -11,7 +11,8 @@
 #          order: seeds 11 and 12), the data to fit ws_cost's 3xTF32 prices.
 # Then the once build's GPU tensor-core tests where time is left. Run from the repository root with OUT set and the
 # call's seconds in T: OUT=/tmp/out T=575 GIT_COMMIT=<HEAD> bash docs/experiments/rounding_count_once_run1.sh; one
-# tarball, $OUT/o.tgz, packed after each step.
+# tarball, $OUT/o.tgz, packed after each step. Run once, at 1e452e3, where the patch file was; it landed in 0a596c4
+# (`git show 1e452e3:docs/experiments/rounding_count_once_dev.patch`), docs/perf-log.md has the measurement.
 set -u
 W=$(mktemp -d); L=$W/o; mkdir -p $L; t0=$SECONDS
 say() { echo "== $1 exit $2 ($((SECONDS - t0)) s)"; }

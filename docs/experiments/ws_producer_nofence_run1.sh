@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # ws_producer_nofence_run1.sh - tf32-v21 and 3xtf32-v21 without the producer's per-pair fence.proxy.async (which
-# compiles to MEMBAR.ALL.CTA; ws_producer_nofence_dev.patch), measured against HEAD in one call. Three builds side by
-# side from clean copies of the tree (a warm machine's build/ and the copies' older file times would let make reuse
-# stale objects): base (HEAD), nofence (the patch), probe (the patch and ws_timeline_dev.patch). Then, in order: the
-# tf32-v21 and 3xtf32-v21 benches of base and nofence in turn on ws_split_k_shapes.csv and ws_pair_shapes.csv; the
-# roles' timeline with the patch on ws_split_k_shapes.csv (a process a shape); in the time left, nofence's
-# gpu_tensorcore tests and `make sanitize` of versions 46 and 47. Run from the repository root with OUT set and the
+# compiles to MEMBAR.ALL.CTA; ws_producer_nofence_dev.patch), and with it tf32-v21's 64-channel consumers loading
+# chunk k + 1's fragments while chunk k's chain runs (ws_fragment_prefetch_dev.patch), measured against HEAD in one
+# call. Four builds side by side from clean copies of the tree (a warm machine's build/ and the copies' older file
+# times would let make reuse stale objects): base (HEAD), nofence, both (nofence and prefetch), probe (nofence and
+# ws_timeline_dev.patch). Then, in order: the tf32-v21 benches of base, nofence and both, and 3xtf32-v21's of base and
+# nofence, in turn, on ws_split_k_shapes.csv and ws_pair_shapes.csv; the roles' timeline with nofence on
+# ws_split_k_shapes.csv (a process a shape); in the time left, both's gpu_tensorcore tests and `make sanitize` of
+# versions 46 and 47. Run from the repository root with OUT set and the
 # call's seconds in T: OUT=/tmp/out T=400 GIT_COMMIT=<HEAD> bash docs/experiments/ws_producer_nofence_run1.sh; one
 # tarball, $OUT/n.tgz, packed after each step.
 set -u
@@ -15,20 +17,22 @@ pack() { tar czf $OUT/n.tgz -C $W n; }
 left() { echo $(( ${T:-400} - (SECONDS - t0) )); }
 HEAD_COMMIT=${GIT_COMMIT:-$(git rev-parse --short=12 HEAD)}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee $L/device.txt
-declare -A PATCHES=([base]="" [nofence]="ws_producer_nofence_dev" [probe]="ws_timeline_dev ws_producer_nofence_dev")
-for v in base nofence probe; do
+declare -A PATCHES=([base]="" [nofence]="ws_producer_nofence_dev"
+  [both]="ws_producer_nofence_dev ws_fragment_prefetch_dev" [probe]="ws_timeline_dev ws_producer_nofence_dev")
+for v in base nofence both probe; do
   mkdir -p $W/$v; tar cf - --exclude=./build --exclude=./.git --exclude=./.devcall . | tar xf - -C $W/$v
   (cd $W/$v && for p in ${PATCHES[$v]}; do git apply docs/experiments/$p.patch || exit 1; done &&
-   GIT_COMMIT=$HEAD_COMMIT+$v make -j6 build/cgp > $L/build_$v.log 2>&1; echo "== build_$v exit $?") &
+   GIT_COMMIT=$HEAD_COMMIT+$v make -j4 build/cgp > $L/build_$v.log 2>&1; echo "== build_$v exit $?") &
 done
 wait; say builds 0
 bench() { # $1: variant, $2: shapes file, $3: precision, $4: kernel
   timeout -s KILL 40 $W/$1/build/cgp bench --zoo $2 --precision $3 --baselines none --reduce det --iters 20 \
     --kernel $4 --csv $L/$(basename $2 .csv)_v${4}_$1.csv > /dev/null 2>&1; say $(basename $2 .csv)_v${4}_$1 $?
 }
-for pk in tf32:46 3xtf32:47; do for s in ws_split_k_shapes ws_pair_shapes; do
-  for v in base nofence; do bench $v docs/experiments/$s.csv ${pk%:*} ${pk#*:}; done
-done; done
+for s in ws_split_k_shapes ws_pair_shapes; do
+  for v in base nofence both; do bench $v docs/experiments/$s.csv tf32 46; done
+  for v in base nofence; do bench $v docs/experiments/$s.csv 3xtf32 47; done
+done
 pack
 header=$(head -1 docs/experiments/ws_split_k_shapes.csv)
 tail -n +2 docs/experiments/ws_split_k_shapes.csv | while IFS= read -r row; do
@@ -40,14 +44,14 @@ done
 python3 docs/experiments/ws_timeline_summary_dev.py $L/timeline_*.txt > $L/timeline_summary.txt 2>&1
 cat $L/timeline_summary.txt; gzip $L/timeline_*.txt; pack
 if (( $(left) > 100 )); then
-  (cd $W/nofence && timeout -s KILL $(( $(left) - 15 )) make -j16 GIT_COMMIT=$HEAD_COMMIT+nofence \
+  (cd $W/both && timeout -s KILL $(( $(left) - 15 )) make -j16 GIT_COMMIT=$HEAD_COMMIT+both \
      build/tests/gpu_tensorcore > $L/test_build.log 2>&1 &&
    CGP_TEST_REQUIRE_GPU=1 timeout -s KILL $(( $(left) - 10 )) build/tests/gpu_tensorcore > $L/gpu_tensorcore.log 2>&1
-   echo "== gpu_tensorcore (nofence) exit $?"); tail -3 $L/gpu_tensorcore.log
+   echo "== gpu_tensorcore (both) exit $?"); tail -3 $L/gpu_tensorcore.log
 fi
 if (( $(left) > 120 )); then
-  (cd $W/nofence && CGP_SANITIZE_KERNELS="46 47" timeout -s KILL $(( $(left) - 10 )) \
-     make -j16 GIT_COMMIT=$HEAD_COMMIT+nofence sanitize > $L/sanitize.log 2>&1; echo "== sanitize (46 47) exit $?")
-  tail -3 $L/sanitize.log; cat $W/nofence/build/sanitize*.log > $L/sanitize_full.log 2>/dev/null
+  (cd $W/both && CGP_SANITIZE_KERNELS="46 47" timeout -s KILL $(( $(left) - 10 )) \
+     make -j16 GIT_COMMIT=$HEAD_COMMIT+both sanitize > $L/sanitize.log 2>&1; echo "== sanitize (46 47) exit $?")
+  tail -3 $L/sanitize.log; cat $W/both/build/sanitize*.log > $L/sanitize_full.log 2>/dev/null
 fi
 gzip $L/*.log; pack; say done 0

@@ -337,10 +337,9 @@ template <class B> constexpr size_t kRoundingScratchBytes = sizeof(float) * B::k
  * sectors a warp. A block counts the units it wrote once, after its last (one fence and one atomic a block, not a
  * unit: docs/perf-log.md, "The pass's units counted once a block"). Then every block waits until all are counted. A
  * block waits only once every unit is claimed, by a block that converts and counts it without waiting for anything,
- * so the wait ends whatever the blocks resident. The last block
- * past its wait sets the words to zero again for the next launch (no block reads them any more in this one). Called
- * by every thread of the block; `scratch` is free again after it (its generic writes fenced for the async proxy's
- * copies into the same memory). */
+ * so the wait ends whatever the blocks resident. The last block past its wait sets the words to zero again for the
+ * next launch (no block reads them any more in this one). Called by every thread of the block; `scratch` is free again
+ * after it (its generic writes fenced for the async proxy's copies into the same memory). */
 template <int P, class B> __device__ void round_weights_once(const IgemmParams &p, float *scratch)
 {
     constexpr int kUnitFloats = B::kRoundedUnitFloats, kBn = B::kBn;

@@ -357,6 +357,9 @@ __device__ __forceinline__ void ws_consume(const IgemmParams &p, const Persisten
     Consumers::sync(); /* the slots and the bias, before the first epilogue */
 
     const uint32_t stage_base = shared_address(sh.stages);
+    const auto stage_b = [&](int k) { /* pair k's B in its stage, after the window */
+        return stage_base + (uint32_t)(k % kStages) * kStageBytes + 4u * W::kAFloats;
+    };
     auto wait_landed = [&](int k) {
         mbarrier_ring_wait<kStages>(sh.landed, k);
     };
@@ -398,14 +401,12 @@ __device__ __forceinline__ void ws_consume(const IgemmParams &p, const Persisten
                     uint32_t a[kTaps][4];
                     load_fragments<Win>(window, a);
                     wgmma_fence();
-                    issue_chunk_fragments<Tile>(
-                        a, stage_base + (uint32_t)(k % kStages) * kStageBytes + 4u * W::kAFloats, part);
+                    issue_chunk_fragments<Tile>(a, stage_b(k), part);
                 } else {
                     uint32_t big[kTaps][4], small[kTaps][4];
                     load_fragments<Win>(window, big, small);
                     wgmma_fence();
-                    issue_chunk_fragments<Tile>(
-                        big, small, stage_base + (uint32_t)(k % kStages) * kStageBytes + 4u * W::kAFloats, part);
+                    issue_chunk_fragments<Tile>(big, small, stage_b(k), part);
                 }
                 wgmma_commit();
                 wgmma_wait<0>();

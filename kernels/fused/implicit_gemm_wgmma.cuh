@@ -345,7 +345,7 @@ template <int P, class B> __device__ void round_weights_once(const IgemmParams &
     constexpr int kUnitFloats = B::kRoundedUnitFloats, kBn = B::kBn;
     /* a unit's weights, read in as few rounds of kBatch loads a thread (at most 16 in flight) as the block allows */
     constexpr int kElems = kBn * kChunkK, kPerThread = (kElems + B::kThreads - 1) / B::kThreads;
-    constexpr int kBatch = (kPerThread + (kPerThread + 15) / 16 - 1) / ((kPerThread + 15) / 16);
+    constexpr int kRounds = (kPerThread + 15) / 16, kBatch = (kPerThread + kRounds - 1) / kRounds;
     constexpr int kQuads = kTaps * 2 * kBn;           /* B's 16-byte units: (tap, input-channel half, channel) */
     __shared__ int claimed;
     unsigned *words = p.launch_words;

@@ -35,15 +35,7 @@ for pk in tf32:46 tf32:39 3xtf32:47 3xtf32:40; do for s in ws_split_k_shapes ws_
   for v in base once; do bench $v docs/experiments/$s.csv ${pk%:*} ${pk#*:}; done
 done; done
 pack
-header=$(head -1 docs/experiments/ws_split_k_shapes.csv)
-tail -n +2 docs/experiments/ws_split_k_shapes.csv | while IFS= read -r row; do
-  name=$(echo "$row" | cut -d, -f1-6 | tr ',' '_')
-  printf '%s\n%s\n' "$header" "$row" > $W/one.csv
-  timeout -s KILL 30 $W/probe/build/cgp bench --zoo $W/one.csv --precision tf32 --baselines none --reduce det \
-    --iters 20 --kernel 46 --csv $L/timeline_$name.csv > $L/timeline_$name.txt 2>&1; say timeline_$name $?
-done
-python3 docs/experiments/ws_timeline_summary_dev.py $L/timeline_*.txt > $L/timeline_summary.txt 2>&1
-cat $L/timeline_summary.txt; gzip $L/timeline_*.txt; pack
+bash docs/experiments/ws_timeline_shapes.sh $W/probe/build/cgp $L; pack
 python3 docs/experiments/ws_split_sweep_shapes.py 11 48 > $L/split_shapes.csv
 python3 docs/experiments/ws_pair_sweep_shapes.py 12 40 > $L/pair_shapes.csv
 for s in split pair; do

@@ -37,15 +37,7 @@ for s in ws_split_k_shapes ws_pair_shapes; do
   for v in base nofence stagger; do bench $v docs/experiments/$s.csv 3xtf32 47; done
 done
 pack
-header=$(head -1 docs/experiments/ws_split_k_shapes.csv)
-tail -n +2 docs/experiments/ws_split_k_shapes.csv | while IFS= read -r row; do
-  name=$(echo "$row" | cut -d, -f1-6 | tr ',' '_')
-  printf '%s\n%s\n' "$header" "$row" > $W/one.csv
-  timeout -s KILL 30 $W/probe/build/cgp bench --zoo $W/one.csv --precision tf32 --baselines none --reduce det \
-    --iters 20 --kernel 46 --csv $L/timeline_$name.csv > $L/timeline_$name.txt 2>&1; say timeline_$name $?
-done
-python3 docs/experiments/ws_timeline_summary_dev.py $L/timeline_*.txt > $L/timeline_summary.txt 2>&1
-cat $L/timeline_summary.txt; gzip $L/timeline_*.txt; pack
+bash docs/experiments/ws_timeline_shapes.sh $W/probe/build/cgp $L; pack
 if (( $(left) > 100 )); then
   for v in both stagger; do
     (cd $W/$v && timeout -s KILL $(( $(left) - 15 )) make -j8 GIT_COMMIT=$HEAD_COMMIT+$v \

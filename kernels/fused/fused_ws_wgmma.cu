@@ -50,6 +50,8 @@
  */
 #include <stdint.h>
 
+#include <utility>
+
 #include "implicit_gemm_wgmma.cuh"
 #include "kernel_desc.cuh"
 #include "path_names.cuh"
@@ -639,42 +641,54 @@ cudaError_t ws_launch(const cgp_launch_args *a, const cgp_kernel_config *c, cons
                                    kWsThreads, c->smem_bytes, stream, args);
 }
 
-/* The configuration's kernel, at compile time: f(TypeTag<WsBlock<P, BN, staging, split>>) for c's tile, staging and
- * split (configure and launch alike; 3xTF32 has the 64-channel blocks only) */
-template <int P, class F> auto with_ws_block(const cgp_kernel_config *c, F f)
+/* The window stagings, in the order of the path ids */
+constexpr int kWsStagings[] = {kWsRegisterA, kWsRegisterACopied, kWsPairedImages};
+
+/* The kernels of precision P, its one instance list: f(TypeTag<WsBlock<P, BN, staging, split>>()) for each staging
+ * (kWsStagings, or only `kOnly` where given), each channel block it offers (kWsChannels, ws_channels_offered) and
+ * each K split of those (kWsSplits, ws_split_offered). Configure, launch and the compile-time checks all walk it. */
+template <int P, int kOnly = 0, class F, size_t... I> constexpr void ws_for_each_block(F &&f, std::index_sequence<I...>)
 {
-    const auto of_staging = [&](auto staging) {
-        constexpr int kStaging = decltype(staging)::value;
-        const auto narrow = [&] { /* split 1 or 2 (ws_split_offered) */
-            return c->split == 1 ? f(TypeTag<WsBlock<P, 64, kStaging, 1>>())
-                                 : f(TypeTag<WsBlock<P, 64, kStaging, 2>>());
-        };
-        if constexpr (P == kTf32x3)
-            return narrow();
-        else if (kWsChannels[c->tile] == 64)
-            return narrow();
-        else
-            return c->split == 1   ? f(TypeTag<WsBlock<P, 128, kStaging, 1>>())
-                   : c->split == 2 ? f(TypeTag<WsBlock<P, 128, kStaging, 2>>())
-                                   : f(TypeTag<WsBlock<P, 128, kStaging, 4>>());
+    constexpr size_t kSplits = sizeof(kWsSplits) / sizeof(kWsSplits[0]);
+    constexpr size_t kChannels = sizeof(kWsChannels) / sizeof(kWsChannels[0]);
+    const auto one = [&](auto index) {
+        constexpr size_t i = decltype(index)::value;
+        constexpr int staging = kWsStagings[i / (kChannels * kSplits)], bn = kWsChannels[i / kSplits % kChannels],
+                      split = kWsSplits[i % kSplits];
+        if constexpr ((kOnly == 0 || staging == kOnly) && ws_channels_offered(P, bn) && ws_split_offered(bn, split))
+            f(TypeTag<WsBlock<P, bn, staging, split>>());
     };
-    return c->staging == kWsPairedImages      ? of_staging(std::integral_constant<int, kWsPairedImages>())
-           : c->staging == kWsRegisterACopied ? of_staging(std::integral_constant<int, kWsRegisterACopied>())
-                                              : of_staging(std::integral_constant<int, kWsRegisterA>());
+    (one(std::integral_constant<size_t, I>()), ...);
+}
+template <int P, int kOnly = 0, class F> constexpr void ws_for_each_block(F &&f)
+{
+    constexpr size_t kInstances = sizeof(kWsStagings) / sizeof(kWsStagings[0]) *
+                                  (sizeof(kWsChannels) / sizeof(kWsChannels[0])) *
+                                  (sizeof(kWsSplits) / sizeof(kWsSplits[0]));
+    ws_for_each_block<P, kOnly>(f, std::make_index_sequence<kInstances>());
+}
+
+/* The configuration's kernel: f(TypeTag<WsBlock<P, BN, staging, split>>()) for c's tile, staging and split
+ * (configure and launch alike); none where c names no kernel of the list */
+template <int P, class F> void with_ws_block(const cgp_kernel_config *c, F f)
+{
+    ws_for_each_block<P>([&](auto tag) {
+        using W = typename decltype(tag)::Type;
+        if (W::kBn == kWsChannels[c->tile] && W::kWindowStaging == c->staging && W::kSplitBlocks == c->split)
+            f(tag);
+    });
 }
 
 /* Whether the kernels of a staging have the TMA ones' stages (the same dynamic shared memory) at every (channels,
- * split) with_ws_block instantiates */
+ * split) of the list */
 template <int P, int kStaging> constexpr bool ws_same_stages()
 {
-    const bool narrow = WsBlock<P, 64, kStaging, 1>::kSmemBytes == WsBlock<P, 64, kWsRegisterA, 1>::kSmemBytes &&
-                        WsBlock<P, 64, kStaging, 2>::kSmemBytes == WsBlock<P, 64, kWsRegisterA, 2>::kSmemBytes;
-    if constexpr (P == kTf32x3)
-        return narrow;
-    else
-        return narrow && WsBlock<P, 128, kStaging, 1>::kSmemBytes == WsBlock<P, 128, kWsRegisterA, 1>::kSmemBytes &&
-               WsBlock<P, 128, kStaging, 2>::kSmemBytes == WsBlock<P, 128, kWsRegisterA, 2>::kSmemBytes &&
-               WsBlock<P, 128, kStaging, 4>::kSmemBytes == WsBlock<P, 128, kWsRegisterA, 4>::kSmemBytes;
+    bool same = true;
+    ws_for_each_block<P, kStaging>([&](auto tag) {
+        using W = typename decltype(tag)::Type;
+        same = same && W::kSmemBytes == WsBlock<P, W::kBn, kWsRegisterA, W::kSplitBlocks>::kSmemBytes;
+    });
+    return same;
 }
 
 /* The hooks (kernel_desc.cuh) of tf32-v21 (P = kTf32) and 3xtf32-v21 (kTf32x3): the windows by TMA where TMA reads
@@ -705,18 +719,16 @@ template <int P> struct WarpSpecialisedVersion : NoStageSplit {
     static_assert(ws_same_stages<P, kWsRegisterACopied>() && ws_same_stages<P, kWsPairedImages>(),
                   "the cp.async windows land where the TMA boxes do: the same stages");
 
-    /* a block's shared memory, its static part the paired kernels' (the largest: a second image's sums) */
-    template <int BN, int kSplit>
-    static constexpr size_t kBlockBytes =
-        WsBlock<P, BN, kWsRegisterA, kSplit>::kSmemBytes + WsBlock<P, BN, kWsPairedImages, kSplit>::kStaticBytes;
-    /* the shared memory of its largest block */
+    /* the shared memory of its largest block, a block's static part the paired kernels' (the largest: a second
+     * image's sums) */
     static constexpr size_t most_smem()
     {
-        if constexpr (P == kTf32)
-            return largest({kBlockBytes<128, 1>, kBlockBytes<64, 1>, kBlockBytes<128, 2>, kBlockBytes<128, 4>,
-                            kBlockBytes<64, 2>});
-        else
-            return largest({kBlockBytes<64, 1>, kBlockBytes<64, 2>});
+        size_t most = 0;
+        ws_for_each_block<P, kWsRegisterA>([&](auto tag) {
+            using W = typename decltype(tag)::Type;
+            most = largest({most, W::kSmemBytes + WsBlock<P, W::kBn, kWsPairedImages, W::kSplitBlocks>::kStaticBytes});
+        });
+        return most;
     }
     static constexpr size_t kMostSmem = most_smem();
 
@@ -761,7 +773,9 @@ template <int P> struct WarpSpecialisedVersion : NoStageSplit {
     static cudaError_t launch(const cgp_launch_args *a, const cgp_kernel_config *c, const cgp_device_info *d,
                               cudaStream_t stream)
     {
-        return with_ws_block<P>(c, [&](auto tag) { return ws_launch<typename decltype(tag)::Type>(a, c, d, stream); });
+        cudaError_t status = cudaErrorInvalidConfiguration; /* c names no kernel of the list */
+        with_ws_block<P>(c, [&](auto tag) { status = ws_launch<typename decltype(tag)::Type>(a, c, d, stream); });
+        return status;
     }
 };
 

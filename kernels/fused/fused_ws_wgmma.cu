@@ -679,6 +679,30 @@ template <int P, class F> void with_ws_block(const cgp_kernel_config *c, F f)
     });
 }
 
+/* The path ids of precision P's kernels (ws_path of each of its list), ascending */
+template <int P> constexpr int ws_block_count()
+{
+    int count = 0;
+    ws_for_each_block<P>([&](auto) { ++count; });
+    return count;
+}
+template <int P> constexpr PathList<ws_block_count<P>()> ws_paths()
+{
+    PathList<ws_block_count<P>()> l{};
+    int count = 0;
+    ws_for_each_block<P>([&](auto tag) {
+        using W = typename decltype(tag)::Type;
+        l.ids[count++] = (unsigned short)ws_path(W::kBn, W::kWindowStaging, W::kSplitBlocks);
+    });
+    for (int i = 1; i < count; ++i)
+        for (int j = i; j > 0 && l.ids[j - 1] > l.ids[j]; --j) {
+            const unsigned short id = l.ids[j];
+            l.ids[j] = l.ids[j - 1];
+            l.ids[j - 1] = id;
+        }
+    return l;
+}
+
 /* Whether the kernels of a staging have the TMA ones' stages (the same dynamic shared memory) at every (channels,
  * split) of the list */
 template <int P, int kStaging> constexpr bool ws_same_stages()
@@ -699,17 +723,7 @@ template <int P, int kStaging> constexpr bool ws_same_stages()
  * split over 2. */
 template <int P> struct WarpSpecialisedVersion : NoStageSplit {
     static constexpr cgp_precision precision = (cgp_precision)P;
-    static constexpr auto paths()
-    {
-        if constexpr (P == kTf32)
-            return path_run<4>(ws_path(128, kWsRegisterA, 1)) + path_run<6>(CGP_PATH_WS_SPLIT_TILE0) +
-                   path_run<5>(CGP_PATH_WS_PAIRED_TILE0);
-        else
-            return path_run<1>(ws_path(64, kWsRegisterA, 1)) + path_run<1>(ws_path(64, kWsRegisterACopied, 1)) +
-                   path_run<1>(ws_path(64, kWsRegisterA, 2)) + path_run<1>(ws_path(64, kWsRegisterACopied, 2)) +
-                   path_run<1>(ws_path(64, kWsPairedImages, 1)) + path_run<1>(ws_path(64, kWsPairedImages, 2));
-    }
-    static constexpr auto kPaths = paths();
+    static constexpr auto kPaths = ws_paths<P>();
     static_assert(kWsRegisterACopied == kWsRegisterA + 1 &&
                       ws_path(64, kWsRegisterACopied, 1) == CGP_PATH_WS_TILE0 + 5 &&
                       ws_path(64, kWsRegisterACopied, 2) == CGP_PATH_WS_SPLIT_TILE0 + 5 &&

@@ -795,23 +795,26 @@ template <int P> struct WarpSpecialisedVersion : NoStageSplit {
 
 /* What tf32-v21 is: wgmma, two tiles, 12 warps (a producer warpgroup, two consumers), windows by TMA (else by
  * cp.async; two images a tile by cp.async), the weights rounded once a launch, persistent, warp-specialised;
- * 3xtf32-v21 the same at 64 channels, its K split over 2 blocks at most */
-template <size_t N> constexpr Kind ws_kind(const Kind &tiles, const int (&splits)[N], size_t smem)
+ * 3xtf32-v21 the same at 64 channels, its K split over 2 blocks at most: the tiles and splits of its instance list */
+template <int P> constexpr Kind ws_kind()
 {
-    return tiles.warps(kWsThreads / 32)
+    Kind kind = Kind(CGP_PIPE_WGMMA, CGP_ALGORITHM_IMPLICIT_GEMM);
+    for (int bn : kWsChannels)
+        if (ws_channels_offered(P, bn))
+            kind = kind.tile(8, 16, bn);
+    ws_for_each_block<P, kWsRegisterA>([&](auto tag) {
+        using W = typename decltype(tag)::Type;
+        if (W::kSplitBlocks > 1)
+            kind = kind.k_split(W::kSplitBlocks);
+    });
+    return kind.warps(kWsThreads / 32)
         .staging(CGP_STAGING_TMA_OR_CP_ASYNC)
         .weights(CGP_WEIGHTS_ROUNDED_ONCE)
-        .k_splits(splits)
         .persistent()
         .loop(CGP_LOOP_WARP_SPECIALISED)
-        .smem(smem);
+        .smem(WarpSpecialisedVersion<P>::kMostSmem);
 }
-constexpr Kind kWsTiles = Kind(CGP_PIPE_WGMMA, CGP_ALGORITHM_IMPLICIT_GEMM);
-constexpr int kWsNarrowSplits[] = {1, 2};
-constexpr Kind kWsKind = ws_kind(kWsTiles.tile(8, 16, 128).tile(8, 16, 64), kWsSplits,
-                                 WarpSpecialisedVersion<kTf32>::kMostSmem);
-constexpr Kind kWsTf32x3Kind =
-    ws_kind(kWsTiles.tile(8, 16, 64), kWsNarrowSplits, WarpSpecialisedVersion<kTf32x3>::kMostSmem);
+constexpr Kind kWsKind = ws_kind<kTf32>(), kWsTf32x3Kind = ws_kind<kTf32x3>();
 
 } // namespace
 

@@ -265,15 +265,7 @@ extern "C" const char *cgp_kernel_kind_name(const cgp_kernel_desc *k)
     X(cgp_paths_igemm_wgmma_overlapped)                                                                                \
     X(cgp_paths_igemm_wgmma_overlapped_split)                                                                          \
     X(cgp_paths_winograd_f4x4_gemm_cp_async)                                                                           \
-    X(cgp_paths_ws)                                                                                                    \
-    X(cgp_paths_ws_copied)                                                                                             \
-    X(cgp_paths_ws_split_wide)                                                                                         \
-    X(cgp_paths_ws_split_narrow)                                                                                       \
-    X(cgp_paths_ws_copied_split_wide)                                                                                  \
-    X(cgp_paths_ws_copied_split_narrow)                                                                                \
-    X(cgp_paths_ws_paired)                                                                                             \
-    X(cgp_paths_ws_paired_split_wide)                                                                                  \
-    X(cgp_paths_ws_paired_split_narrow)
+    X(cgp_paths_ws)
 
 #define DECLARE_PATH_NAMES(symbol) extern "C" const cgp_path_names symbol;
 #define LIST_PATH_NAMES(symbol) &symbol,

@@ -818,22 +818,27 @@ constexpr Kind kWsKind = ws_kind<kTf32>(), kWsTf32x3Kind = ws_kind<kTf32x3>();
 
 } // namespace
 
-/* Its paths' names (path_names.cuh), from kWsChannels and the splits ws_split_offered takes, in ws_path's order:
- * its tiles with the window by TMA, then by cp.async; then with K split, by TMA, then by cp.async: 128 channels
- * split over 2 and 4 blocks, 64 channels over 2; then the same with two images a tile */
-constexpr PathTileName ws_path_tile(int bn) { return {8, 16, bn}; }
-constexpr int kWsWide[] = {kWsChannels[0]}, kWsNarrow[] = {kWsChannels[1]};
-static_assert(ws_split_offered(kWsWide[0], 4) && !ws_split_offered(kWsNarrow[0], 4), "the split paths' order");
-#define WS_PATH_NAMES(symbol, staging, window)                                                                        \
-    CGP_DEFINE_PATH_NAMES(symbol, ws_path(128, staging, 1),                                                           \
-                          tile_path_names("warp-specialised, register A, " window, kWsChannels, ws_path_tile, {1}))   \
-    CGP_DEFINE_PATH_NAMES(symbol##_split_wide, ws_path(128, staging, 2),                                              \
-                          tile_path_names("warp-specialised, register A, " window, kWsWide, ws_path_tile, {2, 4}))    \
-    CGP_DEFINE_PATH_NAMES(symbol##_split_narrow, ws_path(64, staging, 2),                                             \
-                          tile_path_names("warp-specialised, register A, " window, kWsNarrow, ws_path_tile, {2}))
-WS_PATH_NAMES(cgp_paths_ws, kWsRegisterA, "TMA window, ")
-WS_PATH_NAMES(cgp_paths_ws_copied, kWsRegisterACopied, "cp.async window, ")
-WS_PATH_NAMES(cgp_paths_ws_paired, kWsPairedImages, "2 images a tile, ")
+/* Its paths' names (path_names.cuh): one range, the ids of tf32-v21's instance list (3xtf32-v21's among them), each
+ * named by its window staging, tile and split */
+constexpr const char *ws_window_name(int staging)
+{
+    return staging == kWsRegisterA         ? "warp-specialised, register A, TMA window, "
+           : staging == kWsRegisterACopied ? "warp-specialised, register A, cp.async window, "
+                                           : "warp-specialised, register A, 2 images a tile, ";
+}
+constexpr auto kWsPaths = WarpSpecialisedVersion<kTf32>::kPaths;
+static_assert(kWsPaths.ids[kWsPaths.count - 1] == kWsPaths.ids[0] + kWsPaths.count - 1, "the paths' ids one range");
+constexpr PathNames<kWsPaths.count> ws_path_names()
+{
+    PathNames<kWsPaths.count> names{};
+    ws_for_each_block<kTf32>([&](auto tag) {
+        using W = typename decltype(tag)::Type;
+        put_tile_path_name(names.text[ws_path(W::kBn, W::kWindowStaging, W::kSplitBlocks) - kWsPaths.ids[0]],
+                           ws_window_name(W::kWindowStaging), {W::kTh, W::kTw, W::kBn}, W::kSplitBlocks);
+    });
+    return names;
+}
+CGP_DEFINE_PATH_NAMES(cgp_paths_ws, kWsPaths.ids[0], ws_path_names())
 
 /* X(descriptor, hooks, version, name, summary, kind) for each version of this file */
 #define WS_WGMMA_VERSIONS(X)                                                                                           \

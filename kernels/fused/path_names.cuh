@@ -6,6 +6,7 @@
  *   tile_path_names(prefix, tiles, [of,] splits)   the names of the family's tiles (of: one as its paths name it;
  *                                     without it, its th, tw and bn fields) x splits, split-major (the order of a
  *                                     family's ids): prefix + "THxTW px x BN ch", then ", K split S" where S > 1
+ *   put_tile_path_name(out, prefix, tile, split)   one of those names (for a family whose ids run in another order)
  *   path_name_list(names...)          paths of no tile
  *   CGP_DEFINE_PATH_NAMES(symbol, first, names)   defines the range extern "C" cgp_path_names `symbol`: ids first,
  *                                     first + 1, ... named by `names` (dispatch.cu's cgp_path_name reads every range
@@ -50,6 +51,21 @@ constexpr int put_path_int(char *out, int at, int v)
     return at;
 }
 
+/* Writes a path's name at out: prefix + "THxTW px x BN ch", then ", K split S" where split > 1 */
+constexpr void put_tile_path_name(char *out, const char *prefix, PathTileName tile, int split)
+{
+    int at = put_path_text(out, 0, prefix);
+    at = put_path_int(out, at, tile.th);
+    at = put_path_text(out, at, "x");
+    at = put_path_int(out, at, tile.tw);
+    at = put_path_text(out, at, " px x ");
+    at = put_path_int(out, at, tile.bn);
+    at = put_path_text(out, at, " ch");
+    if (split > 1) {
+        at = put_path_text(out, at, ", K split ");
+        put_path_int(out, at, split);
+    }
+}
 /* The names of the family's tiles x splits, split-major: prefix + "THxTW px x BN ch" (of(tile): the tile as its
  * paths name it), then ", K split S" where S > 1 */
 template <int S, class Tile, size_t T, class Of>
@@ -58,21 +74,8 @@ constexpr PathNames<(int)T * S> tile_path_names(const char *prefix, const Tile (
 {
     PathNames<(int)T * S> names{};
     for (int s = 0; s < S; ++s)
-        for (int t = 0; t < (int)T; ++t) {
-            const PathTileName tile = of(tiles[t]);
-            char *out = names.text[s * (int)T + t];
-            int at = put_path_text(out, 0, prefix);
-            at = put_path_int(out, at, tile.th);
-            at = put_path_text(out, at, "x");
-            at = put_path_int(out, at, tile.tw);
-            at = put_path_text(out, at, " px x ");
-            at = put_path_int(out, at, tile.bn);
-            at = put_path_text(out, at, " ch");
-            if (splits[s] > 1) {
-                at = put_path_text(out, at, ", K split ");
-                put_path_int(out, at, splits[s]);
-            }
-        }
+        for (int t = 0; t < (int)T; ++t)
+            put_tile_path_name(names.text[s * (int)T + t], prefix, of(tiles[t]), splits[s]);
     return names;
 }
 

@@ -50,6 +50,7 @@
  */
 #include <stdint.h>
 
+#include <iterator>
 #include <utility>
 
 #include "implicit_gemm_wgmma.cuh"
@@ -649,8 +650,7 @@ constexpr int kWsStagings[] = {kWsRegisterA, kWsRegisterACopied, kWsPairedImages
  * each K split of those (kWsSplits, ws_split_offered). Configure, launch and the compile-time checks all walk it. */
 template <int P, int kOnly = 0, class F, size_t... I> constexpr void ws_for_each_block(F &&f, std::index_sequence<I...>)
 {
-    constexpr size_t kSplits = sizeof(kWsSplits) / sizeof(kWsSplits[0]);
-    constexpr size_t kChannels = sizeof(kWsChannels) / sizeof(kWsChannels[0]);
+    constexpr size_t kSplits = std::size(kWsSplits), kChannels = std::size(kWsChannels);
     const auto one = [&](auto index) {
         constexpr size_t i = decltype(index)::value;
         constexpr int staging = kWsStagings[i / (kChannels * kSplits)], bn = kWsChannels[i / kSplits % kChannels],
@@ -662,10 +662,8 @@ template <int P, int kOnly = 0, class F, size_t... I> constexpr void ws_for_each
 }
 template <int P, int kOnly = 0, class F> constexpr void ws_for_each_block(F &&f)
 {
-    constexpr size_t kInstances = sizeof(kWsStagings) / sizeof(kWsStagings[0]) *
-                                  (sizeof(kWsChannels) / sizeof(kWsChannels[0])) *
-                                  (sizeof(kWsSplits) / sizeof(kWsSplits[0]));
-    ws_for_each_block<P, kOnly>(f, std::make_index_sequence<kInstances>());
+    ws_for_each_block<P, kOnly>(
+        f, std::make_index_sequence<std::size(kWsStagings) * std::size(kWsChannels) * std::size(kWsSplits)>());
 }
 
 /* The configuration's kernel: f(TypeTag<WsBlock<P, BN, staging, split>>()) for c's tile, staging and split
@@ -679,7 +677,7 @@ template <int P, class F> void with_ws_block(const cgp_kernel_config *c, F f)
     });
 }
 
-/* The path ids of precision P's kernels (ws_path of each of its list), ascending */
+/* The kernels of precision P's list, counted; their path ids (ws_path of each), ascending */
 template <int P> constexpr int ws_block_count()
 {
     int count = 0;

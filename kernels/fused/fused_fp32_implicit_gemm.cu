@@ -368,17 +368,10 @@ ImplicitGemmGeometry geometry(const cgp_problem *p, TileSplit c)
     return implicit_gemm_geometry(p, t.th, t.tw, t.bn);
 }
 
-/* f(TileOf<i>{}) for tile i of kTileShapes */
+/* f(TileOf<i>{}) for tile i of kTileShapes, known at run time (with_index) */
 template <class F> auto with_tile(int i, F f)
 {
-    switch (i) {
-    case 0: return f(TileOf<0>{});
-    case 1: return f(TileOf<1>{});
-    case 2: return f(TileOf<2>{});
-    case 3: return f(TileOf<3>{});
-    case 4: return f(TileOf<4>{});
-    default: return f(TileOf<5>{});
-    }
+    return with_index<kTileCount>(i, [&](auto tile) { return f(TileOf<decltype(tile)::value>{}); });
 }
 
 /* The kernel of tile T (every chunk whole where Cin % 8 = 0: no channel past Cin to test) and its shared memory */
@@ -389,14 +382,33 @@ template <class T> void configure_tile(const cgp_problem *p, cgp_kernel_config *
     configured(c, kernel, T::kSmemBytes, path);
 }
 
+/* Whether choose takes tile i with K split over `split` blocks on some shape: K whole, split over 2 and 8, every tile
+ * but 8x16 px x 128 ch split over 2, which choose never takes on an H200 (tests/cpu/cpu_paths.c) */
+constexpr bool path_reached(int i, int split) { return !(kTileShapes[i].bn == 128 && split == 2); }
+constexpr int reached_path_count()
+{
+    int count = 0;
+    for (int split : kSplits)
+        for (int i = 0; i < kTileCount; ++i)
+            count += path_reached(i, split) ? 1 : 0;
+    return count;
+}
+/* Their path ids, ascending: CGP_PATH_FFMA_IGEMM_TILE0 + the tile's index + kTileCount x the split's */
+constexpr PathList<reached_path_count()> reached_paths()
+{
+    PathList<reached_path_count()> l{};
+    int count = 0;
+    for (int split : kSplits)
+        for (int i = 0; i < kTileCount; ++i)
+            if (path_reached(i, split))
+                l.ids[count++] = (unsigned short)(CGP_PATH_FFMA_IGEMM_TILE0 + i + kTileCount * split_index(split));
+    return l;
+}
+
 /* fp32-v10's hooks (kernel_desc.cuh) */
 struct FfmaImplicitGemmVersion : NoStageSplit {
     static constexpr cgp_precision precision = CGP_PRECISION_FP32;
-    /* K whole, split over 2 and 8: every tile but 8x16 px x 128 ch split over 2, which choose never takes on an H200
-     * (tests/cpu/cpu_paths.c) */
-    static_assert(kTileCount == 6, "the 8x16 px x 128 ch tile is tile 3");
-    static constexpr auto kPaths =
-        path_run<kTileCount + 3>(CGP_PATH_FFMA_IGEMM_TILE0) + path_run<8>(CGP_PATH_FFMA_IGEMM_TILE0 + kTileCount + 4);
+    static constexpr auto kPaths = reached_paths();
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {

@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(B::kThreads, 1)
     implicit_gemm_wgmma_conv_gelu_mean(const IgemmParams p, const __grid_constant__ CUtensorMap map)
 {
     const int split = (int)gridDim.z, rank = (int)blockIdx.z; /* a cluster of `split` blocks shares the chunks */
-    record_path(p.path_record, igemm_wgmma_path(kTma, kRounded, kOverlap, kWhole, B::kIndex, split));
+    record_path(p.path_record, igemm_wgmma_path(kTma, kRounded, kOverlap, kWhole, tile_index<B>(), split));
     using Land = typename B::Land;
     using L = Landing<B, kTma, kRounded, kOverlap>;
     using Src = typename L::Src;
@@ -289,13 +289,11 @@ struct TileSmem<P, kTma, kRounded, kOverlap, std::index_sequence<I...>> {
  * finish first. Blocks run in waves of SMs x the blocks an SM holds (by shared memory, 1 KB reserved a block, and by
  * the registers __launch_bounds__(threads, 1) lets a thread take: two blocks of 4 warps, one of more); a wave takes
  * the resident blocks' work over the SM's rate. A block's work a chunk: its products (pixels x channels) and its
- * input window's conversion (window pixels x 64). Rates relative to a block of 4 warpgroups, measured on the H200
- * (tf32-v10 on the zoo: the 4-warpgroup block ran 28x28 and 32x32 at 100 TFLOP/s, the 2-warpgroup one 56x56 at
- * 72; single-warpgroup blocks taken at half); blocks resident together add their rates (their barriers are their
- * own), up to 1: tf32-v10 on 8 x 512->512 x 7x7 ran 256 blocks of 8x8 x 32 channels, two an SM, in 0.046 ms and
- * 128 of 8x8 x 64, one an SM, in 0.061 (docs/perf-log.md, "Blocks an SM holds"). A block's chunks are its share
- * plus 2 for a split's exchange of partials; K is split only with at least 2 chunks a block. tile_bytes: each tile's
- * shared memory (TileSmem). */
+ * input window's conversion (window pixels x 64). Rates relative to a block of 4 warpgroups (warpgroup_rate);
+ * blocks resident together add their rates (their barriers are their own), up to 1: tf32-v10 on 8 x 512->512 x
+ * 7x7 ran 256 blocks of 8x8 x 32 channels, two an SM, in 0.046 ms and 128 of 8x8 x 64, one an SM, in 0.061
+ * (docs/perf-log.md, "Blocks an SM holds"). A block's chunks are its share plus 2 for a split's exchange of
+ * partials; K is split only with at least 2 chunks a block. tile_bytes: each tile's shared memory (TileSmem). */
 TileSplit choose(const cgp_problem *p, const cgp_device_info *d, const size_t (&tile_bytes)[kTileCount])
 {
     const int64_t sms = d->sm_count > 0 ? d->sm_count : 1, chunks = ceil_div(p->cin, kChunk);
@@ -304,7 +302,7 @@ TileSplit choose(const cgp_problem *p, const cgp_device_info *d, const size_t (&
         if ((t.bn == 64 && p->cout <= 32) || (split > 1 && chunks < 2 * split))
             return -1.0;
         const int warpgroups = t.wy * t.wx, threads = 128 * warpgroups;
-        const double rate = warpgroups == 4 ? 1.0 : warpgroups == 2 ? 0.72 : 0.5;
+        const double rate = warpgroup_rate(t);
         const int64_t by_smem = blocks_by_shared_memory(d, tile_bytes[i]);
         const int64_t by_registers = 65536 / (threads * (65536 / threads < 255 ? 65536 / threads : 255));
         const Residency r = residency(p->n * ceil_div(p->hout, 8 * t.wy) * ceil_div(p->wout, 8 * t.wx) *

@@ -178,8 +178,8 @@ template <int P, class B, bool kWhole, bool kTma>
 __global__ void __launch_bounds__(B::kThreads, 1) resident_wgmma_conv_gelu_mean(
     const IgemmParams p, const PersistentSchedule g, const __grid_constant__ CUtensorMap map)
 {
-    record_path(p.path_record,
-                ((kTma ? CGP_PATH_RESIDENT_TMA_TILE0 : CGP_PATH_RESIDENT_TILE0) + B::kIndex) | weights_width_flag(kWhole));
+    record_path(p.path_record, ((kTma ? CGP_PATH_RESIDENT_TMA_TILE0 : CGP_PATH_RESIDENT_TILE0) + tile_index<B>()) |
+                                   weights_width_flag(kWhole));
     using R = Resident<P, B, kTma ? kTmaWindows : kCpAsyncWindows>;
     using Land = typename B::Land;
     using Src = typename R::Src;
@@ -297,7 +297,7 @@ template <class B, bool kWhole>
 __global__ void __launch_bounds__(B::kThreads, 1) resident_fragment_wgmma_conv_gelu_mean(
     const IgemmParams p, const PersistentSchedule g, const __grid_constant__ CUtensorMap map)
 {
-    record_path(p.path_record, (CGP_PATH_RESIDENT_FRAGMENT_TILE0 + B::kIndex) | weights_width_flag(kWhole));
+    record_path(p.path_record, (CGP_PATH_RESIDENT_FRAGMENT_TILE0 + tile_index<B>()) | weights_width_flag(kWhole));
     using R = Resident<kTf32, B, kRegisterFragments>;
     using Win = typename R::Src;
     constexpr int kTh = B::kTh, kTw = B::kTw, kWarps = B::kWarps, kBn = B::kBn, kStages = R::kStages;
@@ -409,10 +409,9 @@ PersistentSchedule schedule(const cgp_problem *p, const cgp_device_info *d, cons
 /* Of the tiles whose weights fit, the one of least estimated time; {-1, 1} where none fits. Only 32 channels a
  * block where Cout needs no more. Time: the block's tiles (its share of the T tiles) x chunks x the tile's pixels x
  * (BN + 64) (the products, and the input conversion, which a block of 32 channels pays for half as many products)
- * over tf32-v10's measured rate of the tile's kind (fused_implicit_gemm_wgmma.cu). */
+ * over the tile's measured rate (warpgroup_rate). */
 template <int P, int kStaging> TileSplit choose(const cgp_problem *p, const cgp_device_info *d)
 {
-    static const double kRate[] = {1.0, 0.72, 0.5};
     static const int kOneSplit[] = {1};
     const int64_t chunks = ceil_div(p->cin, kChunk);
     return least_cost(p->cout <= 32 ? 3 : 0, kTileCount, kOneSplit, [&](int i, int) {
@@ -421,7 +420,7 @@ template <int P, int kStaging> TileSplit choose(const cgp_problem *p, const cgp_
         const TileShape &t = kTileShapes[i];
         const PersistentSchedule g = schedule(p, d, t);
         const double tiles = (double)ceil_div(g.total_tiles, g.blocks);
-        return tiles * (double)chunks * (64.0 * t.wy * t.wx) * (t.bn + 64) / kRate[i % 3];
+        return tiles * (double)chunks * (64.0 * t.wy * t.wx) * (t.bn + 64) / warpgroup_rate(t);
     });
 }
 

@@ -28,7 +28,7 @@
  *   host       the grid of a tile shape (ImplicitGemmGeometry), the kernel parameters, the limits of the grid (with
  *              a K split: implicit_gemm_split_grid_unsupported) and of the FFMA GEMMs' GPU and image
  *              (ffma_gemm_unsupported); the search of a version's tiles and K splits for the least estimated cost
- *              (least_cost).
+ *              (least_cost); with_index, a tile index known at run time made a compile-time one.
  */
 #ifndef CGP_IMPLICIT_GEMM_CUH
 #define CGP_IMPLICIT_GEMM_CUH
@@ -37,6 +37,7 @@
 
 #include <initializer_list>
 #include <type_traits>
+#include <utility>
 
 #include <cooperative_groups.h>
 
@@ -638,6 +639,24 @@ inline IgemmParams implicit_gemm_params(const cgp_launch_args *a, const Implicit
 template <class T> struct TypeTag {
     using Type = T;
 };
+
+/* f(std::integral_constant<int, i>()) for an index i < N known at run time (past the last: the last), f's result:
+ * a family's tile chosen at run time, made a compile-time one */
+template <int N, class F, int... I> auto with_index(int i, F &f, std::integer_sequence<int, I...>)
+{
+    using Result = decltype(f(std::integral_constant<int, 0>()));
+    if constexpr (std::is_void<Result>::value) {
+        (void)(((i == I || I == N - 1) ? (f(std::integral_constant<int, I>()), true) : false) || ...);
+    } else {
+        Result result{};
+        (void)(((i == I || I == N - 1) ? (result = f(std::integral_constant<int, I>()), true) : false) || ...);
+        return result;
+    }
+}
+template <int N, class F> auto with_index(int i, F &&f)
+{
+    return with_index<N>(i, f, std::make_integer_sequence<int, N>());
+}
 
 /* The largest of some sizes (a version's most shared memory over its tiles) */
 constexpr size_t largest(std::initializer_list<size_t> sizes)

@@ -19,11 +19,12 @@
  *   issue_chunk      the 9 (3xTF32: 27) wgmmas of a chunk, each tap's A the window moved by the tap
  *                    (issue_chunk_fragments: tf32-v16's and the v21s', A from the registers load_fragments filled)
  *   kTileShapes      the tiles both versions choose from, in the order of their path ids; path_tile_of, one as its
- *                    paths name it (each file composes its paths' names from kTileShapes: path_names.cuh)
+ *                    paths name it (each file composes its paths' names from kTileShapes: path_names.cuh);
+ *                    tile_shape_index, a block's index in it; warpgroup_rate, a tile's measured rate of products
  *   igemm_wgmma_path the path id of a tile, split, staging and weight width (the launch records it, configure
  *                    names it); igemm_wgmma_path0 the first id of a staging
- *   TileBlocks, with_tile_blocks    the Blocks of tile i, at compile time and (one switch for every hook that
- *                    launches or sizes a tile chosen at run time) at run time
+ *   TileBlocks, with_tile_blocks    the Blocks of tile i, at compile time and (one dispatch over kTileShapes for
+ *                    every hook that launches or sizes a tile chosen at run time) at run time
  */
 #ifndef CGP_IMPLICIT_GEMM_WGMMA_CUH
 #define CGP_IMPLICIT_GEMM_WGMMA_CUH
@@ -42,6 +43,32 @@
 namespace {
 
 constexpr size_t kSmemBudget = 227 * 1024 - 4096; /* an H100/H200 block's opt-in shared memory, less the static */
+
+/* The blocks, in the order of their path ids (CGP_PATH_IGEMM_WGMMA_TILE0 + index, kernel_info.h) and of launch's
+ * cases: 2 x 2, 1 x 2 and 1 x 1 warpgroups x 64 output channels, then the same x 32 */
+struct TileShape {
+    int wy, wx, bn;
+};
+constexpr TileShape kTileShapes[] = {{2, 2, 64}, {1, 2, 64}, {1, 1, 64}, {2, 2, 32}, {1, 2, 32}, {1, 1, 32}};
+/* A tile as its paths name it (path_names.cuh): 8 x 8 pixels a warpgroup */
+constexpr PathTileName path_tile_of(TileShape t) { return {8 * t.wy, 8 * t.wx, t.bn}; }
+constexpr int kTileCount = (int)(sizeof kTileShapes / sizeof kTileShapes[0]);
+using TileIndices = std::make_index_sequence<kTileCount>;
+/* The index in kTileShapes of a block of WY x WX warpgroups x BN channels, -1 where none (tf32-v21's tiles) */
+constexpr int tile_shape_index(int wy, int wx, int bn)
+{
+    for (int i = 0; i < kTileCount; ++i)
+        if (kTileShapes[i].wy == wy && kTileShapes[i].wx == wx && kTileShapes[i].bn == bn)
+            return i;
+    return -1;
+}
+/* A block's rate of products relative to one of 4 warpgroups, measured on the H200 (tf32-v10 on the zoo: the
+ * 4-warpgroup block ran 28x28 and 32x32 at 100 TFLOP/s, the 2-warpgroup one 56x56 at 72; single-warpgroup blocks
+ * taken at half) */
+constexpr double warpgroup_rate(const TileShape &t)
+{
+    return t.wy * t.wx == 4 ? 1.0 : t.wy * t.wx == 2 ? 0.72 : 0.5;
+}
 
 /* The block of precision P: WY x WX warpgroups, each an 8 x 8 pixel block of the tile x BN channels (one
  * m64nBN accumulator, BN 64 or 32), and its shared memory: kLandStages landing stages (up to 4, as many as fit),
@@ -72,9 +99,16 @@ template <int P, int WY, int WX, int BN> struct Blocks {
         sizeof(float) * ((size_t)kLandStages * kLandFloats + kBuffers * (size_t)kOpFloats);
     static_assert(kLandStages >= 3, "a landing ring of 3 stages at least");
     static_assert(kTh * kTw * BN <= kLandStages * kLandFloats, "a K split's partials fit in the landing ring");
-    /* its index in kTileShapes, for the path id a launch records (igemm_wgmma_path) */
-    static constexpr unsigned kIndex = (BN == 32 ? 3 : 0) + (WY == 2 ? 0 : WX == 2 ? 1 : 2);
+    /* its index in kTileShapes, for the path id a launch records (igemm_wgmma_path); -1: not one of them */
+    static constexpr int kIndex = tile_shape_index(WY, WX, BN);
 };
+
+/* The index in kTileShapes of block B, which must be one of its tiles */
+template <class B> __host__ __device__ constexpr unsigned tile_index()
+{
+    static_assert(B::kIndex >= 0, "a block of a tile of kTileShapes");
+    return (unsigned)B::kIndex;
+}
 
 /* The first cgp_path_id (kernel_info.h) of the wgmma implicit GEMMs' 6 tiles with K whole (split_ids: then their 12
  * with K split over 2 and 4 blocks), the windows by TMA or cp.async, the weights rounded once a launch or converted per
@@ -92,7 +126,7 @@ __host__ __device__ constexpr unsigned igemm_wgmma_path0(bool tma, bool rounded,
     return split_ids ? CGP_PATH_IGEMM_WGMMA_SPLIT_TILE0 : CGP_PATH_IGEMM_WGMMA_TILE0;
 }
 
-/* The cgp_path_id of tile `tile` (its index in kTileShapes; B::kIndex) with `split` blocks a cluster sharing its
+/* The cgp_path_id of tile `tile` (its index in kTileShapes; tile_index) with `split` blocks a cluster sharing its
  * chunks, staged as igemm_wgmma_path0 says, its copies of whole chunks or not (weights_width_flag): what a launch
  * records and what the versions' configure names */
 __host__ __device__ constexpr unsigned igemm_wgmma_path(bool tma, bool rounded, bool overlapped, bool whole,
@@ -522,16 +556,6 @@ template <class B> __device__ __forceinline__ int tile_pixel(int wg, int m)
     return (8 * (wg / B::kWx) + m / 8) * B::kTw + 8 * (wg % B::kWx) + m % 8;
 }
 
-/* The blocks, in the order of their path ids (CGP_PATH_IGEMM_WGMMA_TILE0 + index, kernel_info.h) and of launch's
- * cases: 2 x 2, 1 x 2 and 1 x 1 warpgroups x 64 output channels, then the same x 32 */
-struct TileShape {
-    int wy, wx, bn;
-};
-constexpr TileShape kTileShapes[] = {{2, 2, 64}, {1, 2, 64}, {1, 1, 64}, {2, 2, 32}, {1, 2, 32}, {1, 1, 32}};
-/* A tile as its paths name it (path_names.cuh): 8 x 8 pixels a warpgroup */
-constexpr PathTileName path_tile_of(TileShape t) { return {8 * t.wy, 8 * t.wx, t.bn}; }
-constexpr int kTileCount = (int)(sizeof kTileShapes / sizeof kTileShapes[0]);
-using TileIndices = std::make_index_sequence<kTileCount>;
 
 /* What the wgmma implicit GEMMs share (kernel_desc.cuh's Kind): wgmma, the tiles of kTileShapes in their order (the
  * warps: the tile's) */
@@ -544,21 +568,13 @@ constexpr Kind kWgmmaImplicitGemmKind = Kind(CGP_PIPE_WGMMA, CGP_ALGORITHM_IMPLI
 /* The block of tile I of kTileShapes in precision P */
 template <int P, int I> using TileBlocks = Blocks<P, kTileShapes[I].wy, kTileShapes[I].wx, kTileShapes[I].bn>;
 
-/* f(TileTag<TileBlocks<P, tile>>()) for a tile index known at run time */
+/* f(TileTag<TileBlocks<P, tile>>()) for a tile index known at run time (with_index), f's result */
 template <class B> struct TileTag {
     using Block = B;
 };
 template <int P, class F> auto with_tile_blocks(int tile, F &&f)
 {
-    static_assert(kTileCount == 6, "a case for every tile");
-    switch (tile) {
-    case 0: return f(TileTag<TileBlocks<P, 0>>());
-    case 1: return f(TileTag<TileBlocks<P, 1>>());
-    case 2: return f(TileTag<TileBlocks<P, 2>>());
-    case 3: return f(TileTag<TileBlocks<P, 3>>());
-    case 4: return f(TileTag<TileBlocks<P, 4>>());
-    default: return f(TileTag<TileBlocks<P, 5>>());
-    }
+    return with_index<kTileCount>(tile, [&](auto i) { return f(TileTag<TileBlocks<P, decltype(i)::value>>()); });
 }
 
 } // namespace

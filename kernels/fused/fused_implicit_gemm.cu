@@ -41,6 +41,22 @@ template <int TH, int TW, int BN> struct WarpGrid {
     static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
 };
 
+/* The tile shapes, in the order of their path ids (CGP_PATH_IGEMM_TILE0 + index, kernel_info.h) and of the kernels
+ * with_tile instantiates */
+struct TileShape {
+    int th, tw, bn;
+};
+constexpr TileShape kTileShapes[] = {{8, 16, 64}, {8, 8, 64}, {8, 16, 32}, {8, 8, 32}};
+constexpr int kTileCount = (int)(sizeof kTileShapes / sizeof kTileShapes[0]);
+/* The index of a tile shape in kTileShapes, -1 where none */
+constexpr int tile_index(int th, int tw, int bn)
+{
+    for (int i = 0; i < kTileCount; ++i)
+        if (kTileShapes[i].th == th && kTileShapes[i].tw == tw && kTileShapes[i].bn == bn)
+            return i;
+    return -1;
+}
+
 /* The stage is converted in place: the landing layout (Window) is the operand layout */
 template <int P, int TH, int TW, int BN>
 struct Tile : WarpGrid<TH, TW, BN>, Window<TH, TW, BN, WarpGrid<TH, TW, BN>::kThreads> {
@@ -58,7 +74,8 @@ struct Tile : WarpGrid<TH, TW, BN>, Window<TH, TW, BN, WarpGrid<TH, TW, BN>::kTh
     static_assert(TH * TW % (16 * kMi) == 0 && BN % kWarpChannels == 0, "whole warp tiles");
     static_assert(TW % 8 == 0, "a lane group's 8 pixels lie in one row");
     /* the cgp_path_id a launch of this tile records: CGP_PATH_IGEMM_TILE0 + its index in kTileShapes */
-    static constexpr unsigned kPath = CGP_PATH_IGEMM_TILE0 + (BN == 32 ? 2 : 0) + (TW == 8 ? 1 : 0);
+    static constexpr unsigned kPath = CGP_PATH_IGEMM_TILE0 + (unsigned)tile_index(TH, TW, BN);
+    static_assert(tile_index(TH, TW, BN) >= 0, "a tile of kTileShapes");
 };
 
 /* Rounds (splits) the elements this thread copied into `stage`, once they landed: in place (3xTF32: the small part
@@ -228,20 +245,13 @@ __global__ void __launch_bounds__(T::kThreads, 512 / T::kThreads) implicit_gemm_
 
 /* ---- the tiles, the choice per shape, the hooks ---- */
 
-/* The tile shapes, in the order of their path ids (CGP_PATH_IGEMM_TILE0 + index, kernel_info.h) and of the kernels
- * with_tile instantiates */
-struct TileShape {
-    int th, tw, bn;
-};
-constexpr TileShape kTileShapes[] = {{8, 16, 64}, {8, 8, 64}, {8, 16, 32}, {8, 8, 32}};
-
 /* 32 channels a block where Cout needs no more; 8 x 8 pixels where 8 x 16 would compute over 8/7 of the
  * pixels 8 x 8 does (narrow images) */
 int choose_tile(const cgp_problem *p)
 {
     const int64_t rows = ceil_div(p->hout, 8) * 8;
     const int64_t wide = rows * ceil_div(p->wout, 16) * 16, narrow = rows * ceil_div(p->wout, 8) * 8;
-    return (p->cout <= 32 ? 2 : 0) + (narrow * 8 < wide * 7 ? 1 : 0);
+    return tile_index(8, narrow * 8 < wide * 7 ? 8 : 16, p->cout <= 32 ? 32 : 64);
 }
 
 ImplicitGemmGeometry geometry(const cgp_problem *p, int tile)
@@ -250,15 +260,13 @@ ImplicitGemmGeometry geometry(const cgp_problem *p, int tile)
     return implicit_gemm_geometry(p, t.th, t.tw, t.bn);
 }
 
-/* f(TypeTag<Tile<P, ...>>{}) for tile i of kTileShapes */
+/* f(TypeTag<Tile<P, ...>>{}) for tile i of kTileShapes, known at run time (with_index) */
 template <int P, class F> auto with_tile(int i, F f)
 {
-    switch (i) {
-    case 0: return f(TypeTag<Tile<P, 8, 16, 64>>{});
-    case 1: return f(TypeTag<Tile<P, 8, 8, 64>>{});
-    case 2: return f(TypeTag<Tile<P, 8, 16, 32>>{});
-    default: return f(TypeTag<Tile<P, 8, 8, 32>>{});
-    }
+    return with_index<kTileCount>(i, [&](auto tile) {
+        constexpr TileShape t = kTileShapes[decltype(tile)::value];
+        return f(TypeTag<Tile<P, t.th, t.tw, t.bn>>{});
+    });
 }
 
 template <class T> cudaError_t launch_tile(const cgp_launch_args *a, const cgp_kernel_config *c, cudaStream_t stream)
@@ -294,7 +302,7 @@ template <int P> constexpr size_t max_smem_bytes()
 /* tf32-v9's and 3xtf32-v9's hooks (kernel_desc.cuh) */
 template <int P> struct ImplicitGemmVersion : NoStageSplit {
     static constexpr cgp_precision precision = (cgp_precision)P;
-    static constexpr auto kPaths = with_weights_4b(path_run<4>(CGP_PATH_IGEMM_TILE0));
+    static constexpr auto kPaths = with_weights_4b(path_run<kTileCount>(CGP_PATH_IGEMM_TILE0));
 
     static const char *unsupported(const cgp_problem *p, const cgp_device_info *d)
     {

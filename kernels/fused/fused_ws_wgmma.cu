@@ -797,13 +797,9 @@ template <int P> struct WarpSpecialisedVersion : NoStageSplit {
 template <int P> constexpr Kind ws_kind()
 {
     Kind kind = Kind(CGP_PIPE_WGMMA, CGP_ALGORITHM_IMPLICIT_GEMM);
-    for (int bn : kWsChannels)
-        if (ws_channels_offered(P, bn))
-            kind = kind.tile(8, 16, bn);
     ws_for_each_block<P, kWsRegisterA>([&](auto tag) {
         using W = typename decltype(tag)::Type;
-        if (W::kSplitBlocks > 1)
-            kind = kind.k_split(W::kSplitBlocks);
+        kind = W::kSplitBlocks == 1 ? kind.tile(W::kTh, W::kTw, W::kBn) : kind.k_split(W::kSplitBlocks);
     });
     return kind.warps(kWsThreads / 32)
         .staging(CGP_STAGING_TMA_OR_CP_ASYNC)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fp32_gelu_x2_fine_run1.sh - one call, two builds side by side from clean copies of the tree:
 #   base  HEAD;
-#   gelu  HEAD + fp32_gelu_x2_fine_dev.patch: the fp32 versions fp32-v9, v10 and v12 evaluate 2 GELU by gelu_x2_fine
+#   gelu  HEAD + fp32_gelu_x2_fine_dev.patch: the fp32 versions fp32-v9, v10, v11 and v12 evaluate 2 GELU by gelu_x2_fine
 #         (11 instructions, one MUFU; 3xTF32's since 3xtf32-v7) and halve the sums, where HEAD has gelu_fast (16, two
 #         MUFU); fp32-v9's chunk loop 3075 -> 2754 instructions (local SASS).
 # Then, in turn, the public zoo in fp32 (`cgp bench --zoo --precision fp32 --baselines none --reduce det`, the

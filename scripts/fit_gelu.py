@@ -57,7 +57,7 @@ from scipy.optimize import linprog
 from scipy.special import erfc
 
 f32, f64 = np.float32, np.float64
-HEADER = Path(__file__).resolve().parent.parent / "kernels" / "gelu.cuh"
+HEADER = Path(__file__).resolve().parent.parent / "kernels" / "fused" / "gelu.cuh"
 
 # ------------------------------------------------------------------ the chosen parameters
 HALF_LOG2E = f32(math.log2(math.e)) / f32(2)  # the exponent is -HALF_LOG2E a^2, this float constant

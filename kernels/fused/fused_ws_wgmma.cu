@@ -90,6 +90,15 @@ template <class Win> struct WsBoxCopies {
     static constexpr int kThreads = kWarpgroupThreads;
 };
 
+/* The channel blocks of BN (128 or 64), in the order of the path ids */
+constexpr int kWsChannels[] = {128, 64};
+/* The clusters K may be split over (1: K whole): 2 or 4 blocks at 128 channels, 2 at 64 (a block's share of the
+ * channels 32 wide at least: warp_channel_sums) */
+constexpr int kWsSplits[] = {1, 2, 4};
+constexpr bool ws_split_offered(int bn, int split) { return split == 1 || split == 2 || (split == 4 && bn == 128); }
+/* The channel blocks of precision P: both in tf32, 64 in 3xTF32 (the split fragments beside the accumulators) */
+constexpr bool ws_channels_offered(int precision, int bn) { return precision == kTf32 || bn == 64; }
+
 /* The block of BN output channels, one of a cluster of kSplit that split K (1: K whole): the consumers' tile (Blocks:
  * 1 x 2 warpgroups, 8 x 16 pixels) and the shared memory, from a 128-byte boundary: kStages stages, each [the input
  * window (FragmentWindow)][B, rounded once a launch], then with K split the consumers' partial sums of a tile (every
@@ -97,7 +106,7 @@ template <class Win> struct WsBoxCopies {
  * contiguous); the window lands by TMA (or the producer's cp.async), B by one bulk copy, and the consumers load their
  * A fragments from the window. */
 template <int P, int BN, int kStaging, int kSplit = 1> struct WsBlock {
-    static_assert(P == kTf32 || BN == 64, "3xTF32: 64 channels a block (the split fragments beside the accumulators)");
+    static_assert(ws_channels_offered(P, BN), "3xTF32: 64 channels a block");
     static constexpr int kPrecision = P, kWindowStaging = kStaging;
     static constexpr bool kCopiedWindow = copied_window(kStaging), kPaired = paired_images(kStaging);
     /* the images of a tile, each one consumer's 8 x 8 pixel block where two (the block's sums then a share of the
@@ -110,8 +119,7 @@ template <int P, int BN, int kStaging, int kSplit = 1> struct WsBlock {
         static constexpr int kThreads = kWsThreads;
     };
     static constexpr int kBn = BN, kTh = Tile::kTh, kTw = Tile::kTw, kConsumerWarps = 8;
-    static_assert(kSplit == 1 || kSplit == 2 || (kSplit == 4 && BN == 128),
-                  "a block's share of the channels 32 wide at least (warp_channel_sums)");
+    static_assert(ws_split_offered(BN, kSplit), "a block's share of the channels 32 wide at least (warp_channel_sums)");
     static constexpr int kSplitBlocks = kSplit;
     static constexpr int kConsumerThreads = 2 * kWarpgroupThreads;
     /* the partial sums of a tile (K split): the accumulators' float4s of a consumer thread */
@@ -490,15 +498,6 @@ __global__ void __launch_bounds__(kWsThreads, 1)
 }
 
 /* ---- host ---- */
-
-/* The channel blocks of BN (128 or 64), in the order of the path ids */
-constexpr int kWsChannels[] = {128, 64};
-/* The clusters K may be split over (1: K whole): 2 or 4 blocks at 128 channels, 2 at 64 (a block's share of the
- * channels 32 wide at least) */
-constexpr int kWsSplits[] = {1, 2, 4};
-constexpr bool ws_split_offered(int bn, int split) { return split == 1 || split == 2 || (split == 4 && bn == 128); }
-/* The channel blocks of precision P: both in tf32, 64 in 3xTF32 (WsBlock) */
-constexpr bool ws_channels_offered(int precision, int bn) { return precision == kTf32 || bn == 64; }
 
 /* The clusters of `split` blocks the GPU runs at once, one block an SM, as estimated: all its SMs' worth for
  * clusters of 1 and 2; three quarters of it for clusters of 4, which must sit in one GPC each (the H200 ran 24

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # fp32_gelu_x2_fine_run1.sh - one call, two builds side by side from clean copies of the tree:
 #   base  HEAD;
-#   gelu  HEAD + fp32_gelu_x2_fine_dev.patch: the fp32 versions fp32-v9, v10, v11 and v12 evaluate 2 GELU by gelu_x2_fine
-#         (11 instructions, one MUFU; 3xTF32's since 3xtf32-v7) and halve the sums, where HEAD has gelu_fast (16, two
-#         MUFU); fp32-v9's chunk loop 3075 -> 2754 instructions (local SASS).
+#   gelu  HEAD + fp32_gelu_x2_fine_dev.patch: every fp32 version (fp32-v1, v7, v9, v10, v11, v12) evaluates 2 GELU
+#         by gelu_x2_fine (11 instructions, one MUFU; 3xTF32's since 3xtf32-v7) and halves the sums, where HEAD has
+#         gelu_fast (16, two MUFU); fp32-v9's chunk loop 3075 -> 2754 instructions (local SASS).
 # Then, in turn, the public zoo in fp32 (`cgp bench --zoo --precision fp32 --baselines none --reduce det`, the
 # heuristic's pick) by base, gelu, base, gelu (two rounds, for the noise); the default problem's fp32 rows in both
 # paddings; in the time left, the gelu build's GPU tests of the fp32 versions (gpu_fused, gpu_random_shapes). Run

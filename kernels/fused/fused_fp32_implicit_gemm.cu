@@ -56,10 +56,8 @@ constexpr int kTileCount = (int)(sizeof kTileShapes / sizeof kTileShapes[0]);
 /* The index of a tile shape in kTileShapes */
 constexpr int tile_index(int th, int tw, int bn, int rc)
 {
-    for (int i = 0; i < kTileCount; ++i)
-        if (kTileShapes[i].th == th && kTileShapes[i].tw == tw && kTileShapes[i].bn == bn && kTileShapes[i].rc == rc)
-            return i;
-    return -1;
+    return index_of(kTileShapes,
+                    [=](const TileShape &t) { return t.th == th && t.tw == tw && t.bn == bn && t.rc == rc; });
 }
 
 /* The K splits a cluster can take (blocks sharing a tile's input channels), in the order of their path ids */

@@ -51,10 +51,7 @@ constexpr int kTileCount = (int)(sizeof kTileShapes / sizeof kTileShapes[0]);
 /* The index of a tile shape in kTileShapes, -1 where none */
 constexpr int tile_index(int th, int tw, int bn)
 {
-    for (int i = 0; i < kTileCount; ++i)
-        if (kTileShapes[i].th == th && kTileShapes[i].tw == tw && kTileShapes[i].bn == bn)
-            return i;
-    return -1;
+    return index_of(kTileShapes, [=](const TileShape &t) { return t.th == th && t.tw == tw && t.bn == bn; });
 }
 
 /* The stage is converted in place: the landing layout (Window) is the operand layout */

@@ -28,7 +28,8 @@
  *   host       the grid of a tile shape (ImplicitGemmGeometry), the kernel parameters, the limits of the grid (with
  *              a K split: implicit_gemm_split_grid_unsupported) and of the FFMA GEMMs' GPU and image
  *              (ffma_gemm_unsupported); the search of a version's tiles and K splits for the least estimated cost
- *              (least_cost); with_index, a tile index known at run time made a compile-time one.
+ *              (least_cost); with_index, a tile index known at run time made a compile-time one; index_of, a
+ *              tile's index in its family's list.
  */
 #ifndef CGP_IMPLICIT_GEMM_CUH
 #define CGP_IMPLICIT_GEMM_CUH
@@ -656,6 +657,15 @@ template <int N, class F, int... I> auto with_index(int i, F &f, std::integer_se
 template <int N, class F> auto with_index(int i, F &&f)
 {
     return with_index<N>(i, f, std::make_integer_sequence<int, N>());
+}
+
+/* The index of the first element of `list` for which is(element) holds, -1 where none (a tile in its family's list) */
+template <class T, size_t N, class Is> constexpr int index_of(const T (&list)[N], Is is)
+{
+    for (size_t i = 0; i < N; ++i)
+        if (is(list[i]))
+            return (int)i;
+    return -1;
 }
 
 /* The largest of some sizes (a version's most shared memory over its tiles) */

@@ -57,10 +57,7 @@ using TileIndices = std::make_index_sequence<kTileCount>;
 /* The index in kTileShapes of a block of WY x WX warpgroups x BN channels, -1 where none (tf32-v21's tiles) */
 constexpr int tile_shape_index(int wy, int wx, int bn)
 {
-    for (int i = 0; i < kTileCount; ++i)
-        if (kTileShapes[i].wy == wy && kTileShapes[i].wx == wx && kTileShapes[i].bn == bn)
-            return i;
-    return -1;
+    return index_of(kTileShapes, [=](const TileShape &t) { return t.wy == wy && t.wx == wx && t.bn == bn; });
 }
 /* A block's rate of products relative to one of 4 warpgroups, measured on the H200 (tf32-v10 on the zoo: the
  * 4-warpgroup block ran 28x28 and 32x32 at 100 TFLOP/s, the 2-warpgroup one 56x56 at 72; single-warpgroup blocks
